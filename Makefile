@@ -1,0 +1,44 @@
+# Bummerl: the two commands a newcomer needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+VARIANT ?= schnapsen-at
+PROTOS := $(wildcard proto/bummerl/v1/*.proto)
+
+.PHONY: setup proto run test lint typecheck bench demo clean
+
+$(VENV)/.installed: pyproject.toml setup.py
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+service/bummerl/v1/__init__.py: $(PROTOS) proto/generate.py $(VENV)/.installed
+	$(PY) proto/generate.py service
+
+setup: $(VENV)/.installed service/bummerl/v1/__init__.py  ## create .venv, install, generate protobuf code
+
+proto: $(VENV)/.installed  ## regenerate bummerl.v1 from proto/
+	$(PY) proto/generate.py service
+
+run: setup  ## serve on :50051 with embedded Valkey, play one demo Bummerl greedy vs random, serve until Ctrl-C
+	$(PY) -m bummerl serve --demo greedy,random --variant $(VARIANT)
+
+demo: setup
+	$(PY) -m bummerl play --variant $(VARIANT) --bots greedy,random
+
+lint: setup
+	$(PY) -m ruff check service clients tests bench proto/generate.py
+
+typecheck: setup
+	$(PY) -m mypy service/bummerl/rules
+
+test: setup lint typecheck  ## lint, typecheck and the whole test suite
+	$(PY) -m pytest
+
+bench: setup  ## print engine and service figures
+	$(PY) -m bummerl bench engine --variant $(VARIANT) --seconds 10
+	$(PY) -m bummerl bench service --matches 64 --seconds 10
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info service/bummerl/v1/*_pb2* service/bummerl/v1/__init__.py
