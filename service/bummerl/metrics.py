@@ -1,0 +1,133 @@
+"""Prometheus metrics of the service (DESIGN.md §6), served on their own port.
+
+gRPC metrics use the names and labels of go-grpc-prometheus, so its dashboards and alerts apply:
+
+* ``grpc_server_started_total{grpc_type, grpc_service, grpc_method}``
+* ``grpc_server_handled_total{grpc_type, grpc_service, grpc_method, grpc_code}``
+  (``grpc_code`` as Go spells it: ``OK``, ``NotFound``, ``FailedPrecondition``, ``Aborted`` ...)
+* ``grpc_server_handling_seconds{grpc_type, grpc_service, grpc_method}`` histogram, seconds
+* ``grpc_server_msg_received_total`` / ``grpc_server_msg_sent_total`` (same three labels)
+
+``grpc_type`` is ``unary``, ``client_stream``, ``server_stream`` or ``bidi_stream``. They are
+recorded by :class:`bummerl.api.interceptors.MetricsInterceptor`.
+
+Game metrics are prefixed ``bummerl_`` and updated through the helper functions below, which are
+the only writers. **No label may carry a card, a token or a match id**: the only game label is
+``variant``, and callers pass the canonical variant id (after ``find_variant``), never raw input.
+
+Multiprocess: when ``PROMETHEUS_MULTIPROC_DIR`` is set (before this module is imported, as
+prometheus-client requires), :func:`start_metrics_server` serves the aggregate of all processes;
+``bummerl_active_matches`` is then summed over live processes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import grpc
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import multiprocess as _multiprocess
+
+GRPC_LABELS = ("grpc_type", "grpc_service", "grpc_method")
+
+#: Handling-time buckets, seconds: finer than go-grpc-prometheus's defaults at the low end
+#: (a Redis-backed call takes ~1 ms), same upper end.
+HANDLING_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+GRPC_SERVER_STARTED = Counter(
+    "grpc_server_started_total", "Total number of RPCs started on the server.", GRPC_LABELS
+)
+GRPC_SERVER_HANDLED = Counter(
+    "grpc_server_handled_total",
+    "Total number of RPCs completed on the server, regardless of success or failure.",
+    (*GRPC_LABELS, "grpc_code"),
+)
+GRPC_SERVER_HANDLING_SECONDS = Histogram(
+    "grpc_server_handling_seconds",
+    "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.",
+    GRPC_LABELS,
+    buckets=HANDLING_BUCKETS,
+)
+GRPC_SERVER_MSG_RECEIVED = Counter(
+    "grpc_server_msg_received_total", "Total number of RPC stream messages received on the server.", GRPC_LABELS
+)
+GRPC_SERVER_MSG_SENT = Counter(
+    "grpc_server_msg_sent_total", "Total number of gRPC stream messages sent by the server.", GRPC_LABELS
+)
+
+ACTIVE_MATCHES = Gauge(
+    "bummerl_active_matches",
+    "Matches created and not yet finished by this process (summed over live processes in multiprocess mode).",
+    multiprocess_mode="livesum",
+)
+ACTIONS = Counter("bummerl_actions_total", "Actions applied to matches.", ("variant",))
+CAS_CONFLICTS = Counter(
+    "bummerl_cas_conflicts_total", "Writes rejected by the compare-and-set on the match version."
+)
+MATCHES_CREATED = Counter("bummerl_matches_created_total", "Matches created.", ("variant",))
+MATCHES_FINISHED = Counter("bummerl_matches_finished_total", "Matches that reached their end.", ("variant",))
+
+#: grpc.StatusCode -> the code name go-grpc-prometheus puts into ``grpc_code``.
+GO_CODE_NAMES: dict[grpc.StatusCode, str] = {
+    code: "Canceled" if code is grpc.StatusCode.CANCELLED else "".join(p.title() for p in code.name.split("_"))
+    for code in grpc.StatusCode
+}
+GO_CODE_NAMES[grpc.StatusCode.OK] = "OK"
+
+
+def match_created(variant: str) -> None:
+    """A match of ``variant`` (canonical id) was created: counts it and raises the active gauge."""
+    MATCHES_CREATED.labels(variant).inc()
+    ACTIVE_MATCHES.inc()
+
+
+def match_finished(variant: str) -> None:
+    """A match of ``variant`` ended (played out, resigned or timed out)."""
+    MATCHES_FINISHED.labels(variant).inc()
+    ACTIVE_MATCHES.dec()
+
+
+def action_applied(variant: str, count: int = 1) -> None:
+    """``count`` actions were applied to a match of ``variant``."""
+    ACTIONS.labels(variant).inc(count)
+
+
+def cas_conflict() -> None:
+    """A compare-and-set on a match version lost against a concurrent writer."""
+    CAS_CONFLICTS.inc()
+
+
+def init_grpc_metrics(services: Any) -> None:
+    """Create the zero-valued started/received/sent series for every method of ``services``
+    (``ServiceDescriptor`` objects), like go-grpc-prometheus's ``InitializeMetrics``, so that
+    rates exist before the first call."""
+    for service in services:
+        for method in service.methods:
+            labels = (grpc_type(method.client_streaming, method.server_streaming), service.full_name, method.name)
+            for metric in (GRPC_SERVER_STARTED, GRPC_SERVER_MSG_RECEIVED, GRPC_SERVER_MSG_SENT):
+                metric.labels(*labels)
+
+
+def grpc_type(client_streaming: bool, server_streaming: bool) -> str:
+    """The ``grpc_type`` label: ``unary``, ``client_stream``, ``server_stream`` or ``bidi_stream``."""
+    if client_streaming:
+        return "bidi_stream" if server_streaming else "client_stream"
+    return "server_stream" if server_streaming else "unary"
+
+
+def metrics_registry() -> CollectorRegistry:
+    """The registry to expose: the process's own, or in multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``
+    set) a fresh registry that aggregates every process's files."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        _multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return registry
+    return REGISTRY
+
+
+def start_metrics_server(port: int, host: str = "0.0.0.0") -> int:
+    """Serve ``/metrics`` over HTTP on ``host:port`` in a daemon thread; port 0 picks a free port.
+    Returns the bound port."""
+    server, _thread = start_http_server(port, addr=host, registry=metrics_registry())
+    return int(server.server_port)

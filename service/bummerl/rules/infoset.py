@@ -1,0 +1,162 @@
+"""Information sets (RULES.md §14) and public events.
+
+:func:`information_set` returns exactly what one seat may know, as a JSON-ready dict: own hand,
+face-up trump card, talon size and state, the deal's full public history (perfect recall: every
+card played, trick, marriage shown, exchange, closing, declaration), counts of tricks won, scores,
+and the legal actions when the seat is to act. Never an opponent's hand, the talon's face-down
+cards or their order, or cards drawn by the opponent (§14.3). Own won cards and own points are
+sent only where the variant lets a player look at his tricks (§14.2, ``may_view_own_tricks``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import actions as A
+from .cards import SUITS, card_code, cards_of
+from .state import EVENT_FIELDS, PHASE_NAMES, DealResult, DealState, MatchState
+
+_CARD_FIELDS = {"trump_card", "card_down", "card_up", "card"}
+
+
+def event_to_dict(ev: tuple[Any, ...]) -> dict[str, Any]:
+    """A history tuple as a public event dict: ``{"type": "play", "seat": 0, "card": "QH"}``.
+
+    Cards are codes (``""`` for a card drawn face down), suits letters; a trick is
+    ``{"type": "trick", "winner": w, "cards": [{"seat", "card"}, ...]}`` in play order.
+    """
+    kind = ev[0]
+    if kind == "trick":
+        _, w, leader, lc, fc = ev
+        return {"type": "trick", "winner": w, "cards": [{"seat": leader, "card": card_code(lc)}, {"seat": 1 - leader, "card": card_code(fc)}]}
+    if kind == "marriage":
+        _, seat, s, pts = ev
+        return {"type": "marriage", "seat": seat, "suit": SUITS[s], "points": pts, "shown_cards": [f"K{SUITS[s]}", f"Q{SUITS[s]}"]}
+    if kind == "resign":
+        return {"type": "resign", "seat": ev[1]}
+    out: dict[str, Any] = {"type": kind}
+    for name, value in zip(EVENT_FIELDS[kind], ev[1:], strict=True):
+        out[name] = (card_code(value) if value >= 0 else "") if name in _CARD_FIELDS else value
+    if kind == "deal":
+        out["trump_suit"] = SUITS[ev[2] // 6]
+    return out
+
+
+def deal_end_event(result: DealResult) -> dict[str, Any]:
+    return {"type": "deal_end", "result": result.to_dict()}
+
+
+def match_result(m: MatchState) -> dict[str, Any]:
+    """``{"winner", "game_points", "sets_won", "match_schneider", "reason"}`` (winner -1 while running)."""
+    return {
+        "winner": m.winner,
+        "game_points": list(m.game_points),
+        "sets_won": list(m.sets_won),
+        "match_schneider": m.match_schneider,
+        "reason": m.end_reason,
+    }
+
+
+def events_between(before: MatchState, after: MatchState) -> list[dict[str, Any]]:
+    """Public events that turned ``before`` into ``after`` (a later state of the same match), in
+    order: the deal's new history, ``deal_end`` for each finished deal, the next ``deal``, and
+    ``match_end``. Used by the service for event streams; contains no hidden card."""
+    out: list[dict[str, Any]] = []
+    start = len(before.deal.history)
+    for n in range(before.deal_number, after.deal_number + 1):
+        hist = after.histories[n] if n < len(after.histories) else after.deal.history
+        out.extend(event_to_dict(e) for e in hist[start:])
+        if len(before.results) <= n < len(after.results):
+            out.append(deal_end_event(after.results[n]))
+        start = 0
+    if after.over and not before.over:
+        out.append({"type": "match_end", "result": match_result(after)})
+    return out
+
+
+def legal_action_dicts(m: MatchState) -> list[dict[str, Any]]:
+    """``[{"id", "text", "kind", "card", "suit"}]`` for the seat to act (card/suit ``""`` if none)."""
+    out = []
+    for a in m.legal_actions():
+        s = A.action_struct(a)
+        out.append({"id": a, "text": A.action_to_string(a), "kind": s["kind"], "card": s.get("card", ""), "suit": s.get("suit", "")})
+    return out
+
+
+def _opt_str(v: object) -> str:
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+def information_set(m: MatchState, seat: int) -> dict[str, Any]:
+    """What ``seat`` may know now (RULES.md §14.1-§14.3), JSON-ready. Raises ValueError for a
+    seat outside the table. Two states that differ only in cards hidden from ``seat`` give
+    identical dicts (tested)."""
+    if not 0 <= seat < 2:
+        raise ValueError(f"seat {seat} is not at this table (0..1)")
+    r = m.rules
+    d: DealState = m.deal
+    finished = m.over and m.deal_number < len(m.histories)
+    history = m.histories[m.deal_number] if finished else d.history
+    deal: dict[str, Any] = {
+        "phase": "over" if m.over else PHASE_NAMES[d.phase],
+        "to_act": m.to_act,
+        "leader": d.leader,
+        "trump_suit": SUITS[d.trump],
+        "trump_card": card_code(d.trump_card) if d.trump_card >= 0 else "",
+        "talon_size": d.talon_size,
+        "talon_state": d.talon_state,
+        "closed_by": d.closed_by,
+        "trick_number": d.trick_no,
+        "hand": [card_code(c) for c in cards_of(d.hands[seat])],
+        "hand_sizes": [bin(h).count("1") for h in d.hands],
+        "tricks_won": list(d.tricks_won),
+        "current_trick": [{"seat": d.leader, "card": card_code(d.lead_card)}] if d.lead_card >= 0 else [],
+        "history": [event_to_dict(e) for e in history],
+        "marriages": [
+            {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": bool(d.tricks_won[e[1]] or not r.marriage_counts_after_first_trick)}
+            for e in history
+            if e[0] == "marriage"
+        ],
+    }
+    if r.may_view_own_tricks:  # OBI-PLAY-1; otherwise never sent (AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)
+        deal["own_trick_points"] = d.trick_points[seat]
+        deal["own_won_cards"] = [card_code(c) for c in cards_of(d.won[seat])]
+        deal["own_deal_points"] = d.deal_points(seat)
+    return {
+        "variant": r.spec.id,
+        "seat": seat,
+        "num_seats": 2,
+        "team_of_seat": [0, 1],
+        "options": {k: _opt_str(v) for k, v in sorted(r.options.items())},
+        "match": {
+            "game_points": list(m.game_points),
+            "target": r.set_goal,
+            "direction": r.spec.direction,
+            "sets_won": list(m.sets_won),
+            "set_target": r.set_goal,
+            "sets_to_win": r.sets_goal,
+            "carried_points": m.carried,
+            "deal_number": m.deal_number,
+            "dealer": d.dealer,
+            "over": m.over,
+            "winner": m.winner,
+            "deals": [x.to_dict() for x in m.results],
+        },
+        "deal": deal,
+        "legal_actions": legal_action_dicts(m) if m.to_act == seat else [],
+        "clocks": [],
+    }
+
+
+def public_known_cards(d: DealState, seat: int) -> int:
+    """Bitmask of the cards in ``seat``'s hand that every player knows from public events: a card
+    taken up by exchange, the shown partner of a marriage, the face-up trump card drawn last."""
+    known = 0
+    for e in d.history:
+        if e[0] == "exchange" and e[1] == seat:
+            known |= 1 << e[3]
+        elif e[0] == "marriage" and e[1] == seat:
+            known |= (1 << (e[2] * 6 + 2)) | (1 << (e[2] * 6 + 3))
+        elif e[0] == "draw" and e[1] == seat and e[2] >= 0:
+            known |= 1 << e[2]
+    return known & d.hands[seat]

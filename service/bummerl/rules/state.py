@@ -1,0 +1,795 @@
+"""Deal and match state of the two-player trick-and-draw games (RULES.md §1.5-§1.7, §2-§6).
+
+:class:`DealState` is one deal to 66; :class:`MatchState` is a Bummerl (match) of deals. Both are
+mutable objects with ``__slots__`` and a cheap :meth:`copy` (like python-chess's ``Board.push``):
+:meth:`MatchState.step` changes the state in place and is the hot path of simulations; the public
+:func:`bummerl.rules.apply` copies first and never changes the caller's state.
+
+Representation: cards are ints (``suit * 6 + rank``), hands are bitmasks, actions are ints
+(:mod:`bummerl.rules.actions`). The talon is a list whose last element is the face-up trump card
+(DEF-TAL-1); ``tpos`` is the index of the top card, so the talon size is ``len(talon) - tpos``.
+The public history of the deal is kept as tuples (see :data:`EVENT_FIELDS`) for information sets.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, NamedTuple
+
+from . import actions as A
+from . import cards as K
+from .cards import BIT, HIGHER, SUIT_MASK, cards_of
+from .errors import IllegalActionError, MatchOverError
+from .variant import Rules
+
+LEAD, FOLLOW, DRAW, EXCHANGE_ON_CLOSE, OVER = range(5)
+PHASE_NAMES = ("lead", "follow", "draw", "exchange_on_close", "over")
+
+#: Field names of the history tuples, by event type (the first tuple element).
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "deal": ("dealer", "trump_card"),
+    "exchange": ("seat", "card_down", "card_up"),
+    "close": ("seat",),
+    "pass": ("seat",),
+    "marriage": ("seat", "suit", "points"),
+    "play": ("seat", "card"),
+    "trick": ("winner", "leader", "lead_card", "follow_card"),
+    "draw": ("seat", "card"),
+    "declare": ("seat", "correct", "deal_points"),
+}
+
+_K_BITS = sum(1 << (s * 6 + K.KING) for s in range(4))  # the kings; (h >> 1) aligns queens on them
+_KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
+
+
+class DealOutcome(NamedTuple):
+    """How a deal ended: ``winner`` seat (-1 = drawn deal), game points for the winner before any
+    carried point, ``reason`` (declared, false_declaration, closed_success, closed_failure,
+    last_trick, played_out, drawn) and ``carry`` (game points carried to the next decided deal,
+    O66-SCORE-2)."""
+
+    winner: int
+    game_points: int
+    reason: str
+    carry: int = 0
+
+
+class DealState:
+    """One deal between two seats (0 and 1). Build with :meth:`new`; act with :meth:`step`."""
+
+    __slots__ = (
+        "rules", "dealer", "hands", "talon", "tpos", "trump", "phase", "to_act", "leader", "lead_card",
+        "trick_no", "closed_by", "close_snapshot", "tricks_won", "trick_points", "marriage_points",
+        "won", "announced", "pending", "turn_marriages", "last_winner", "history", "outcome",
+    )
+
+    rules: Rules
+    dealer: int
+    hands: list[int]
+    talon: list[int]
+    tpos: int
+    trump: int
+    phase: int
+    to_act: int
+    leader: int
+    lead_card: int
+    trick_no: int
+    closed_by: int
+    close_snapshot: tuple[int, int, int, bool]
+    tricks_won: list[int]
+    trick_points: list[int]
+    marriage_points: list[int]
+    won: list[int]
+    announced: int
+    pending: int
+    turn_marriages: int
+    last_winner: int
+    history: list[tuple[Any, ...]]
+    outcome: DealOutcome | None
+
+    @classmethod
+    def new(cls, rules: Rules, deck: list[int] | tuple[int, ...], dealer: int) -> DealState:
+        """Deal ``deck`` (top card first) by the variant's pattern (SRV-1, e.g. AT-DEAL-1, O66-DEAL-1).
+
+        Batches go to the non-dealer first; ``"T"`` turns up the trump card; the rest is the talon,
+        its first card on top and the trump card at the bottom (DEF-TAL-1). The non-dealer leads
+        (AT-LEAD-1). Raises ``ValueError`` if ``deck`` is not a permutation of the variant's deck.
+        """
+        if sorted(deck) != sorted(rules.deck):
+            raise ValueError("deck must be a permutation of the variant's deck")
+        d = cls.__new__(cls)
+        d.rules = rules
+        d.dealer = dealer
+        nd = 1 - dealer
+        hands = [0, 0]
+        i = 0
+        trump_card = -1
+        for b in rules.spec.deal_pattern:
+            if b == "T":
+                trump_card = deck[i]
+                i += 1
+                continue
+            assert isinstance(b, int)
+            for seat in (nd, dealer):
+                for c in deck[i : i + b]:
+                    hands[seat] |= BIT[c]
+                i += b
+        d.hands = hands
+        d.talon = [*deck[i:], trump_card]
+        d.tpos = 0
+        d.trump = trump_card // 6
+        d.phase = LEAD
+        d.to_act = nd
+        d.leader = nd
+        d.lead_card = -1
+        d.trick_no = 0
+        d.closed_by = -1
+        d.close_snapshot = (0, 0, 0, False)
+        d.tricks_won = [0, 0]
+        d.trick_points = [0, 0]
+        d.marriage_points = [0, 0]
+        d.won = [0, 0]
+        d.announced = 0
+        d.pending = 0
+        d.turn_marriages = 0
+        d.last_winner = -1
+        d.history = [("deal", dealer, trump_card)]
+        d.outcome = None
+        return d
+
+    def copy(self) -> DealState:
+        d = DealState.__new__(DealState)
+        for name in DealState.__slots__:
+            setattr(d, name, getattr(self, name))
+        d.hands = self.hands[:]
+        d.talon = self.talon[:]
+        d.tricks_won = self.tricks_won[:]
+        d.trick_points = self.trick_points[:]
+        d.marriage_points = self.marriage_points[:]
+        d.won = self.won[:]
+        d.history = self.history[:]
+        return d
+
+    # ----------------------------------------------------------------- derived facts
+    @property
+    def talon_size(self) -> int:
+        """Talon size including the face-up trump card (DEF-TAL-1); frozen once closed."""
+        return len(self.talon) - self.tpos
+
+    @property
+    def strict(self) -> bool:
+        """Strict play (DEF-PLAY-STRICT) applies: talon closed (DEF-TAL-3) or exhausted (DEF-TAL-2)."""
+        return self.closed_by >= 0 or self.tpos >= len(self.talon)
+
+    @property
+    def talon_state(self) -> str:
+        if self.closed_by >= 0:
+            return "closed"
+        return "exhausted" if self.tpos >= len(self.talon) else "open"
+
+    @property
+    def trump_card(self) -> int:
+        """The face-up trump card, or -1 once it is drawn or turned down by closing (§14.1)."""
+        return self.talon[-1] if self.closed_by < 0 and self.tpos < len(self.talon) else -1
+
+    @property
+    def low_trump(self) -> int:
+        """The card that may be exchanged for the trump card (DEF-TAL-4): trump J or trump 9."""
+        return self.trump * 6 + self.rules.spec.exchange_rank
+
+    def counted_marriages(self, p: int) -> int:
+        """Marriage points of seat ``p`` that count now (DEF-PTS-2: pending until a won trick)."""
+        if self.tricks_won[p] or not self.rules.marriage_counts_after_first_trick:
+            return self.marriage_points[p]
+        return 0
+
+    def deal_points(self, p: int) -> int:
+        """Deal points (DEF-PTS-3) = trick points + counted marriages."""
+        return self.trick_points[p] + self.counted_marriages(p)
+
+    def table_points(self, loser: int, frozen: tuple[int, int, int] | None = None) -> int:
+        """Game points won against ``loser`` by the table (AT-SCORE-1, O66-SCORE-1, HU2-SCORE-1):
+        3 if the loser has no trick, 2 if below ``schneider_threshold``, else 1. ``frozen`` =
+        (tricks, trick points, counted marriages) of the loser at closing (``close_score_basis``)."""
+        r = self.rules
+        tricks, pts, marr = frozen or (self.tricks_won[loser], self.trick_points[loser], self.counted_marriages(loser))
+        if not tricks:
+            return 3
+        if r.schneider_threshold_includes_marriages:
+            pts += marr
+        return 2 if pts < r.schneider_threshold else 1
+
+    # ----------------------------------------------------------------- legal actions
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the seat to act, ascending (see :mod:`bummerl.rules.actions`)."""
+        ph = self.phase
+        if ph == FOLLOW:
+            h = self.hands[self.to_act]
+            if self.closed_by < 0 and self.tpos < len(self.talon):
+                return cards_of(h)  # AT-PLAY-1, O66-PLAY-1: free play while the talon is open
+            lc = self.lead_card  # AT-STRICT-1/2, DEF-PLAY-STRICT (W is the led card)
+            same = h & SUIT_MASK[lc // 6]
+            if same:
+                return cards_of(same & HIGHER[lc] or same)
+            trumps = h & SUIT_MASK[self.trump]
+            return cards_of(trumps or h)
+        if ph == LEAD:
+            return self._lead_actions()
+        if ph == DRAW:
+            return [A.CLOSE, A.DRAW]
+        if ph == EXCHANGE_ON_CLOSE:
+            return [A.EXCHANGE, A.PASS]
+        return []
+
+    def _lead_actions(self) -> list[int]:
+        p = self.to_act
+        h = self.hands[p]
+        r = self.rules
+        pend = self.pending
+        if pend:
+            kq = 0
+            for s in range(4):
+                if pend >> s & 1:
+                    kq |= _KQ[s]
+            acts = cards_of(h & kq)
+        else:
+            acts = cards_of(h)
+        pairs = h & (h >> 1) & _K_BITS & ~sum(_KQ[s] for s in range(4) if self.announced >> s & 1)
+        if (
+            pairs
+            and self.turn_marriages < r.marriages_per_lead
+            and (self.trick_no or r.marriage_first_lead_allowed)
+            and (r.marriage_after_talon_closed or not self.strict)
+        ):
+            suits = [s for s in range(4) if pairs >> (s * 6 + K.KING) & 1]
+            for s in suits:
+                acts.append(A.MARRIAGE + s * 6 + K.KING)
+                acts.append(A.MARRIAGE + s * 6 + K.QUEEN)
+            if (r.declare_on_marriage and self._may_declare(p)) or self.turn_marriages + 1 < r.marriages_per_lead:
+                acts.extend(A.ANNOUNCE + s for s in suits)
+        if not pend and not self.turn_marriages:
+            if self._may_exchange(p):
+                acts.append(A.EXCHANGE)
+            if self._may_close():
+                acts.append(A.CLOSE)
+        if (
+            (not pend or r.declare_on_marriage)
+            and self._may_declare(p)
+            and (r.false_declaration_penalty != "reject" or self.deal_points(p) >= 66)
+        ):
+            acts.append(A.DECLARE)
+        return acts
+
+    def _may_exchange(self, p: int) -> bool:
+        """AT-EXCH-1..3, O66-EXCH-1..3, SAN-EXCH-1..4, HU2-EXCH-1..2 (options of OPEN-AT-2)."""
+        r = self.rules
+        return (
+            self.closed_by < 0
+            and self.talon_size >= max(r.exchange_min_talon, 1)
+            and bool(self.hands[p] & BIT[self.low_trump])
+            and (self.trick_no > 0 or r.exchange_before_first_trick)
+            and (self.tricks_won[p] > 0 or not r.exchange_requires_won_trick)
+        )
+
+    def _may_close(self) -> bool:
+        """AT-CLOSE-2, O66-CLOSE-2/3, SAN-CLOSE-1/2, HU2-CLOSE-1/2 (options of OPEN-AT-3)."""
+        r = self.rules
+        return (
+            self.closed_by < 0
+            and self.talon_size >= max(r.close_min_talon, 1)
+            and (self.trick_no > 0 or r.close_before_first_trick)
+        )
+
+    def _may_declare(self, p: int) -> bool:
+        """Declaring 66 at the own lead turn after a won trick (AT-DECL-1, O66-DECL-1, OPEN-SAN-5);
+        after a close the non-closer only if ``non_closer_may_declare`` (AT-CLOSE-5, O66-CLOSE-4)."""
+        if not self.tricks_won[p]:
+            return False
+        return self.closed_by < 0 or self.closed_by == p or self.rules.non_closer_may_declare
+
+    # ----------------------------------------------------------------- transitions
+    def step(self, a: int) -> None:
+        """Apply action ``a`` of the seat to act, in place. The caller guarantees legality
+        (:meth:`MatchState.apply` checks it); an impossible action raises IllegalActionError."""
+        ph = self.phase
+        p = self.to_act
+        if ph == FOLLOW:
+            self._follow(p, a)
+        elif ph == LEAD:
+            if a < A.MARRIAGE:
+                self._lead(p, a)
+            elif a < A.ANNOUNCE:
+                c = a - A.MARRIAGE
+                self._announce(p, c // 6)
+                self._lead(p, c)
+            elif a < A.EXCHANGE:
+                self._announce(p, a - A.ANNOUNCE)
+                self.pending |= 1 << (a - A.ANNOUNCE)
+                if self.rules.auto_declare:
+                    self._auto_declare(p)
+            elif a == A.EXCHANGE:
+                self._exchange(p)
+            elif a == A.CLOSE:
+                self._close(p)
+            elif a == A.DECLARE:
+                self._declare(p)
+            else:
+                raise IllegalActionError(f"{A.action_to_string(a)} is not possible at a lead turn")
+        elif ph == DRAW:
+            if a == A.CLOSE:
+                self._close(p)  # O66-CLOSE-2: closing before the draw, both keep their cards
+                if self.phase == DRAW:
+                    self.phase = LEAD
+            elif a == A.DRAW:
+                self._draw(p)
+                self.phase = LEAD
+            else:
+                raise IllegalActionError("after a won trick only 'draw' or 'close' is possible")
+            if self.phase == LEAD and self.rules.auto_declare:
+                self._auto_declare(p)
+        elif ph == EXCHANGE_ON_CLOSE:
+            if a == A.EXCHANGE:
+                self._exchange(p)
+            else:
+                self.history.append(("pass", p))
+            self.phase = LEAD
+            self.to_act = self.closed_by
+        else:
+            raise IllegalActionError("the deal is over")
+
+    def _lead(self, p: int, c: int) -> None:
+        self.hands[p] ^= BIT[c]
+        self.lead_card = c
+        self.history.append(("play", p, c))
+        self.phase = FOLLOW
+        self.to_act = 1 - p
+        self.pending = 0
+        self.turn_marriages = 0
+
+    def _follow(self, p: int, c: int) -> None:
+        """Second card of a trick: resolve (DEF-TRICK-1), then draw (AT-DRAW-1) or end the deal."""
+        lc = self.lead_card
+        leader = 1 - p
+        self.hands[p] ^= BIT[c]
+        if c // 6 == lc // 6:
+            w = p if c < lc else leader
+        elif c // 6 == self.trump:
+            w = p
+        else:
+            w = leader
+        pts = self.rules.points
+        self.trick_points[w] += pts[lc] + pts[c]
+        self.tricks_won[w] += 1
+        self.won[w] |= BIT[lc] | BIT[c]
+        self.trick_no += 1
+        self.lead_card = -1
+        self.last_winner = w
+        self.leader = w
+        self.to_act = w
+        h = self.history
+        h.append(("play", p, c))
+        h.append(("trick", w, leader, lc, c))
+        if not (self.hands[0] | self.hands[1]):
+            self._played_out()
+            return
+        if self.closed_by < 0 and self.tpos < len(self.talon):
+            r = self.rules
+            if r.close_timing == "before_or_after_draw" and self._may_close():
+                self.phase = DRAW  # O66-CLOSE-2 / SAN-CLOSE-1: the winner may close before drawing
+                return
+            self._draw(w)
+        self.phase = LEAD
+        if self.rules.auto_declare:
+            self._auto_declare(w)
+
+    def _draw(self, w: int) -> None:
+        """Winner draws the top card, then the loser; the face-up trump card comes last (AT-DRAW-1)."""
+        t = self.talon
+        i = self.tpos
+        lo = 1 - w
+        self.hands[w] |= BIT[t[i]]
+        self.hands[lo] |= BIT[t[i + 1]]
+        self.tpos = i + 2
+        h = self.history
+        h.append(("draw", w, -1))
+        h.append(("draw", lo, t[i + 1] if i + 2 == len(t) else -1))
+
+    def _announce(self, p: int, s: int) -> None:
+        """Marriage 20/40 (DEF-PTS-2, AT-MAR-1/2): both cards become public (AT-MAR-3)."""
+        pts = 40 if s == self.trump else 20
+        self.marriage_points[p] += pts
+        self.announced |= 1 << s
+        self.turn_marriages += 1
+        self.history.append(("marriage", p, s, pts))
+
+    def _exchange(self, p: int) -> None:
+        """Trump exchange (DEF-TAL-4): the low trump goes face up, the trump card into the hand."""
+        low = self.low_trump
+        old = self.talon[-1]
+        self.hands[p] ^= BIT[low] | BIT[old]
+        self.talon[-1] = low
+        self.history.append(("exchange", p, low, old))
+
+    def _close(self, p: int) -> None:
+        """Closing (DEF-TAL-3, AT-CLOSE-1); snapshot of the opponent for close_score_basis=at_close."""
+        o = 1 - p
+        self.closed_by = p
+        self.close_snapshot = (
+            self.tricks_won[o],
+            self.trick_points[o],
+            self.counted_marriages(o),
+            bool(self.tricks_won[0] and self.tricks_won[1]),
+        )
+        self.history.append(("close", p))
+        r = self.rules
+        if r.exchange_on_opponent_close and self.hands[o] & BIT[self.low_trump] and self.talon_size >= r.exchange_min_talon:
+            self.phase = EXCHANGE_ON_CLOSE  # OPEN-O66-5
+            self.to_act = o
+
+    def _auto_declare(self, p: int) -> None:
+        """Option auto_declare (SRV-3, OPEN-GEN-4 c): declare for a player who may and has 66."""
+        if self.phase == LEAD and self._may_declare(p) and self.deal_points(p) >= 66:
+            self._declare(p)
+
+    def _declare(self, p: int) -> None:
+        """Declaring 66 (DEF-DECL-1/2): the server verifies the claim and scores the deal."""
+        pts = self.deal_points(p)
+        correct = pts >= 66
+        self.history.append(("declare", p, correct, pts))
+        o = 1 - p
+        closer = self.closed_by
+        if closer >= 0 and p != closer:  # AT-CLOSE-5, SAN-CLOSE-6: the non-closer declares
+            if correct:
+                self._end(p, self._failed_close_points(), "closed_failure")
+            else:
+                self._end(o, self._penalty(p), "false_declaration")
+        elif closer == p:
+            if correct:
+                self._end(p, self._success_close_points(), "closed_success")
+            elif self.rules.spec.closer_false_declaration_is_failed_close:  # AT-DECL-3, O66-CLOSE-5
+                self._end(o, self._failed_close_points(), "closed_failure")
+            else:  # HU2-DECL-2: a renonsz also when said by a closer
+                self._end(o, self._penalty(p), "false_declaration")
+        elif correct:
+            self._end(p, self.table_points(o), "declared")
+        else:
+            self._end(o, self._penalty(p), "false_declaration")
+
+    def _penalty(self, offender: int) -> int:
+        """False declaration (AT-DECL-3, O66-DECL-4, SAN-DECL-2, HU2-DECL-2, OPEN-HU2-7)."""
+        kind = self.rules.false_declaration_penalty
+        innocent = 1 - offender
+        if kind == "flat2":
+            return 2
+        if kind == "max3":
+            return 3
+        if kind == "remaining_possible":
+            if not self.tricks_won[offender]:
+                return 3
+            return 2 if self.trick_points[offender] < self.rules.schneider_threshold else 1
+        return 3 if not self.tricks_won[innocent] else 2  # two_or_three (reject never gets here)
+
+    def _success_close_points(self) -> int:
+        """AT-CLOSE-3 (at_close), O66-CLOSE-6 / SAN-CLOSE-4 / HU2-CLOSE-3 (at_end)."""
+        o = 1 - self.closed_by
+        if self.rules.close_score_basis == "at_close":
+            t, pts, marr, _ = self.close_snapshot
+            return self.table_points(o, (t, pts, marr))
+        return self.table_points(o)
+
+    def _failed_close_points(self) -> int:
+        """AT-CLOSE-4, O66-CLOSE-5, SAN-CLOSE-5, HU2-CLOSE-5 (option failed_close_three_if)."""
+        rule = self.rules.failed_close_three_if
+        o = 1 - self.closed_by
+        if rule == "always":
+            return 3
+        if rule == "opponent_no_trick_at_close":
+            return 3 if not self.close_snapshot[0] else 2
+        if rule == "opponent_no_trick_at_end":
+            return 3 if not self.tricks_won[o] else 2
+        if rule == "either_no_trick_at_close":
+            return 2 if self.close_snapshot[3] else 3
+        return 2
+
+    def _played_out(self) -> None:
+        """All tricks played without a declaration (AT-END-1/2, O66-END-1..3, SAN-END-1..3, HU2-END-1/2)."""
+        closer = self.closed_by
+        r = self.rules
+        if closer >= 0:
+            if r.closed_deal_end == "last_trick":  # OPEN-OBI-5 alternative
+                w = self.last_winner
+                gp = 1 if r.last_trick_win_points == "fixed1" else self.table_points(1 - w)
+                self._end(w, gp, "last_trick")
+            elif self.deal_points(closer) >= 66:
+                self._end(closer, self._success_close_points(), "closed_success")
+            else:
+                self._end(1 - closer, self._failed_close_points(), "closed_failure")
+            return
+        self.trick_points[self.last_winner] += r.spec.last_trick_bonus  # O66-END-1, SAN-END-1
+        o = r.spec.played_out(self)
+        self._end(o.winner, o.game_points, o.reason, o.carry)
+
+    def _end(self, winner: int, game_points: int, reason: str, carry: int = 0) -> None:
+        self.outcome = DealOutcome(winner, game_points, reason, carry)
+        self.phase = OVER
+        self.to_act = -1
+
+
+class DealResult(NamedTuple):
+    """Result of one finished deal as the match records it (DEF-PTS-6 flags kept apart).
+
+    ``game_points`` is per seat (the winner's entry includes carried points); ``winner`` is -1 for
+    a drawn deal.
+    """
+
+    deal_number: int
+    winner: int
+    game_points: tuple[int, ...]
+    reason: str
+    deal_points: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    schwarz: bool
+    deal_schneider: bool
+    carried_points: int
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self._asdict()
+        for k in ("game_points", "deal_points", "tricks_won"):
+            d[k] = list(d[k])
+        return d
+
+
+def arrange_deck(
+    rules: Rules,
+    dealer: int,
+    hands: tuple[list[str] | list[int], list[str] | list[int]],
+    trump_card: str | int,
+    talon: list[str] | list[int],
+) -> list[int]:
+    """The deck order (top first) that deals exactly ``hands`` (indexed by seat), ``trump_card``
+    and ``talon`` (top card first, trump card excluded) by the variant's pattern (SRV-1).
+
+    Inverse of :meth:`DealState.new`, for tests and golden deals. Cards may be codes (``"QH"``) or
+    ids. Raises ``ValueError`` if the cards are not exactly the variant's deck.
+    """
+
+    def ids(xs: list[str] | list[int]) -> list[int]:
+        return [K.parse_card(x) if isinstance(x, str) else x for x in xs]
+
+    hs = [ids(hands[0]), ids(hands[1])]
+    tc = K.parse_card(trump_card) if isinstance(trump_card, str) else trump_card
+    nd = 1 - dealer
+    pos = [0, 0]
+    deck: list[int] = []
+    for b in rules.spec.deal_pattern:
+        if b == "T":
+            deck.append(tc)
+            continue
+        assert isinstance(b, int)
+        for seat in (nd, dealer):
+            deck.extend(hs[seat][pos[seat] : pos[seat] + b])
+            pos[seat] += b
+    deck.extend(ids(talon))
+    if sorted(deck) != sorted(rules.deck) or pos != [len(hs[0]), len(hs[1])]:
+        raise ValueError("hands + trump card + talon must be exactly the variant's deck, with hands of the right size")
+    return deck
+
+
+def deal_deck(seed: int, deal_number: int, deck: tuple[int, ...]) -> list[int]:
+    """Deck order of deal ``deal_number`` of a match with ``seed`` (SRV-1: uniform shuffle from a
+    recorded seed). Deterministic across processes and Python versions."""
+    cards = list(deck)
+    random.Random(f"bummerl/{seed}/deal/{deal_number}").shuffle(cards)
+    return cards
+
+
+class MatchState:
+    """A match (Bummerl) of deals to the variant's target (AT-MATCH-1, O66-MATCH-1, HU2-MATCH-1).
+
+    Determined by ``(rules, seed, decks, first_dealer)`` and the actions applied: deal ``i`` uses
+    ``decks[i]`` when given (tests, duplicate deals) or :func:`deal_deck` from the seed.
+    ``actions`` is the log of ``(seat, action id)``. Game points count up internally; a variant
+    whose ``direction`` is ``"down"`` (O66-MATCH-1) displays ``target - points``.
+    """
+
+    __slots__ = (
+        "rules", "seed", "decks", "first_dealer", "deal", "deal_number", "game_points", "sets_won",
+        "carried", "results", "histories", "over", "winner", "end_reason", "match_schneider", "actions",
+    )
+
+    rules: Rules
+    seed: int
+    decks: tuple[tuple[int, ...], ...]
+    first_dealer: int
+    deal: DealState
+    deal_number: int
+    game_points: list[int]
+    sets_won: list[int]
+    carried: int
+    results: list[DealResult]
+    histories: list[list[tuple[Any, ...]]]
+    over: bool
+    winner: int
+    end_reason: str
+    match_schneider: bool
+    actions: list[tuple[int, int]]
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int,
+        decks: list[list[int]] | tuple[tuple[int, ...], ...] = (),
+        first_dealer: int | None = None,
+    ) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.decks = tuple(tuple(d) for d in decks)
+        if first_dealer is None:  # SRV-4: the first dealer is drawn by the server's RNG
+            first_dealer = random.Random(f"bummerl/{seed}/first-dealer").randrange(2)
+        self.first_dealer = first_dealer
+        self.deal_number = 0
+        self.game_points = [0, 0]
+        self.sets_won = [0, 0]
+        self.carried = 0
+        self.results = []
+        self.histories = []
+        self.over = False
+        self.winner = -1
+        self.end_reason = ""
+        self.match_schneider = False
+        self.actions = []
+        self.deal = DealState.new(rules, self._deck(0), first_dealer)
+
+    def _deck(self, n: int) -> list[int] | tuple[int, ...]:
+        return self.decks[n] if n < len(self.decks) else deal_deck(self.seed, n, self.rules.deck)
+
+    def copy(self) -> MatchState:
+        m = MatchState.__new__(MatchState)
+        for name in MatchState.__slots__:
+            setattr(m, name, getattr(self, name))
+        m.deal = self.deal.copy()
+        m.game_points = self.game_points[:]
+        m.sets_won = self.sets_won[:]
+        m.results = self.results[:]
+        m.histories = self.histories[:]
+        m.actions = self.actions[:]
+        return m
+
+    @property
+    def to_act(self) -> int:
+        """Seat to act, or -1 when the match is over."""
+        return -1 if self.over else self.deal.to_act
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.over else self.deal.legal_actions()
+
+    def apply(self, action: int) -> None:
+        """Checked in-place step: raises :class:`MatchOverError` / :class:`IllegalActionError`
+        (the state is then unchanged)."""
+        if self.over:
+            raise MatchOverError("the match is over")
+        legal = self.deal.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(
+                f"{A.action_to_string(action)} is not legal now; legal: {[A.action_to_string(a) for a in legal]}"
+            )
+        self.step(action)
+
+    def step(self, action: int) -> None:
+        """Unchecked in-place step (hot path): the action must come from :meth:`legal_actions`."""
+        d = self.deal
+        self.actions.append((d.to_act, action))
+        d.step(action)
+        if d.phase == OVER:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        """Score the finished deal, settle sets / Bummerls, rotate the dealer, deal the next one."""
+        d = self.deal
+        o = d.outcome
+        assert o is not None
+        r = self.rules
+        gp = [0, 0]
+        carried = 0
+        if o.winner >= 0:
+            carried = self.carried  # O66-SCORE-2: carried points go to the next decided deal's winner
+            self.carried = 0
+            gp[o.winner] = o.game_points + carried
+            loser = 1 - o.winner
+            schwarz = not d.tricks_won[loser]
+            schneider = d.deal_points(loser) < r.schneider_threshold
+        else:
+            self.carried += o.carry
+            schwarz = schneider = False
+        self.results.append(
+            DealResult(
+                self.deal_number, o.winner, tuple(gp), o.reason,
+                (d.deal_points(0), d.deal_points(1)), tuple(d.tricks_won), schwarz, schneider, carried,
+            )
+        )
+        self.histories.append(d.history)
+        if o.winner >= 0:
+            w = o.winner
+            self.game_points[w] += gp[w]
+            if self.game_points[w] >= r.set_goal:  # AT-MATCH-1/2, HU2-MATCH-1
+                loser_zero = self.game_points[1 - w] == 0
+                self.sets_won[w] += r.set_schneider_value if loser_zero else 1
+                if self.sets_won[w] >= r.sets_goal:
+                    self.over = True
+                    self.winner = w
+                    self.end_reason = "target_reached"
+                    self.match_schneider = loser_zero
+                    return
+                self.game_points = [0, 0]
+        self.deal_number += 1
+        self.deal = DealState.new(r, self._deck(self.deal_number), self._next_dealer(d.dealer, o.winner))
+
+    def _next_dealer(self, dealer: int, winner: int) -> int:
+        """AT-DEAL-2 / OPEN-AT-8 (alternate), OPEN-O66-3 and SAN-DEAL-2 (winner deals; same dealer
+        after a drawn deal), HU2-SEAT-1 (alternate)."""
+        rot = self.rules.dealer_rotation
+        if rot in ("alternate", "clockwise"):
+            return 1 - dealer
+        if winner < 0:
+            return dealer
+        return winner if rot == "winner_deals" else 1 - winner
+
+    def resign(self, seat: int) -> None:
+        """Seat ``seat`` resigns: the match ends at once, the other seat wins (reason resigned)."""
+        if self.over:
+            raise MatchOverError("the match is over")
+        self.over = True
+        self.winner = 1 - seat
+        self.end_reason = "resigned"
+        self.deal.history.append(("resign", seat))
+
+    # ----------------------------------------------------------------- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        """The match as its log: variant, options, seed, explicit decks, first dealer, actions.
+        :meth:`from_dict` replays it to an equal state (the log is the source of truth)."""
+        return {
+            "variant": self.rules.spec.id,
+            "options": dict(self.rules.options),
+            "seed": self.seed,
+            "decks": [list(d) for d in self.decks],
+            "first_dealer": self.first_dealer,
+            "actions": [list(a) for a in self.actions],
+            "resigned": self.deal.history[-1][1] if self.end_reason == "resigned" else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchState:
+        """Replay a log made by :meth:`to_dict`; raises IllegalActionError if it does not replay."""
+        from .variant import find_variant
+
+        rules = find_variant(data["variant"]).configure(data["options"])
+        m = cls(rules, int(data["seed"]), data.get("decks") or (), int(data["first_dealer"]))
+        for seat, a in data["actions"]:
+            if m.to_act != seat:
+                raise IllegalActionError(f"log replay: seat {seat} acted out of turn")
+            m.apply(a)
+        if data.get("resigned") is not None:
+            m.resign(int(data["resigned"]))
+        return m
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Every field that defines the state, for equality checks in tests."""
+        d = self.deal
+        return (
+            self.rules, self.seed, self.decks, self.first_dealer, self.deal_number, tuple(self.game_points),
+            tuple(self.sets_won), self.carried, tuple(self.results), self.over, self.winner, self.end_reason,
+            self.match_schneider, tuple(self.actions),
+            tuple(getattr(d, n) if not isinstance(getattr(d, n), list) else tuple(getattr(d, n))
+                  for n in DealState.__slots__ if n != "rules"),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MatchState) and self.fingerprint() == other.fingerprint()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"<MatchState {self.rules.spec.id} seed={self.seed} deal={self.deal_number} "
+            f"score={self.game_points} to_act={self.to_act} actions={len(self.actions)}>"
+        )

@@ -1,0 +1,357 @@
+"""Variants as data: :class:`VariantSpec` (declarative facts + option specs + small hooks),
+the option catalogue of RULES.md §13.2, the configured :class:`Rules` of one table, and the
+registry with aliases (:func:`find_variant`, OPEN-GEN-1).
+
+A variant module in :mod:`bummerl.rules.variants` builds one ``VariantSpec`` and calls
+:func:`register`. The shared engine reads only ``Rules`` attributes: there is no
+``if variant == ...`` anywhere in the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from . import cards as K
+from .errors import InvalidOptionError, UnknownVariantError
+
+if TYPE_CHECKING:
+    from .state import DealOutcome, DealState
+
+OptionValue = bool | int | str
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One table option (RULES.md §0.3, §13.2): fixed per table before the match starts.
+
+    ``type`` is ``"bool"``, ``"int"`` or ``"enum"``; ``allowed`` lists the permitted values of an
+    enum or a discrete int (empty for a free int within ``minimum..maximum``); ``rule_ids`` names
+    the OPEN item and the rules the option changes.
+    """
+
+    name: str
+    type: str
+    default: OptionValue
+    allowed: tuple[OptionValue, ...] = ()
+    description: str = ""
+    rule_ids: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, value: object) -> OptionValue:
+        """Validate ``value`` (a Python value or its wire string, e.g. ``"true"``, ``"4"``).
+
+        Returns the typed value; raises :class:`InvalidOptionError` naming the option.
+        """
+        v: OptionValue
+        if self.type == "bool":
+            if isinstance(value, bool):
+                v = value
+            elif isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"):
+                v = True
+            elif isinstance(value, str) and value.strip().lower() in ("false", "0", "no", "off"):
+                v = False
+            else:
+                raise InvalidOptionError(self.name, f"expected a bool (true/false), got {value!r}")
+            return v
+        if self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                raise InvalidOptionError(self.name, f"expected an integer, got {value!r}")
+            try:
+                v = int(value)
+            except ValueError:
+                raise InvalidOptionError(self.name, f"expected an integer, got {value!r}") from None
+            if self.allowed and v not in self.allowed:
+                raise InvalidOptionError(self.name, f"{v} is not one of {list(self.allowed)}")
+            if self.minimum is not None and v < self.minimum:
+                raise InvalidOptionError(self.name, f"{v} is below the minimum {self.minimum}")
+            if self.maximum is not None and v > self.maximum:
+                raise InvalidOptionError(self.name, f"{v} is above the maximum {self.maximum}")
+            return v
+        if not isinstance(value, str) or value not in self.allowed:
+            raise InvalidOptionError(self.name, f"{value!r} is not one of {list(self.allowed)}")
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape used by ListVariants: name, type, default, allowed, description, rule_ids."""
+        allowed: list[OptionValue] = list(self.allowed) if self.type != "bool" else [False, True]
+        return {
+            "name": self.name,
+            "type": self.type,
+            "default": self.default,
+            "allowed": allowed,
+            "description": self.description,
+            "rule_ids": list(self.rule_ids),
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+        }
+
+
+def _b(name: str, desc: str) -> OptionSpec:
+    return OptionSpec(name, "bool", False, (), desc)
+
+
+def _e(name: str, allowed: tuple[str, ...], desc: str) -> OptionSpec:
+    return OptionSpec(name, "enum", allowed[0], allowed, desc)
+
+
+def _i(name: str, desc: str, allowed: tuple[int, ...] = (), lo: int | None = None, hi: int | None = None) -> OptionSpec:
+    return OptionSpec(name, "int", allowed[0] if allowed else (lo or 0), allowed, desc, (), lo, hi)
+
+
+#: The option catalogue (RULES.md §13.2) for the two-player trick-and-draw games. Defaults and
+#: rule ids are set per variant with :func:`option`.
+CATALOGUE: dict[str, OptionSpec] = {
+    o.name: o
+    for o in (
+        _i("deal_mapping_version", "Canonical deal mapping of SRV-1 (only version 1 exists).", (1,)),
+        _i("nine_value", "Card points of a 9.", (0, 2)),
+        _i("exchange_min_talon", "Smallest talon size (trump card included) at which the trump exchange is allowed.", (2, 4, 6)),
+        _b("exchange_before_first_trick", "The non-dealer may exchange at his first lead, before trick 1."),
+        _b("exchange_requires_won_trick", "Only a player who has won a trick may exchange."),
+        _b("exchange_on_opponent_close", "When the leader closes, the opponent may exchange his low trump at once."),
+        _i("close_min_talon", "Smallest talon size (trump card included) at which closing is allowed.", (2, 4, 6)),
+        _b("close_before_first_trick", "The non-dealer may close at his first lead, before trick 1."),
+        _e("close_timing", ("after_draw", "before_or_after_draw"), "Whether the trick winner may also close before drawing."),
+        _e("close_score_basis", ("at_close", "at_end"), "Opponent state that scores a successful close: frozen at closing, or at the end."),
+        _e(
+            "failed_close_three_if",
+            ("never", "opponent_no_trick_at_close", "opponent_no_trick_at_end", "either_no_trick_at_close", "always"),
+            "When a failed close gives the opponent 3 game points instead of 2.",
+        ),
+        _b("non_closer_may_declare", "After a close the non-closer may declare 66 (a correct declaration = failed close)."),
+        _e("closed_deal_end", ("closer_threshold", "last_trick"), "Closed deal whose hands run out: closer >= 66 decides, or the last trick."),
+        _b("marriage_first_lead_allowed", "A marriage may be announced at the first lead of the deal."),
+        _b("marriage_counts_after_first_trick", "Marriage points count only once the announcer has won a trick."),
+        _b("marriage_after_talon_closed", "Marriages may be announced after the talon is exhausted or closed."),
+        _i("marriages_per_lead", "Marriages that may be announced in one lead turn.", (1, 2)),
+        _b("declare_on_marriage", "A leader whose marriage lifts him to 66 may declare without leading a card."),
+        _b("auto_declare", "The server declares 66 for a player as soon as he may and has 66."),
+        _e(
+            "false_declaration_penalty",
+            ("reject", "flat2", "two_or_three", "max3", "remaining_possible"),
+            "Sanction for declaring 66 without 66 deal points (reject = the declaration is illegal).",
+        ),
+        _e("undeclared_66_at_end", ("last_trick_wins", "holder_wins"), "Exhausted deal without declaration: last-trick winner wins, or an undeclared 66 does."),
+        _e("last_trick_win_points", ("fixed1", "by_table"), "Game points of a deal won by the last trick."),
+        _i("schneider_threshold", "Loser's deal points below which the winner scores 2 game points.", lo=1, hi=66),
+        _b("schneider_threshold_includes_marriages", "The loser's counted marriages count toward the Schneider threshold."),
+        _b("draw_carry_point", "A deal drawn with both players over 65 carries 1 game point to the next deal's winner."),
+        _b("may_view_own_tricks", "A player may look at his own won tricks (own won cards and points in his information set)."),
+        _e("dealer_rotation", ("alternate", "winner_deals", "loser_deals", "clockwise"), "Who deals the next deal."),
+        _i("match_target", "Game points that win the match (or one Bummerl / set).", lo=1, hi=1000),
+        _i("bummerls_to_win", "Bummerls that win the match.", lo=1, hi=100),
+        _i("schneider_bummerl_value", "Bummerls counted for a Bummerl won with the loser at 0 game points.", lo=1, hi=10),
+        _e("match_format", ("sets", "points"), "Two won sevens (sets) or a fixed target of game points (points)."),
+        _i("set_target", "Game points that win a set.", lo=1, hi=1000),
+        _i("sets_to_win", "Sets that win the match.", lo=1, hi=100),
+    )
+}
+
+
+def option(name: str, default: OptionValue, *rule_ids: str, allowed: tuple[OptionValue, ...] | None = None) -> OptionSpec:
+    """A catalogue option with this variant's default and the rule ids it affects."""
+    base = CATALOGUE[name]
+    spec = replace(base, default=default, rule_ids=rule_ids)
+    if allowed is not None:
+        spec = replace(spec, allowed=allowed)
+    spec.parse(default)  # a bad default is a programming error: fail at import
+    return spec
+
+
+MatchFormat = Callable[["Rules"], tuple[int, int, int]]
+
+
+def default_match_format(r: Rules) -> tuple[int, int, int]:
+    """(set_target, sets_to_win, schneider_set_value): one "set" of ``match_target`` game points,
+    or several Bummerls when the variant has ``bummerls_to_win`` (AT-MATCH-2)."""
+    return (
+        int(r.options["match_target"]),
+        int(r.options.get("bummerls_to_win", 1)),
+        int(r.options.get("schneider_bummerl_value", 1)),
+    )
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """Declarative facts of one variant (RULES.md section ``section``) plus its hooks.
+
+    Deal pattern (SRV-1): each int is a batch dealt to every player in turn, non-dealer first;
+    ``"T"`` turns up the trump card (the next undealt card). ``played_out`` decides a deal whose
+    talon ran out (not closed) without a declaration.
+    """
+
+    id: str
+    name: str
+    section: str
+    rule_prefix: str
+    description: str
+    ranks: int
+    hand_size: int
+    deal_pattern: tuple[int | str, ...]
+    exchange_rank: int
+    last_trick_bonus: int
+    played_out: Callable[[DealState], DealOutcome]
+    closer_false_declaration_is_failed_close: bool
+    options: tuple[OptionSpec, ...]
+    direction: str = "up"
+    aliases: tuple[str, ...] = ()
+    num_players: int = 2
+    local_names: str = "en"
+    match_format: MatchFormat = default_match_format
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        return K.deck_cards(self.ranks)
+
+    def option_spec(self, name: str) -> OptionSpec:
+        for o in self.options:
+            if o.name == name:
+                return o
+        raise InvalidOptionError(name, f"unknown option for variant {self.id!r}; known: {sorted(o.name for o in self.options)}")
+
+    def configure(self, options: Mapping[str, object] | None = None) -> Rules:
+        """The :class:`Rules` of a table: defaults overridden by ``options`` (values or wire strings).
+
+        Raises :class:`InvalidOptionError` naming an unknown option or a bad value.
+        """
+        values: dict[str, OptionValue] = {o.name: o.default for o in self.options}
+        for name, value in (options or {}).items():
+            values[name] = self.option_spec(name).parse(value)
+        return Rules(self, values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape for ListVariants (id, aliases, name, players, deck with local names, options)."""
+        langs = ("en", "de", "hu", "hr", "bg")
+        return {
+            "id": self.id,
+            "aliases": list(self.aliases),
+            "name": self.name,
+            "num_players": self.num_players,
+            "description": self.description,
+            "section": self.section,
+            "deck": [
+                {
+                    "id": c,
+                    "code": K.card_code(c),
+                    "suit": K.SUITS[c // 6],
+                    "rank": K.RANKS[c % 6],
+                    "points": K.RANK_POINTS[c % 6],
+                    "local_names": {lang: K.local_name(c, lang) for lang in langs},
+                }
+                for c in self.deck
+            ],
+            "options": [o.to_dict() for o in self.options],
+        }
+
+
+class Rules:
+    """One table's configured variant: the spec, the option values, and derived hot-path facts.
+
+    Every option value is also an attribute (``rules.close_min_talon``). Immutable by convention.
+    """
+
+    __slots__ = (
+        "spec", "options", "deck", "points", "set_goal", "sets_goal", "set_schneider_value",
+        *CATALOGUE.keys(),
+    )
+
+    spec: VariantSpec
+    options: dict[str, OptionValue]
+    deck: tuple[int, ...]
+    points: tuple[int, ...]
+    set_goal: int
+    sets_goal: int
+    set_schneider_value: int
+    deal_mapping_version: int
+    nine_value: int
+    exchange_min_talon: int
+    exchange_before_first_trick: bool
+    exchange_requires_won_trick: bool
+    exchange_on_opponent_close: bool
+    close_min_talon: int
+    close_before_first_trick: bool
+    close_timing: str
+    close_score_basis: str
+    failed_close_three_if: str
+    non_closer_may_declare: bool
+    closed_deal_end: str
+    marriage_first_lead_allowed: bool
+    marriage_counts_after_first_trick: bool
+    marriage_after_talon_closed: bool
+    marriages_per_lead: int
+    declare_on_marriage: bool
+    auto_declare: bool
+    false_declaration_penalty: str
+    undeclared_66_at_end: str
+    last_trick_win_points: str
+    schneider_threshold: int
+    schneider_threshold_includes_marriages: bool
+    draw_carry_point: bool
+    may_view_own_tricks: bool
+    dealer_rotation: str
+    match_target: int
+    bummerls_to_win: int
+    schneider_bummerl_value: int
+    match_format: str
+    set_target: int
+    sets_to_win: int
+
+    def __init__(self, spec: VariantSpec, options: dict[str, OptionValue]) -> None:
+        self.spec = spec
+        self.options = dict(options)
+        for o in CATALOGUE.values():
+            setattr(self, o.name, options.get(o.name, o.default))
+        self.deck = spec.deck
+        nine = int(options.get("nine_value", 0))
+        self.points = tuple(
+            (nine if c % 6 == K.NINE else K.RANK_POINTS[c % 6]) for c in range(K.NUM_CARDS)
+        )
+        self.set_goal, self.sets_goal, self.set_schneider_value = spec.match_format(self)
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.options.items() if v != self.spec.option_spec(k).default}
+        return f"find_variant({self.spec.id!r}).configure({changed!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and other.spec.id == self.spec.id and other.options == self.options
+
+    def __hash__(self) -> int:
+        return hash((self.spec.id, tuple(sorted(self.options.items()))))
+
+
+_REGISTRY: dict[str, VariantSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(spec: VariantSpec) -> VariantSpec:
+    """Add a variant to the registry (idempotent for the same id)."""
+    _REGISTRY[spec.id] = spec
+    for a in spec.aliases:
+        _ALIASES[a] = spec.id
+    return spec
+
+
+def find_variant(name: str) -> VariantSpec:
+    """The variant with this id or alias (``"sixty-six"`` -> ``snaps-original66``, OPEN-GEN-1).
+
+    Raises :class:`UnknownVariantError` listing the known ids.
+    """
+    from . import variants  # noqa: F401  (registers the built-in variants)
+
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        raise UnknownVariantError(f"unknown variant {name!r}; known: {sorted(_REGISTRY)}") from None
+
+
+def list_variants() -> list[VariantSpec]:
+    """Every registered variant, by id."""
+    from . import variants  # noqa: F401
+
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]

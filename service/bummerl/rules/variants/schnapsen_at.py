@@ -1,0 +1,75 @@
+"""``schnapsen-at``: Austrian Schnapsen, 2 players, 20 cards (RULES.md §2, seed S3).
+
+Jack exchange, closing after the draw, no last-trick bonus: an exhausted deal without a
+declaration goes to the winner of the last trick (AT-END-1). First to 7 game points (AT-MATCH-1).
+"""
+
+from __future__ import annotations
+
+from ..cards import JACK
+from ..state import DealOutcome, DealState
+from ..variant import VariantSpec, option, register
+
+
+def last_trick_decides(d: DealState) -> DealOutcome:
+    """AT-END-1 / AT-SCORE-2 (OPEN-AT-5), OBI-END-1 / OBI-SCORE-1, HU2-END-1 (OPEN-HU2-2).
+
+    ``undeclared_66_at_end = last_trick_wins``: the last-trick winner wins, scoring 1
+    (``last_trick_win_points = fixed1``) or by the table (``by_table``). ``holder_wins``: the other
+    player wins instead, by the table, if he already held 66 deal points.
+    """
+    r = d.rules
+    w = d.last_winner
+    o = 1 - w
+    if r.undeclared_66_at_end == "holder_wins" and d.deal_points(o) >= 66:
+        return DealOutcome(o, d.table_points(w), "played_out")
+    return DealOutcome(w, 1 if r.last_trick_win_points == "fixed1" else d.table_points(o), "last_trick")
+
+
+SPEC = register(
+    VariantSpec(
+        id="schnapsen-at",
+        name="Schnapsen (Austrian, 2 players)",
+        section="§2",
+        rule_prefix="AT",
+        description="20 cards, trump Jack exchange, close after the draw, last trick wins the deal; Bummerl to 7.",
+        ranks=5,
+        hand_size=5,
+        deal_pattern=(3, "T", 2),
+        exchange_rank=JACK,
+        last_trick_bonus=0,
+        played_out=last_trick_decides,
+        closer_false_declaration_is_failed_close=True,
+        local_names="de",
+        options=(
+            option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "AT-DEAL-1"),
+            option("exchange_min_talon", 4, "OPEN-AT-2", "AT-EXCH-2"),
+            option("exchange_before_first_trick", True, "OPEN-AT-2", "AT-EXCH-2"),
+            option("exchange_requires_won_trick", False, "OPEN-AT-2", "AT-EXCH-2"),
+            option("exchange_on_opponent_close", False, "OPEN-O66-5", "AT-EXCH-3"),
+            option("close_timing", "after_draw", "OPEN-AT-3", "AT-CLOSE-2"),
+            option("close_min_talon", 4, "OPEN-AT-3", "AT-CLOSE-2"),
+            option("close_before_first_trick", True, "OPEN-AT-3", "AT-CLOSE-2"),
+            option("close_score_basis", "at_close", "OPEN-AT-4", "AT-CLOSE-3"),
+            option("failed_close_three_if", "opponent_no_trick_at_close", "AT-CLOSE-4"),
+            option("non_closer_may_declare", True, "OPEN-AT-4", "AT-CLOSE-5"),
+            option("closed_deal_end", "closer_threshold", "AT-END-2"),
+            option("marriage_first_lead_allowed", True, "OPEN-AT-7", "AT-MAR-4"),
+            option("marriage_counts_after_first_trick", True, "OPEN-AT-7", "AT-MAR-5"),
+            option("marriage_after_talon_closed", True, "AT-MAR-4"),
+            option("marriages_per_lead", 1, "OPEN-GEN-5", "AT-MAR-6"),
+            option("declare_on_marriage", True, "OPEN-GEN-4", "AT-DECL-2"),
+            option("auto_declare", False, "OPEN-GEN-4", "SRV-3", "AT-DECL-1"),
+            option("false_declaration_penalty", "two_or_three", "OPEN-AT-6", "AT-DECL-3"),
+            option("undeclared_66_at_end", "last_trick_wins", "OPEN-AT-5", "AT-END-1"),
+            option("last_trick_win_points", "fixed1", "OPEN-AT-5", "AT-SCORE-2"),
+            option("schneider_threshold", 33, "OPEN-AT-1", "AT-SCORE-1"),
+            option("schneider_threshold_includes_marriages", True, "OPEN-AT-1", "AT-SCORE-1"),
+            option("may_view_own_tricks", False, "OPEN-AT-9", "AT-PLAY-3"),
+            option("dealer_rotation", "alternate", "OPEN-AT-8", "AT-DEAL-2"),
+            option("match_target", 7, "OPEN-AT-10", "AT-MATCH-1"),
+            option("bummerls_to_win", 1, "OPEN-AT-10", "AT-MATCH-2"),
+            option("schneider_bummerl_value", 2, "OPEN-AT-10", "AT-MATCH-2"),
+        ),
+    )
+)

@@ -1,0 +1,58 @@
+"""Errors raised by the Redis store.
+
+All of them derive from :class:`StoreError` and carry no transport codes; the
+API layer maps them (suggested: ``MatchNotFoundError`` -> NOT_FOUND,
+``VersionConflictError`` -> ABORTED, ``MatchExistsError`` -> ALREADY_EXISTS,
+plain ``StoreError`` -> INTERNAL/UNAVAILABLE).  Connection problems surface
+as ``redis.exceptions.RedisError`` subclasses, unwrapped.
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base class of every store error (also raised for a corrupt match)."""
+
+
+class MatchNotFoundError(StoreError):
+    """No match with this id is stored.
+
+    Attributes:
+        match_id: the id that was looked up.
+    """
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"match {match_id!r} not found")
+        self.match_id = match_id
+
+
+class MatchExistsError(StoreError):
+    """``create`` was called with an id that is already taken.
+
+    Attributes:
+        match_id: the id that is taken.
+    """
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"match {match_id!r} already exists")
+        self.match_id = match_id
+
+
+class VersionConflictError(StoreError):
+    """A commit's ``expected_version`` is not the stored version (stale or lost race).
+
+    Nothing was written.
+
+    Attributes:
+        match_id: the match.
+        expected_version: the version the caller based its change on.
+        current_version: the version stored now; reload and retry from it.
+    """
+
+    def __init__(self, match_id: str, expected_version: int, current_version: int) -> None:
+        super().__init__(
+            f"match {match_id!r}: expected version {expected_version}, current is {current_version}"
+        )
+        self.match_id = match_id
+        self.expected_version = expected_version
+        self.current_version = current_version

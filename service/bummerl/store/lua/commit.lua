@@ -1,0 +1,53 @@
+-- Compare-and-set one match (bummerl.store.redis_store.MatchStore.commit).
+--
+-- KEYS[1]  bm:{<match_id>}:state   (hash)
+-- KEYS[2]  bm:{<match_id>}:events  (stream)
+-- ARGV[1]  expected version (decimal)
+-- ARGV[2]  new state blob
+-- ARGV[3]  n = number of meta fields to set
+-- ARGV[4 .. 3+2n]       meta field name, JSON value, ... (names already "m:<key>")
+-- ARGV[4+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
+--
+-- Returns {status, version}:
+--   { 1, new_version}      committed
+--   { 0, current_version}  version conflict, nothing written
+--   {-1, 0}                no such match, nothing written
+--   {-2, current_version}  stream already holds ids >= new version (corrupt), nothing written
+--
+-- Every check runs before the first write: a Lua error half-way would not
+-- roll back earlier writes.
+
+local cur = redis.call('HGET', KEYS[1], 'version')
+if not cur then
+  return {-1, 0}
+end
+cur = tonumber(cur)
+if cur ~= tonumber(ARGV[1]) then
+  return {0, cur}
+end
+local new = cur + 1
+
+local nmeta = tonumber(ARGV[3])
+local first_event = 4 + 2 * nmeta
+if first_event <= #ARGV then
+  local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+  if #last > 0 then
+    local last_version = tonumber(string.match(last[1][1], '^(%d+)-'))
+    if last_version >= new then
+      return {-2, cur}
+    end
+  end
+end
+
+local fields = {'version', string.format('%d', new), 'state', ARGV[2]}
+for i = 4, 3 + 2 * nmeta do
+  fields[#fields + 1] = ARGV[i]
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+
+local seq = 0
+for i = first_event, #ARGV do
+  redis.call('XADD', KEYS[2], string.format('%d-%d', new, seq), 'e', ARGV[i])
+  seq = seq + 1
+end
+return {1, new}

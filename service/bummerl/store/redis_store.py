@@ -1,0 +1,357 @@
+"""Match persistence on Redis / Valkey.
+
+:class:`MatchStore` keeps every match in Redis (key schema: :mod:`bummerl.store.keys`)
+and nothing in process memory, so any replica can serve any request.  Every
+write to a match is one atomic Lua script (``EVALSHA``): ``create`` and a
+compare-and-set ``commit`` on the match version that also appends the
+commit's public events to the match's stream, with stream ids equal to
+versions (``<version>-<i>``).
+
+Typical request::
+
+    m = await store.load(match_id)                          # 1 round trip
+    new_state, events = apply(decode(m.state), action)      # pure, no I/O
+    await store.commit(match_id, m.version, encode(new_state), events)   # 1 round trip
+    # VersionConflictError(current_version) -> someone else won; reload.
+
+Connections: ordinary commands use the ``redis.asyncio.Redis`` client given to
+the store.  Blocking stream reads (:meth:`MatchStore.wait_events`, ``XREAD
+BLOCK``) hold their connection for up to ``timeout_ms``, so they run on a
+*separate* connection pool (one connection per concurrent waiter, created on
+demand with the same connection settings but no socket read timeout) and can
+never starve the pool that serves requests.  :meth:`MatchStore.aclose` closes
+that pool.
+
+Client retries are safe: a commit whose reply was lost and that redis-py
+retries fails the version check and raises ``VersionConflictError`` with
+``current_version == expected_version + 1`` instead of applying twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from types import TracebackType
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.connection import ConnectionPool
+from redis.exceptions import RedisError
+
+from bummerl.store import keys
+from bummerl.store.errors import MatchExistsError, MatchNotFoundError, StoreError, VersionConflictError
+
+__all__ = ["MatchStore", "StoredMatch"]
+
+_BLOCK_GRACE_S = 5.0
+"""Extra seconds a blocking read may take beyond its server-side timeout before we give up."""
+
+
+def _lua(name: str) -> str:
+    return resources.files("bummerl.store").joinpath("lua", name).read_text(encoding="utf-8")
+
+
+def _dump_json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def _meta_args(meta: Mapping[str, Any]) -> list[bytes]:
+    """``[b"m:<key>", json, ...]`` for the Lua scripts; raises TypeError/ValueError on bad meta."""
+    out: list[bytes] = []
+    for name, value in meta.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"meta keys must be non-empty str, got {name!r}")
+        out.append(keys.META_PREFIX + name.encode("utf-8"))
+        out.append(_dump_json(value))
+    return out
+
+
+def _parse_entries(entries: Any) -> list[tuple[int, bytes]]:
+    """``[(b"<v>-<i>", {b"e": payload}), ...]`` (XRANGE/XREAD entries) -> ``[(v, payload), ...]``."""
+    return [(keys.version_of_stream_id(eid), fields[keys.EVENT_FIELD]) for eid, fields in entries]
+
+
+def _check_events(events: Sequence[bytes]) -> list[bytes]:
+    out = list(events)
+    for e in out:
+        if not isinstance(e, bytes | bytearray | memoryview):
+            raise TypeError(f"event payloads must be bytes, got {type(e).__name__}")
+    return [bytes(e) for e in out]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """One match as stored.
+
+    Attributes:
+        match_id: the id.
+        version: the version of ``state``; 1 after create, +1 per commit.
+        state: the serialized match state (opaque bytes, a cache of the log).
+        meta: the match's metadata (JSON values by top-level key).
+    """
+
+    match_id: str
+    version: int
+    state: bytes
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class MatchStore:
+    """Async store of matches over a ``redis.asyncio.Redis`` client.
+
+    Args:
+        client: a client with ``decode_responses=False`` (the default); raises
+            ``ValueError`` otherwise.  The store does not close it unless it was
+            built by :meth:`from_url`.
+        blocking_client: client used for ``XREAD BLOCK``; default: a new pool
+            with ``client``'s connection settings (see module docstring).
+
+    Methods raise the errors of :mod:`bummerl.store.errors`, ``ValueError`` for
+    an invalid match id or argument, and ``redis.exceptions.RedisError`` for
+    connection problems.
+    """
+
+    def __init__(self, client: aioredis.Redis, *, blocking_client: aioredis.Redis | None = None) -> None:
+        pool_kwargs = client.connection_pool.connection_kwargs
+        if pool_kwargs.get("decode_responses"):
+            raise ValueError("MatchStore needs a client with decode_responses=False")
+        self._client = client
+        self._owns_client = False
+        self._owns_blocking = blocking_client is None
+        if blocking_client is None:
+            kwargs = dict(pool_kwargs)
+            kwargs["socket_timeout"] = None  # XREAD BLOCK waits longer than any read timeout
+            pool = ConnectionPool(connection_class=client.connection_pool.connection_class, **kwargs)
+            blocking_client = aioredis.Redis(connection_pool=pool)
+        self._blocking = blocking_client
+        self._create_script = client.register_script(_lua("create.lua"))
+        self._commit_script = client.register_script(_lua("commit.lua"))
+
+    @classmethod
+    def from_url(cls, url: str, **client_kwargs: Any) -> MatchStore:
+        """A store on a new client for ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+
+        ``client_kwargs`` go to ``redis.asyncio.from_url`` (``decode_responses``
+        must stay False).  :meth:`aclose` closes the client too.
+        """
+        store = cls(aioredis.from_url(url, **client_kwargs))
+        store._owns_client = True
+        return store
+
+    @property
+    def client(self) -> aioredis.Redis:
+        """The client used for non-blocking commands (shared with other components if you like)."""
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the blocking-read pool, and the main client if :meth:`from_url` made it."""
+        if self._owns_blocking:
+            await self._blocking.aclose(close_connection_pool=True)
+        if self._owns_client:
+            await self._client.aclose(close_connection_pool=True)
+
+    async def __aenter__(self) -> MatchStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- matches -------------------------------------------------------------------
+
+    async def create(
+        self, match_id: str, state: bytes, meta: Mapping[str, Any], events: Sequence[bytes]
+    ) -> int:
+        """Create a match at version 1 and append ``events`` as stream ids ``1-0, 1-1, ...``.
+
+        Atomic (one Lua script).  ``meta`` values must be JSON-serializable.
+        Returns 1.  Raises ``MatchExistsError`` if ``match_id`` is taken
+        (nothing written; note that a create whose reply was lost and that the
+        client retried also ends here, so prefer fresh random ids),
+        ``ValueError`` for an invalid id, ``TypeError`` for non-bytes events or
+        non-JSON meta.
+        """
+        meta_args = _meta_args(meta)
+        args: list[bytes | int] = [bytes(state), len(meta_args) // 2, *meta_args, *_check_events(events)]
+        created = await self._create_script(keys=list(keys.match_keys(match_id)), args=args)
+        if int(created) != 1:
+            raise MatchExistsError(match_id)
+        return 1
+
+    async def load(self, match_id: str) -> StoredMatch | None:
+        """The stored match, or ``None`` if there is none.  One round trip (HGETALL).
+
+        Raises ``StoreError`` if the hash lacks its version or state.
+        """
+        raw: Any = await self._client.hgetall(keys.state_key(match_id))
+        if not raw:
+            return None
+        try:
+            version = int(raw[keys.FIELD_VERSION])
+            state = raw[keys.FIELD_STATE]
+        except (KeyError, ValueError) as exc:
+            raise StoreError(f"match {match_id!r} is corrupt: {exc!r}") from exc
+        plen = len(keys.META_PREFIX)
+        meta = {
+            name[plen:].decode("utf-8"): json.loads(value)
+            for name, value in raw.items()
+            if name.startswith(keys.META_PREFIX)
+        }
+        return StoredMatch(match_id=match_id, version=version, state=state, meta=meta)
+
+    async def commit(
+        self,
+        match_id: str,
+        expected_version: int,
+        new_state: bytes,
+        events: Sequence[bytes],
+        meta_updates: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Compare-and-set: replace the state of version ``expected_version``.
+
+        In one atomic Lua script: checks that the stored version equals
+        ``expected_version``, stores ``new_state`` as version
+        ``expected_version + 1``, merges ``meta_updates`` into the meta
+        (shallow, like ``dict.update``: listed keys are replaced, others kept)
+        and appends ``events`` to the stream with ids ``<new_version>-0``,
+        ``<new_version>-1``, ...  Returns the new version.
+
+        Raises (nothing is written in any of these cases):
+            VersionConflictError: the stored version differs; ``.current_version``
+                is the stored one.
+            MatchNotFoundError: no such match.
+            StoreError: the stream already holds ids of the new version (corrupt data).
+            ValueError: invalid id or ``expected_version < 1``.
+        """
+        if (
+            not isinstance(expected_version, int)
+            or isinstance(expected_version, bool)
+            or expected_version < 1
+        ):
+            raise ValueError(f"expected_version must be an int >= 1, got {expected_version!r}")
+        meta_args = _meta_args(meta_updates or {})
+        args: list[bytes | int] = [
+            expected_version,
+            bytes(new_state),
+            len(meta_args) // 2,
+            *meta_args,
+            *_check_events(events),
+        ]
+        status, version = await self._commit_script(keys=list(keys.match_keys(match_id)), args=args)
+        status, version = int(status), int(version)
+        if status == 1:
+            return version
+        if status == 0:
+            raise VersionConflictError(match_id, expected_version, version)
+        if status == -1:
+            raise MatchNotFoundError(match_id)
+        raise StoreError(f"match {match_id!r}: event stream is ahead of version {version}")
+
+    async def events_since(
+        self, match_id: str, after_version: int, count: int | None = None
+    ) -> list[tuple[int, bytes]]:
+        """Events of versions ``> after_version``, oldest first, as ``(version, payload)``.
+
+        ``after_version=0`` gives every event.  ``count`` is a soft limit on
+        the number of events: the result never stops in the middle of a
+        version (it may exceed ``count`` to finish the last version), so a
+        reader can always resume from the last version it got.  ``None``: all.
+        A missing match gives ``[]``.  One round trip (two if ``count`` cuts a version).
+        """
+        if after_version < 0:
+            raise ValueError("after_version must be >= 0")
+        if count is not None and count < 1:
+            raise ValueError("count must be >= 1 or None")
+        key = keys.events_key(match_id)
+        entries: list[Any] = list(
+            await self._client.xrange(key, min=f"{after_version + 1}-0", max="+", count=count) or []
+        )
+        if count is not None and len(entries) == count:
+            last_id: bytes = entries[-1][0]
+            last_version = keys.version_of_stream_id(last_id)
+            rest: Any = await self._client.xrange(
+                key, min=b"(" + last_id, max=f"{last_version}-{keys.MAX_SEQ}"
+            )
+            entries.extend(rest or [])
+        return _parse_entries(entries)
+
+    async def wait_events(
+        self, match_id: str, after_version: int, timeout_ms: int
+    ) -> list[tuple[int, bytes]]:
+        """Like :meth:`events_since` without ``count``, but waits for new events.
+
+        Returns at once if events of versions ``> after_version`` exist;
+        otherwise blocks (``XREAD BLOCK``, on the dedicated blocking pool) until
+        a commit appends some or ``timeout_ms`` **milliseconds** pass, then
+        returns ``[]``.  All events of one commit arrive together.  Does not
+        check that the match exists (a missing match just times out).
+        Raises ``ValueError`` unless ``timeout_ms >= 1``.  Cancelling the
+        awaiting task is safe (redis-py drops that connection).
+        """
+        if after_version < 0:
+            raise ValueError("after_version must be >= 0")
+        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1:
+            raise ValueError(f"timeout_ms must be an int >= 1, got {timeout_ms!r}")
+        key = keys.events_key(match_id)
+        async with asyncio.timeout(timeout_ms / 1000 + _BLOCK_GRACE_S):
+            reply: Any = await self._blocking.xread(
+                {key: f"{after_version}-{keys.MAX_SEQ}"}, block=timeout_ms
+            )
+        if not reply:
+            return []
+        # RESP2 reply: [[key, entries]]; RESP3 reply: {key: [entries]}.
+        if isinstance(reply, dict):
+            entry_lists = [lst for wrapped in reply.values() for lst in wrapped]
+        else:
+            entry_lists = [entries for _key, entries in reply]
+        return [ev for entries in entry_lists for ev in _parse_entries(entries)]
+
+    async def delete(self, match_id: str) -> bool:
+        """Delete the match's state and events (one DEL).  True if anything was deleted."""
+        return int(await self._client.delete(*keys.match_keys(match_id))) > 0
+
+    async def exists(self, match_id: str) -> bool:
+        """True if the match exists (one EXISTS)."""
+        return int(await self._client.exists(keys.state_key(match_id))) == 1
+
+    async def ping(self) -> bool:
+        """True if the server answers PING; False on any Redis/connection error (never raises)."""
+        try:
+            return bool(await self._client.ping())
+        except (RedisError, OSError):
+            return False
+
+    # -- small generic helpers for non-match keys ------------------------------------
+
+    async def set_json(self, key: str, obj: Any, ttl_s: float | None = None) -> None:
+        """Store ``obj`` as JSON under ``key`` (``bm:...`` but not a match key ``bm:{...``).
+
+        ``ttl_s``: expiry in **seconds** (fractions allowed, millisecond
+        precision); ``None`` = no expiry.  Raises ``ValueError`` for a bad key
+        or ``ttl_s <= 0``, ``TypeError``/``ValueError`` if ``obj`` is not JSON.
+        """
+        keys.check_aux_key(key)
+        px: int | None = None
+        if ttl_s is not None:
+            if ttl_s <= 0:
+                raise ValueError("ttl_s must be > 0 or None")
+            px = max(1, round(ttl_s * 1000))
+        await self._client.set(key, _dump_json(obj), px=px)
+
+    async def get_json(self, key: str) -> Any | None:
+        """The JSON value stored under ``key`` by :meth:`set_json`, or ``None`` if absent/expired."""
+        keys.check_aux_key(key)
+        raw = await self._client.get(key)
+        return None if raw is None else json.loads(raw)
+
+    async def delete_json(self, key: str) -> bool:
+        """Delete ``key`` (a non-match ``bm:`` key).  True if it existed."""
+        keys.check_aux_key(key)
+        return int(await self._client.delete(key)) > 0

@@ -1,0 +1,202 @@
+"""MatchStore against a real Valkey: create, load, compare-and-set commit, delete, helpers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from bummerl.store import (
+    MatchExistsError,
+    MatchNotFoundError,
+    MatchStore,
+    StoredMatch,
+    StoreError,
+    VersionConflictError,
+)
+from bummerl.store.keys import events_key, state_key
+
+META: dict[str, Any] = {
+    "variant": "schnapsen-at",
+    "seats": [],  # an empty list must stay a list
+    "ratio": 0.1 + 0.2,  # floats round-trip exactly
+    "big": 2**63 + 1,  # so do big ints
+    "names": {"0": "Grüß Gott", "1": "bot"},
+    "none": None,
+}
+
+
+async def stream_ids(client: aioredis.Redis, match_id: str) -> list[bytes]:
+    entries: Any = await client.xrange(events_key(match_id))
+    return [eid for eid, _fields in entries]
+
+
+async def test_create_load_round_trip(store: MatchStore, match_id: str) -> None:
+    assert await store.load(match_id) is None
+    assert not await store.exists(match_id)
+    assert await store.create(match_id, b"\x00state\xff", META, [b"e0", b"e1"]) == 1
+    loaded = await store.load(match_id)
+    assert loaded == StoredMatch(match_id=match_id, version=1, state=b"\x00state\xff", meta=META)
+    assert await store.exists(match_id)
+    assert await stream_ids(store.client, match_id) == [b"1-0", b"1-1"]
+
+
+async def test_create_without_events_or_meta(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"", {}, [])
+    assert await store.load(match_id) == StoredMatch(match_id, 1, b"", {})
+    assert await store.events_since(match_id, 0) == []
+    assert await store.commit(match_id, 1, b"s2", [b"a"]) == 2
+    assert await store.events_since(match_id, 0) == [(2, b"a")]
+
+
+async def test_create_twice_raises_and_keeps_the_first(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"first", {"a": 1}, [b"e"])
+    with pytest.raises(MatchExistsError) as info:
+        await store.create(match_id, b"second", {"a": 2}, [b"x"])
+    assert info.value.match_id == match_id
+    assert await store.load(match_id) == StoredMatch(match_id, 1, b"first", {"a": 1})
+    assert await store.events_since(match_id, 0) == [(1, b"e")]
+
+
+async def test_commit_increments_version_appends_events_and_merges_meta(
+    store: MatchStore, match_id: str
+) -> None:
+    await store.create(match_id, b"s1", {"a": 1, "b": [1]}, [b"start"])
+    assert await store.commit(match_id, 1, b"s2", [b"p0", b"p1", b"p2"], {"b": [], "c": "new"}) == 2
+    assert await store.commit(match_id, 2, b"s3", [b"q0"]) == 3
+    loaded = await store.load(match_id)
+    assert loaded == StoredMatch(match_id, 3, b"s3", {"a": 1, "b": [], "c": "new"})
+    assert await stream_ids(store.client, match_id) == [b"1-0", b"2-0", b"2-1", b"2-2", b"3-0"]
+    assert await store.events_since(match_id, 0) == [
+        (1, b"start"),
+        (2, b"p0"),
+        (2, b"p1"),
+        (2, b"p2"),
+        (3, b"q0"),
+    ]
+
+
+async def test_stale_commit_raises_and_changes_nothing(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"s1", {"a": 1}, [b"e1"])
+    await store.commit(match_id, 1, b"s2", [b"e2"])
+    before_hash = await store.client.hgetall(state_key(match_id))
+    before_stream = await store.client.xrange(events_key(match_id))
+    for stale in (1, 3, 99):
+        with pytest.raises(VersionConflictError) as info:
+            await store.commit(match_id, stale, b"bad", [b"bad"], {"a": "bad"})
+        assert info.value.current_version == 2
+        assert info.value.expected_version == stale
+        assert info.value.match_id == match_id
+    assert await store.client.hgetall(state_key(match_id)) == before_hash
+    assert await store.client.xrange(events_key(match_id)) == before_stream
+    assert await store.load(match_id) == StoredMatch(match_id, 2, b"s2", {"a": 1})
+
+
+async def test_commit_to_missing_match_raises_not_found(store: MatchStore, match_id: str) -> None:
+    with pytest.raises(MatchNotFoundError) as info:
+        await store.commit(match_id, 1, b"s", [b"e"])
+    assert info.value.match_id == match_id
+    assert not await store.client.exists(state_key(match_id), events_key(match_id))
+
+
+async def test_concurrent_commits_exactly_one_wins(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"s1", {}, [b"e"])
+
+    async def attempt(i: int) -> int | VersionConflictError:
+        try:
+            return await store.commit(match_id, 1, f"s-{i}".encode(), [f"ev-{i}".encode()], {"winner": i})
+        except VersionConflictError as exc:
+            return exc
+
+    results = await asyncio.gather(*(attempt(i) for i in range(20)))
+    winners = [i for i, r in enumerate(results) if r == 2]
+    assert len(winners) == 1
+    losers = [r for r in results if isinstance(r, VersionConflictError)]
+    assert len(losers) == 19 and all(r.current_version == 2 for r in losers)
+    (w,) = winners
+    assert await store.load(match_id) == StoredMatch(match_id, 2, f"s-{w}".encode(), {"winner": w})
+    assert await store.events_since(match_id, 0) == [(1, b"e"), (2, f"ev-{w}".encode())]
+
+
+async def test_commit_refuses_when_stream_is_ahead(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"s1", {}, [b"e"])
+    await store.client.xadd(events_key(match_id), {b"e": b"alien"}, id="5-0")
+    with pytest.raises(StoreError):
+        await store.commit(match_id, 1, b"s2", [b"x"])
+    assert await store.load(match_id) == StoredMatch(match_id, 1, b"s1", {})
+    assert await stream_ids(store.client, match_id) == [b"1-0", b"5-0"]
+
+
+async def test_invalid_arguments(store: MatchStore, match_id: str) -> None:
+    with pytest.raises(ValueError):
+        await store.load("bad{id}")
+    with pytest.raises(ValueError):
+        await store.commit(match_id, 0, b"s", [])
+    with pytest.raises(TypeError):
+        await store.create(match_id, b"s", {}, ["not bytes"])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        await store.create(match_id, b"s", {"x": object()}, [])
+    assert await store.load(match_id) is None
+
+
+async def test_delete(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"s", {}, [b"e"])
+    assert await store.delete(match_id) is True
+    assert await store.load(match_id) is None
+    assert await store.events_since(match_id, 0) == []
+    assert await store.delete(match_id) is False
+    await store.create(match_id, b"again", {}, [b"e2"])  # the id is free again
+    assert await store.events_since(match_id, 0) == [(1, b"e2")]
+
+
+async def test_json_helpers(store: MatchStore, match_id: str) -> None:
+    key = f"bm:test:{match_id}"
+    assert await store.get_json(key) is None
+    await store.set_json(key, {"a": [1, 2], "b": "ü"})
+    assert await store.get_json(key) == {"a": [1, 2], "b": "ü"}
+    assert await store.client.ttl(key) == -1
+    await store.set_json(key, [1], ttl_s=30)
+    assert 0 < await store.client.pttl(key) <= 30_000
+    assert await store.delete_json(key) is True
+    assert await store.get_json(key) is None
+    for bad in (f"bm:{{{match_id}}}:state", "elsewhere:x"):
+        with pytest.raises(ValueError):
+            await store.set_json(bad, 1)
+    with pytest.raises(ValueError):
+        await store.set_json(key, 1, ttl_s=0)
+
+
+async def test_ping(store: MatchStore, tmp_path: Any) -> None:
+    assert await store.ping() is True
+    dead = MatchStore(aioredis.from_url(f"unix://{tmp_path}/nothing.sock"))
+    try:
+        assert await dead.ping() is False
+    finally:
+        await dead.aclose()
+        await dead.client.aclose()
+
+
+async def test_rejects_decoding_client(redis_url: str) -> None:
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        with pytest.raises(ValueError):
+            MatchStore(client)
+    finally:
+        await client.aclose()
+
+
+async def test_from_url_owns_its_client(redis_url: str, match_id: str) -> None:
+    async with MatchStore.from_url(redis_url) as s:
+        await s.create(match_id, b"s", {}, [])
+        assert (await s.load(match_id)) is not None
+        await s.delete(match_id)
+
+
+async def test_resp3_client(redis_url: str, match_id: str) -> None:
+    async with MatchStore.from_url(redis_url, protocol=3) as s:
+        await s.create(match_id, b"s", {"k": [1]}, [b"a"])
+        await s.commit(match_id, 1, b"t", [b"b", b"c"])
+        assert await s.load(match_id) == StoredMatch(match_id, 2, b"t", {"k": [1]})
+        assert await s.events_since(match_id, 1) == [(2, b"b"), (2, b"c")]
+        assert await s.wait_events(match_id, 0, 50) == [(1, b"a"), (2, b"b"), (2, b"c")]
