@@ -1,9 +1,9 @@
 """Service settings: one frozen dataclass, read from ``BUMMERL_*`` environment variables.
 
->>> s = Settings.from_env({}, port=0, admin_token="x")
+>>> s = Settings.from_env({}, port=0, admin_token="s3cr3t-admin")
 >>> (s.port, s.http_port, s.metrics_port, s.redis_url)
 (0, 8080, 9095, None)
->>> "x" in repr(s)
+>>> "s3cr3t-admin" in repr(s)
 False
 """
 

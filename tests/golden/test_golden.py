@@ -1,0 +1,90 @@
+"""Golden deals (tests/golden/README.md): hand-written scenarios from RULES.md, replayed here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bummerl.rules import (
+    IllegalActionError,
+    action_to_string,
+    apply,
+    find_variant,
+    information_set,
+    parse_action,
+)
+from bummerl.rules.cards import card_code, parse_card
+from bummerl.rules.state import MatchState, arrange_deck
+
+HERE = Path(__file__).parent
+FILES = sorted(HERE.glob("*/*.json"))
+
+
+def load_match(spec: dict[str, Any], variant: str) -> MatchState:
+    rules = find_variant(variant).configure(spec.get("options", {}))
+    dealer = spec["dealer"]
+    deck = arrange_deck(rules, dealer, (spec["hands"][0], spec["hands"][1]), spec["trump_card"], spec["talon"])
+    m = MatchState(rules, seed=0, decks=[deck], first_dealer=dealer)
+    start = spec.get("start", {})
+    m.game_points = list(start.get("game_points", [0, 0]))
+    m.sets_won = list(start.get("sets_won", [0, 0]))
+    m.carried = start.get("carried", 0)
+    return m
+
+
+def legal_texts(m: MatchState) -> set[str]:
+    return {action_to_string(a) for a in m.legal_actions()}
+
+
+def norm(texts: list[str]) -> set[str]:
+    return {action_to_string(parse_action(t)) for t in texts}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
+def test_golden_deal(path: Path) -> None:
+    spec = json.loads(path.read_text())
+    m = load_match(spec, path.parent.name)
+    for i, step in enumerate(spec["steps"]):
+        where = f"{path.name} step {i} {step}"
+        if "legal" in step:
+            assert legal_texts(m) == norm(step["legal"]), where
+        if "legal_includes" in step:
+            assert norm(step["legal_includes"]) <= legal_texts(m), where
+        if "legal_excludes" in step:
+            assert not (norm(step["legal_excludes"]) & legal_texts(m)), where
+        if "to_act" in step:
+            assert m.to_act == step["to_act"], where
+        if "hand" in step:
+            seat, cards = step["hand"]
+            assert set(information_set(m, seat)["deal"]["hand"]) == {card_code(parse_card(c)) for c in cards}, where
+        for key in ("talon_size", "talon_state", "trump_card"):
+            if key in step:
+                assert information_set(m, 0)["deal"][key] == step[key], where
+        if "act" in step:
+            assert m.to_act == step["seat"], where
+            if step.get("error") == "illegal":
+                before = m.fingerprint()
+                with pytest.raises(IllegalActionError):
+                    apply(m, step["act"])
+                assert m.fingerprint() == before
+            else:
+                m = apply(m, step["act"])
+    if "result" in spec:
+        assert m.results, f"{path.name}: the deal did not end"
+        got = m.results[0].to_dict()
+        for k, v in spec["result"].items():
+            assert got[k] == v, f"{path.name}: result[{k}] = {got[k]!r}, expected {v!r}"
+    for k, v in spec.get("match", {}).items():
+        got_m = {"over": m.over, "winner": m.winner, "game_points": m.game_points, "sets_won": m.sets_won,
+                 "carried_points": m.carried, "deal_number": m.deal_number}
+        assert got_m[k] == v, f"{path.name}: match[{k}] = {got_m[k]!r}, expected {v!r}"
+
+
+def test_every_two_player_variant_has_twelve_golden_deals() -> None:
+    """Each two-player variant has at least 12 hand-written golden deals."""
+    for v in ("schnapsen-at", "snaps-original66", "snaps-obican", "santase", "snapszer-hu-2p"):
+        n = len(list((HERE / v).glob("*.json")))
+        assert n >= 12, f"{v}: only {n} golden deals"
