@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from bummerl.v1 import common_pb2
@@ -47,6 +47,7 @@ EVENT_KINDS: dict[str, str] = {
     "deal": "deal_started",
     "exchange": "trump_exchanged",
     "close": "talon_closed",
+    "pass": "passed",
     "marriage": "marriage_announced",
     "play": "card_played",
     "trick": "trick_completed",
@@ -96,11 +97,11 @@ def option_value_str(value: Any) -> str:
     raise CodecError(f"option value must be bool, int, float or str, got {type(value).__name__}")
 
 
-def _enum_prefix(enum: EnumDescriptor) -> str:
+def _enum_prefix(enum: Any) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
 
 
-def _enum_number(enum: EnumDescriptor, value: Any, path: str) -> int:
+def _enum_number(enum: Any, value: Any, path: str) -> int:
     if isinstance(value, bool):
         raise CodecError(f"{path}: expected a {enum.name} name, got a bool")
     if isinstance(value, int):
@@ -112,23 +113,23 @@ def _enum_number(enum: EnumDescriptor, value: Any, path: str) -> int:
     name = _enum_prefix(enum) + (value.upper() if value else "UNSPECIFIED")
     if name not in enum.values_by_name:
         raise CodecError(f"{path}: unknown {enum.name} {value!r}")
-    return enum.values_by_name[name].number
+    return int(enum.values_by_name[name].number)
 
 
-def _enum_str(enum: EnumDescriptor, number: int) -> str:
+def _enum_str(enum: Any, number: int) -> str:
     if number == 0:
         return ""
     value = enum.values_by_number.get(number)
     if value is None:  # an enum value from a newer peer
         return str(number)
-    return value.name.removeprefix(_enum_prefix(enum)).lower()
+    return str(value.name).removeprefix(_enum_prefix(enum)).lower()
 
 
-def _is_map(field: FieldDescriptor) -> bool:
+def _is_map(field: Any) -> bool:
     return field.message_type is not None and field.message_type.GetOptions().map_entry
 
 
-def _scalar(field: FieldDescriptor, value: Any, path: str) -> Any:
+def _scalar(field: Any, value: Any, path: str) -> Any:
     if field.type == FieldDescriptor.TYPE_ENUM:
         return _enum_number(field.enum_type, value, path)
     if field.type in _INT_TYPES:
@@ -148,7 +149,7 @@ def _scalar(field: FieldDescriptor, value: Any, path: str) -> Any:
     return value
 
 
-def _is_list(value: Any) -> bool:
+def _is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, list | tuple)
 
 
@@ -187,7 +188,7 @@ def _fill(msg: Message, d: Any, path: str) -> None:
             raise CodecError(f"{fpath}: {exc}") from exc
 
 
-def _fill_map(container: Any, field: FieldDescriptor, value: Any, path: str) -> None:
+def _fill_map(container: Any, field: Any, value: Any, path: str) -> None:
     if not isinstance(value, Mapping):
         raise CodecError(f"{path}: expected a dict, got {type(value).__name__}")
     key_field = field.message_type.fields_by_name["key"]
@@ -211,7 +212,7 @@ def dict_to_pb(d: Mapping[str, Any], message: type[M] | M) -> M:
     return msg
 
 
-def _value_to_py(field: FieldDescriptor, value: Any) -> Any:
+def _value_to_py(field: Any, value: Any) -> Any:
     if field.message_type is not None:
         return pb_to_dict(value)
     if field.type == FieldDescriptor.TYPE_ENUM:
@@ -223,6 +224,7 @@ def pb_to_dict(msg: Message) -> dict[str, Any]:
     """A message as a dict with proto field names: every field, defaults included; unset message
     fields and unset ``optional``/oneof fields omitted; enums as lowercase names; int64 as int."""
     out: dict[str, Any] = {}
+    field: Any
     for field in msg.DESCRIPTOR.fields:
         value = getattr(msg, field.name)
         if _is_map(field):

@@ -1,7 +1,8 @@
 """Domain errors of the service and the one table that maps them to gRPC and HTTP status.
 
-The use cases raise the exceptions defined here (and the rules engine's ``IllegalActionError`` /
-``InvalidActionError``); they carry no transport codes. Handlers are wrapped with
+The use cases raise the exceptions defined or re-exported here (the rules engine's
+``IllegalActionError``, ``InvalidActionError``, ``MatchOverError``, ``InvalidOptionError``,
+``UnknownVariantError``); they carry no transport codes. Handlers are wrapped with
 :func:`map_errors`, which turns an exception into ``context.abort(code, details, trailing_metadata)``
 by the first matching row of :data:`STATUS_TABLE` (``isinstance`` checks, so subclasses map
 like their base). Anything not in the table becomes ``INTERNAL`` with a generic message; the
@@ -14,6 +15,8 @@ StaleVersionError     ABORTED              409
 NotFoundError         NOT_FOUND            404
 InvalidArgumentError  INVALID_ARGUMENT     400
 InvalidActionError    INVALID_ARGUMENT     400
+InvalidOptionError    INVALID_ARGUMENT     400
+UnknownVariantError   INVALID_ARGUMENT     400
 IllegalActionError    FAILED_PRECONDITION  409
 MatchOverError        FAILED_PRECONDITION  409
 UnauthenticatedError  UNAUTHENTICATED      401
@@ -67,10 +70,6 @@ class PermissionDeniedError(ServiceError):
     -> PERMISSION_DENIED / 403."""
 
 
-class MatchOverError(ServiceError):
-    """An action or resignation on a match that has ended. -> FAILED_PRECONDITION / 409."""
-
-
 class StaleVersionError(ServiceError):
     """``expected_version`` is not the match's current version (and the request is not a retry
     of the action applied there). -> ABORTED / 409, current version in the details and in the
@@ -88,24 +87,34 @@ class StaleVersionError(ServiceError):
         return f"{type(self).__name__}(current_version={self.current_version})"
 
 
-def _rules_error(name: str) -> type[ValueError]:
-    """The rules engine's error class ``name`` from ``bummerl.rules.errors``, or a local stand-in."""
+def _rules_error(name: str, base: type[Exception] = ValueError) -> type[Exception]:
+    """The rules engine's error class ``name`` from ``bummerl.rules.errors``, or a local stand-in
+    subclassing ``base`` (so that this module works before/without the engine)."""
     try:
         from bummerl.rules import errors as rules_errors
     except ImportError:
         rules_errors = None  # type: ignore[assignment]
     cls = getattr(rules_errors, name, None)
     if isinstance(cls, type) and issubclass(cls, Exception):
-        return cls  # type: ignore[return-value]
-    # TODO: drop the stand-in once bummerl.rules.errors defines it (DESIGN.md §2: both ValueError).
-    return type(name, (ValueError,), {"__module__": __name__, "__doc__": f"Stand-in for bummerl.rules.errors.{name}."})
+        return cls
+    return type(name, (base,), {"__module__": __name__, "__doc__": f"Stand-in for bummerl.rules.errors.{name}."})
 
+
+# The engine's errors (DESIGN.md §2: all ValueError, no transport codes), re-exported here so that
+# the table below is complete and use cases import every domain error from one place.
 
 #: A legal-looking action the state forbids (not your turn, revoke, closing not allowed).
 #: -> FAILED_PRECONDITION / 409, nothing changes.
 IllegalActionError = _rules_error("IllegalActionError")
 #: A malformed action (unknown id, unparsable text). -> INVALID_ARGUMENT / 400.
 InvalidActionError = _rules_error("InvalidActionError")
+#: An action or resignation on a match that has ended (the engine's class, an IllegalActionError).
+#: -> FAILED_PRECONDITION / 409.
+MatchOverError = _rules_error("MatchOverError", ServiceError)
+#: A table option the variant does not have, or a value outside its allowed set. -> INVALID_ARGUMENT / 400.
+InvalidOptionError = _rules_error("InvalidOptionError")
+#: No variant has this id or alias. -> INVALID_ARGUMENT / 400 (a bad CreateMatch argument).
+UnknownVariantError = _rules_error("UnknownVariantError")
 
 #: The one mapping of domain exceptions to gRPC status; the first isinstance match wins.
 STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
@@ -113,6 +122,8 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (NotFoundError, grpc.StatusCode.NOT_FOUND),
     (InvalidArgumentError, grpc.StatusCode.INVALID_ARGUMENT),
     (InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidOptionError, grpc.StatusCode.INVALID_ARGUMENT),
+    (UnknownVariantError, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION),
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
@@ -177,7 +188,7 @@ def status_of(exc: BaseException) -> Status:
 
 def grpc_code_name(code: grpc.StatusCode) -> str:
     """``grpc.StatusCode.NOT_FOUND`` -> ``"NOT_FOUND"`` (the JSON error code of the gateway)."""
-    return code.name
+    return str(code.name)
 
 
 async def abort_with(context: Any, exc: BaseException) -> None:

@@ -48,7 +48,7 @@ def _final_code(context: Any, exc: BaseException | None) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN  # what grpc.aio answers for an uncaught exception
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):
+class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Records the go-grpc-prometheus ``grpc_server_*`` metrics (see :mod:`bummerl.metrics`) for
     unary and streaming RPCs. Labels are the RPC type, service and method only.
 

@@ -638,9 +638,10 @@ class MatchState:
         self.end_reason = ""
         self.match_schneider = False
         self.actions = []
-        self.deal = DealState.new(rules, self._deck(0), first_dealer)
+        self.deal = DealState.new(rules, self.deck_for(0), first_dealer)
 
-    def _deck(self, n: int) -> list[int] | tuple[int, ...]:
+    def deck_for(self, n: int) -> list[int] | tuple[int, ...]:
+        """Deck order (card ids, top first) of deal ``n``: ``decks[n]`` if given, else from the seed."""
         return self.decks[n] if n < len(self.decks) else deal_deck(self.seed, n, self.rules.deck)
 
     def copy(self) -> MatchState:
@@ -722,7 +723,7 @@ class MatchState:
                     return
                 self.game_points = [0, 0]
         self.deal_number += 1
-        self.deal = DealState.new(r, self._deck(self.deal_number), self._next_dealer(d.dealer, o.winner))
+        self.deal = DealState.new(r, self.deck_for(self.deal_number), self._next_dealer(d.dealer, o.winner))
 
     def _next_dealer(self, dealer: int, winner: int) -> int:
         """AT-DEAL-2 / OPEN-AT-8 (alternate), OPEN-O66-3 and SAN-DEAL-2 (winner deals; same dealer

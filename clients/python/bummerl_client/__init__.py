@@ -1,0 +1,17 @@
+"""Python SDK for Bummerl: async and sync gRPC clients, the ``Bot`` base class, a runner that
+plays a seat over the server's event stream, a stdin/stdout bridge, and example bots.
+
+>>> from bummerl_client import Bot
+>>> class FirstLegal(Bot):
+...     def choose(self, info):
+...         return info.legal_actions[0]["id"]
+"""
+
+from .bot import Bot, InfoSet, card_points
+from .client import AsyncClient, BummerlError, Client, CreatedMatch
+from .runner import play_match, play_seat
+
+__all__ = [
+    "AsyncClient", "Bot", "BummerlError", "Client", "CreatedMatch", "InfoSet", "card_points", "play_match",
+    "play_seat",
+]

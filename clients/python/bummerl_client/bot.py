@@ -1,0 +1,83 @@
+"""The :class:`Bot` base class and :class:`InfoSet`, a thin view of an information set dict
+(the ``InformationSet`` message as JSON: see proto/bummerl/v1/common.proto).
+
+A bot implements one method, :meth:`Bot.choose`, returning a legal action id (int) or its text
+(``"play QH"``). Bots keep no memory: the information set carries the deal's full public
+history (perfect recall), so :func:`own_deal_points` can recount what the seat has won.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+RANK_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
+RANK_ORDER = "ATKQJ9"
+
+
+def card_points(card: str) -> int:
+    """Card points of a card code (DEF-CARD-3; a 9 counts 0)."""
+    return RANK_POINTS[card[0]]
+
+
+def beats(a: str, b: str, trump: str) -> bool:
+    """Whether card ``a`` played after led card ``b`` wins the trick (DEF-TRICK-1)."""
+    if a[1] == b[1]:
+        return RANK_ORDER.index(a[0]) < RANK_ORDER.index(b[0])
+    return a[1] == trump
+
+
+class InfoSet:
+    """Read-only view of an information set dict with the fields bots use most."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+        self.deal: dict[str, Any] = raw.get("deal", {})
+        self.match: dict[str, Any] = raw.get("match", {})
+
+    seat = property(lambda self: int(self.raw.get("seat", 0)))
+    version = property(lambda self: int(self.raw.get("version", 0)))
+    variant = property(lambda self: str(self.raw.get("variant", "")))
+    legal_actions = property(lambda self: list(self.raw.get("legal_actions", [])))
+    hand = property(lambda self: list(self.deal.get("hand", [])))
+    trump_suit = property(lambda self: str(self.deal.get("trump_suit", "")))
+    trump_card = property(lambda self: str(self.deal.get("trump_card", "")))
+    talon_size = property(lambda self: int(self.deal.get("talon_size", 0)))
+    talon_open = property(lambda self: self.deal.get("talon_state", "") in ("open", "TALON_STATE_OPEN"))
+    current_trick = property(lambda self: list(self.deal.get("current_trick", [])))
+    history = property(lambda self: list(self.deal.get("history", [])))
+    to_act = property(lambda self: int(self.deal.get("to_act", -1)))
+    over = property(lambda self: bool(self.match.get("over", False)))
+
+    def actions_of(self, kind: str) -> list[dict[str, Any]]:
+        return [a for a in self.legal_actions if a.get("kind") == kind]
+
+    def own_deal_points(self) -> int:
+        """The seat's deal points recounted from the public history of the deal: cards of the
+        tricks it won plus its marriages once it has won a trick (DEF-PTS-3)."""
+        me = self.seat
+        pts = 0
+        tricks = 0
+        marriages = 0
+        for ev in self.history:
+            t = ev.get("trick_completed")
+            if t and int(t.get("winner", 0)) == me:
+                tricks += 1
+                pts += sum(card_points(c["card"]) for c in t.get("cards", []))
+            m = ev.get("marriage_announced")
+            if m and int(m.get("seat", 0)) == me:
+                marriages += int(m.get("points", 0))
+        return pts + (marriages if tricks else 0)
+
+
+class Bot:
+    """Base class: override :meth:`choose`. ``seed`` makes a bot's random choices repeatable."""
+
+    name = "bot"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, info: InfoSet) -> int | str:
+        """Return a legal action id or text for the information set (``info.legal_actions``)."""
+        raise NotImplementedError

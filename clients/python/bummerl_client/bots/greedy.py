@@ -1,0 +1,49 @@
+"""``greedy``: a simple rule-based player that beats ``random`` clearly.
+
+Declares 66 only when its recount of the public history says it has 66; announces marriages
+(40 before 20); takes the trump card by exchange; while the talon is open, leads its cheapest
+non-trump card and takes valuable tricks cheaply; under strict play, plays its strongest cards.
+"""
+
+from __future__ import annotations
+
+from ..bot import RANK_ORDER, Bot, InfoSet, beats, card_points
+
+
+class GreedyBot(Bot):
+    name = "greedy"
+
+    def choose(self, info: InfoSet) -> int | str:
+        acts = info.legal_actions
+        kinds = {a["kind"] for a in acts}
+        trump = info.trump_suit
+        if "declare" in kinds and info.own_deal_points() >= 66:
+            return "declare"
+        if kinds <= {"draw", "close"}:
+            return "draw"
+        if kinds <= {"exchange", "pass"}:
+            return "exchange"
+        if "exchange" in kinds:
+            return "exchange"
+        marriages = info.actions_of("marriage")
+        if marriages:
+            marriages.sort(key=lambda a: (a["card"][1] != trump, a["card"][0] != "Q"))
+            return int(marriages[0]["id"])
+        plays = [a for a in acts if a["kind"] == "play"]
+        if not plays:
+            return int(acts[0]["id"])
+        cards = [a["card"] for a in plays]
+        by_card = {a["card"]: int(a["id"]) for a in plays}
+        trick = info.current_trick
+        if trick:  # following
+            led = trick[0]["card"]
+            winners = [c for c in cards if beats(c, led, trump)]
+            value = card_points(led)
+            if winners and (value >= 10 or not info.talon_open or any(c[1] == led[1] for c in winners)):
+                same = [c for c in winners if c[1] == led[1]]
+                pool = same or winners
+                return by_card[min(pool, key=lambda c: (card_points(c), -RANK_ORDER.index(c[0])))]
+            return by_card[min(cards, key=lambda c: (c[1] == trump, card_points(c)))]
+        if info.talon_open:  # leading, talon open: cheap non-trump first
+            return by_card[min(cards, key=lambda c: (c[1] == trump, card_points(c)))]
+        return by_card[max(cards, key=lambda c: (card_points(c), c[1] == trump))]

@@ -1,0 +1,225 @@
+"""gRPC clients of ``bummerl.v1.GameService``: :class:`AsyncClient` (grpc.aio) and :class:`Client`
+(blocking). Responses are plain dicts (``json_format.MessageToDict`` with proto field names and
+every field present), the same JSON the REST gateway serves.
+
+Errors: every RPC error is raised as :class:`BummerlError` with ``code`` (a ``grpc.StatusCode``),
+``details`` and, for ABORTED (stale ``expected_version``), ``current_version``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from bummerl.v1 import game_pb2, game_pb2_grpc
+
+CURRENT_VERSION_KEY = "bummerl-current-version"
+
+
+class BummerlError(Exception):
+    """An RPC failed: ``code`` (grpc.StatusCode), ``details``; ``current_version`` on ABORTED."""
+
+    def __init__(self, code: grpc.StatusCode, details: str, current_version: int | None = None) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+        self.current_version = current_version
+
+
+def _convert(e: grpc.RpcError) -> BummerlError:
+    code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
+    details = e.details() if hasattr(e, "details") else str(e)
+    current = None
+    try:
+        for k, v in e.trailing_metadata() or ():  # type: ignore[attr-defined]
+            if k == CURRENT_VERSION_KEY:
+                current = int(v)
+    except Exception:  # noqa: BLE001 - metadata is optional
+        pass
+    return BummerlError(code, details or "", current)
+
+
+def to_dict(msg: Message) -> dict[str, Any]:
+    """A response message as a dict with proto field names and every field present."""
+    return json_format.MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+@dataclass(frozen=True)
+class CreatedMatch:
+    """``match_id`` and one secret seat token per seat (index = seat)."""
+
+    match_id: str
+    tokens: list[str]
+    summary: dict[str, Any]
+
+
+def _auth(token: str | None) -> list[tuple[str, str]]:
+    return [("authorization", f"Bearer {token}")] if token else []
+
+
+def _create_request(variant: str, options: Mapping[str, object] | None, seats: Sequence[str], seed: int | None) -> Message:
+    opts = {k: (("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in (options or {}).items()}
+    req = game_pb2.CreateMatchRequest(variant=variant, options=opts, seats=[game_pb2.SeatSpec(name=n) for n in seats])
+    if seed is not None:
+        req.seed = seed
+    return req
+
+
+def _created(resp: Any) -> CreatedMatch:
+    tokens = [t.token for t in sorted(resp.seat_tokens, key=lambda t: t.seat)]
+    return CreatedMatch(resp.match_id, tokens, to_dict(resp.summary))
+
+
+def _submit_request(match_id: str, seat: int, expected_version: int, action: int | str) -> Message:
+    req = game_pb2.SubmitActionRequest(match_id=match_id, seat=seat, expected_version=expected_version)
+    if isinstance(action, str):
+        req.action_text = action
+    else:
+        req.action_id = int(action)
+    return req
+
+
+class AsyncClient:
+    """Async client. ``AsyncClient("localhost:50051")``; use as ``async with`` or call :meth:`close`.
+
+    All methods raise :class:`BummerlError` on an RPC error. Versions are ints; times are ms.
+    """
+
+    def __init__(self, target: str, channel: grpc.aio.Channel | None = None) -> None:
+        self.target = target
+        self.channel = channel or grpc.aio.insecure_channel(target)
+        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def wait_ready(self, timeout_s: float = 10.0) -> None:
+        """Wait until the channel is connected (raises asyncio.TimeoutError)."""
+        import asyncio
+
+        await asyncio.wait_for(self.channel.channel_ready(), timeout_s)
+
+    async def list_variants(self) -> list[dict[str, Any]]:
+        try:
+            return to_dict(await self.stub.ListVariants(game_pb2.ListVariantsRequest()))["variants"]  # type: ignore[no-any-return]
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def create_match(
+        self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
+        seed: int | None = None,
+    ) -> CreatedMatch:
+        try:
+            return _created(await self.stub.CreateMatch(_create_request(variant, options, seats, seed)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def information_set(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
+        try:
+            req = game_pb2.GetInformationSetRequest(match_id=match_id, seat=seat)
+            return to_dict(await self.stub.GetInformationSet(req, metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def submit_action(self, match_id: str, seat: int, token: str, expected_version: int, action: int | str) -> dict[str, Any]:
+        """Submit an action id or text; returns ``{"version", "information_set", "events", "duplicate"}``."""
+        try:
+            req = _submit_request(match_id, seat, expected_version, action)
+            return to_dict(await self.stub.SubmitAction(req, metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """Updates ``{"version", "events", "information_set"}``; the first is a full snapshot."""
+        call = self.stub.StreamMatch(
+            game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token)
+        )
+        try:
+            async for upd in call:
+                yield to_dict(upd)
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+        finally:
+            call.cancel()
+
+    async def resign(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
+        try:
+            return to_dict(await self.stub.Resign(game_pb2.ResignRequest(match_id=match_id, seat=seat), metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def match_record(self, match_id: str) -> dict[str, Any]:
+        try:
+            return to_dict(await self.stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=match_id)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+
+class Client:
+    """Blocking client with the same methods as :class:`AsyncClient` (``stream`` is an iterator)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.channel = grpc.insecure_channel(target)
+        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def _call(self, fn: Any, req: Message, token: str | None = None) -> dict[str, Any]:
+        try:
+            return to_dict(fn(req, metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    def list_variants(self) -> list[dict[str, Any]]:
+        return self._call(self.stub.ListVariants, game_pb2.ListVariantsRequest())["variants"]  # type: ignore[no-any-return]
+
+    def create_match(
+        self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
+        seed: int | None = None,
+    ) -> CreatedMatch:
+        try:
+            return _created(self.stub.CreateMatch(_create_request(variant, options, seats, seed)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    def information_set(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
+        return self._call(self.stub.GetInformationSet, game_pb2.GetInformationSetRequest(match_id=match_id, seat=seat), token)
+
+    def submit_action(self, match_id: str, seat: int, token: str, expected_version: int, action: int | str) -> dict[str, Any]:
+        return self._call(self.stub.SubmitAction, _submit_request(match_id, seat, expected_version, action), token)
+
+    def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> Iterator[dict[str, Any]]:
+        call = self.stub.StreamMatch(
+            game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token)
+        )
+        try:
+            for upd in call:
+                yield to_dict(upd)
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    def resign(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
+        return self._call(self.stub.Resign, game_pb2.ResignRequest(match_id=match_id, seat=seat), token)
+
+    def match_record(self, match_id: str) -> dict[str, Any]:
+        return self._call(self.stub.GetMatchRecord, game_pb2.GetMatchRecordRequest(match_id=match_id))

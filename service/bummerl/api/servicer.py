@@ -1,0 +1,76 @@
+"""``bummerl.v1.GameService`` over gRPC (and, through the gateway, REST): each handler decodes
+the request, calls :class:`bummerl.core.MatchService`, encodes the answer. Errors are mapped in
+one place (:func:`bummerl.api.errors.map_errors`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from bummerl.api import codec
+from bummerl.api.errors import map_errors
+from bummerl.api.metadata import bearer_token
+from bummerl.core import MatchService, Update
+from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
+
+
+def _update_fields(u: Update) -> dict[str, Any]:
+    return {
+        "version": u.version,
+        "events": [codec.event_to_pb(e) for e in u.events],
+        "information_set": codec.information_set_to_pb(u.information_set),
+    }
+
+
+class GameServicer(game_pb2_grpc.GameServiceServicer):
+    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata."""
+
+    def __init__(self, service: MatchService) -> None:
+        self.service = service
+
+    @map_errors
+    async def ListVariants(self, request: Any, context: Any) -> game_pb2.ListVariantsResponse:
+        return game_pb2.ListVariantsResponse(variants=[codec.variant_info_to_pb(v) for v in self.service.list_variants()])
+
+    @map_errors
+    async def CreateMatch(self, request: Any, context: Any) -> game_pb2.CreateMatchResponse:
+        seed = request.seed if request.HasField("seed") else None
+        created = await self.service.create_match(request.variant, dict(request.options), [s.name for s in request.seats], seed)
+        return game_pb2.CreateMatchResponse(
+            match_id=created.match_id,
+            seat_tokens=[game_pb2.SeatToken(seat=i, token=t) for i, t in enumerate(created.tokens)],
+            summary=codec.dict_to_pb(created.summary, game_pb2.MatchSummary),
+        )
+
+    @map_errors
+    async def GetInformationSet(self, request: Any, context: Any) -> common_pb2.InformationSet:
+        info = await self.service.information_set(request.match_id, request.seat, bearer_token(context))
+        return codec.information_set_to_pb(info)
+
+    @map_errors
+    async def SubmitAction(self, request: Any, context: Any) -> game_pb2.SubmitActionResponse:
+        which = request.WhichOneof("action")
+        if which is None:
+            from bummerl.core.errors import InvalidArgumentError
+
+            raise InvalidArgumentError("set action_id or action_text")
+        action = request.action_id if which == "action_id" else request.action_text
+        u = await self.service.submit_action(
+            request.match_id, request.seat, bearer_token(context), request.expected_version, action
+        )
+        return game_pb2.SubmitActionResponse(duplicate=u.duplicate, **_update_fields(u))
+
+    @map_errors
+    async def StreamMatch(self, request: Any, context: Any) -> AsyncIterator[game_pb2.MatchUpdate]:
+        async for u in self.service.stream(request.match_id, request.seat, bearer_token(context), request.from_version):
+            yield game_pb2.MatchUpdate(**_update_fields(u))
+
+    @map_errors
+    async def Resign(self, request: Any, context: Any) -> game_pb2.ResignResponse:
+        u = await self.service.resign(request.match_id, request.seat, bearer_token(context))
+        result = next(e["result"] for e in u.events if e["type"] == "match_end")
+        return game_pb2.ResignResponse(version=u.version, match_result=codec.match_result_to_pb(result))
+
+    @map_errors
+    async def GetMatchRecord(self, request: Any, context: Any) -> game_pb2.MatchRecord:
+        return codec.dict_to_pb(await self.service.record(request.match_id), game_pb2.MatchRecord)

@@ -1,0 +1,96 @@
+"""The running service in one object: Redis (URL or embedded Valkey), store, use cases, gRPC
+server (+ health, reflection, interceptors), REST gateway and metrics. Used by ``bummerl serve``,
+``bummerl play`` (local server), benchmarks and the tests.
+
+    async with Runtime(Settings.from_env(port=0, http_port=0, metrics_port=0)) as rt:
+        print(rt.target)          # "127.0.0.1:<port>"
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from grpc_health.v1 import health
+
+from bummerl import metrics
+from bummerl.api.gateway import Gateway
+from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gateway
+from bummerl.api.servicer import GameServicer
+from bummerl.config import Settings
+from bummerl.core import MatchService
+from bummerl.store import EmbeddedValkey, MatchStore, resolve_redis_url
+
+log = logging.getLogger(__name__)
+
+
+class Runtime:
+    """Start with ``await rt.start()`` (or ``async with``); stop with ``await rt.stop()``.
+
+    ``gateway_port`` None = the gateway only if ``settings.http_port`` != 0; an int (0 =
+    ephemeral) always starts it. Metrics are served only if ``settings.metrics_port`` != 0.
+    After start: ``grpc_port``, ``http_port`` (or None), ``target`` ("host:port"), ``redis_url``.
+    """
+
+    def __init__(self, settings: Settings, gateway_port: int | None = None) -> None:
+        self.settings = settings
+        self.gateway_port = gateway_port
+        self.embedded: EmbeddedValkey | None = None
+        self.store: MatchStore | None = None
+        self.service: MatchService | None = None
+        self.server: Any = None
+        self.gateway: Gateway | None = None
+        self.health = health.aio.HealthServicer()
+        self.grpc_port = 0
+        self.http_port: int | None = None
+        self.metrics_port: int | None = None
+        self.redis_url = ""
+
+    @property
+    def target(self) -> str:
+        host = "127.0.0.1" if self.settings.host in ("0.0.0.0", "") else self.settings.host
+        return f"{host}:{self.grpc_port}"
+
+    async def start(self) -> Runtime:
+        s = self.settings
+        self.redis_url, self.embedded = resolve_redis_url(s.redis_url, str(s.data_dir) if s.data_dir else None)
+        self.store = MatchStore.from_url(self.redis_url)
+        await self.store.ping()
+        self.service = MatchService(self.store)
+        servicer = GameServicer(self.service)
+        self.server, self.grpc_port = await build_server(servicer, s, health_servicer=self.health)
+        await self.server.start()
+        port = self.gateway_port if self.gateway_port is not None else (s.http_port or None)
+        if port is not None:
+            self.gateway = await start_gateway([servicer], s.host, port)
+            self.http_port = self.gateway.port
+        if s.metrics_port:
+            self.metrics_port = metrics.start_metrics_server(s.metrics_port, s.host)
+        log.info("bummerl listening: grpc %s, http %s, metrics %s", self.target, self.http_port, self.metrics_port)
+        return self
+
+    async def stop(self) -> None:
+        """Graceful: health NOT_SERVING, gateway closed, running RPCs get a grace period, Redis
+        closed, the embedded Valkey stopped. Safe to call twice."""
+        try:
+            await self.health.enter_graceful_shutdown()
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+        if self.gateway is not None:
+            await self.gateway.close()
+            self.gateway = None
+        if self.server is not None:
+            await self.server.stop(SHUTDOWN_GRACE_SECONDS)
+            self.server = None
+        if self.store is not None:
+            await self.store.aclose()
+            self.store = None
+        if self.embedded is not None:
+            self.embedded.stop()
+            self.embedded = None
+
+    async def __aenter__(self) -> Runtime:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

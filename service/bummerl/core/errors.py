@@ -1,0 +1,44 @@
+"""Domain errors of the service use cases. They carry no transport codes: the API layer maps
+them in one table (:mod:`bummerl.api.errors`). Messages are safe to show to the caller."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of the service's domain errors."""
+
+
+class NotFoundError(ServiceError, LookupError):
+    """An unknown match, seat, variant, ladder or bot. -> NOT_FOUND."""
+
+
+class InvalidArgumentError(ServiceError, ValueError):
+    """A malformed request: unknown variant or option, bad value, wrong seat count. -> INVALID_ARGUMENT."""
+
+
+class UnauthenticatedError(ServiceError):
+    """No token, or a token that matches no seat of the match. -> UNAUTHENTICATED."""
+
+
+class PermissionDeniedError(ServiceError):
+    """A valid token of this match used for another seat. -> PERMISSION_DENIED."""
+
+
+class MatchOverError(ServiceError):
+    """An action or resignation on a match that has ended. -> FAILED_PRECONDITION."""
+
+
+class StaleVersionError(ServiceError):
+    """``expected_version`` is not the current version (and not a retry of the action applied
+    there). -> ABORTED, with the current version in the details and trailing metadata.
+
+    >>> StaleVersionError(7)
+    StaleVersionError(current_version=7)
+    """
+
+    def __init__(self, current_version: int, message: str | None = None) -> None:
+        self.current_version = int(current_version)
+        super().__init__(message or f"stale expected_version: the current version is {self.current_version}")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(current_version={self.current_version})"

@@ -1,0 +1,389 @@
+"""The REST gateway, health, reflection and gRPC metrics over real sockets.
+
+A tiny in-test fake of GameService stands in for the real servicer: these tests check the
+transport (routing from the http annotations, request building, JSON/NDJSON, error mapping),
+not the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client import REGISTRY, generate_latest
+
+from bummerl import metrics
+from bummerl.api.errors import (
+    IllegalActionError,
+    NotFoundError,
+    StaleVersionError,
+    UnauthenticatedError,
+    map_errors,
+)
+from bummerl.api.gateway import compile_template
+from bummerl.api.metadata import bearer_token
+from bummerl.api.server import build_server, start_gateway
+from bummerl.config import Settings
+from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
+
+MATCH = "m-0123456789abcdef"
+TOKEN = "tok-" + "s3cr3t" * 6
+CURRENT_VERSION = 5
+
+
+class FakeGame(game_pb2_grpc.GameServiceServicer):
+    """One match MATCH at CURRENT_VERSION; seat tokens are TOKEN for every seat."""
+
+    def __init__(self) -> None:
+        self.stream_closed = asyncio.Event()
+
+    def _auth(self, context: Any) -> None:
+        if bearer_token(context) != TOKEN:
+            raise UnauthenticatedError("missing or wrong seat token")
+
+    def _match(self, match_id: str) -> None:
+        if match_id != MATCH:
+            raise NotFoundError(f"no match {match_id!r}")
+
+    def _infoset(self, seat: int, version: int) -> common_pb2.InformationSet:
+        return common_pb2.InformationSet(
+            match_id=MATCH, version=version, seat=seat, variant="schnapsen-at", num_seats=2,
+            deal=common_pb2.DealView(phase=common_pb2.PHASE_LEAD, to_act=0, hand=["AH", "TS"]),
+        )
+
+    @map_errors
+    async def ListVariants(self, request, context):
+        return game_pb2.ListVariantsResponse(variants=[common_pb2.VariantInfo(id="schnapsen-at", num_players=2)])
+
+    @map_errors
+    async def CreateMatch(self, request, context):
+        return game_pb2.CreateMatchResponse(
+            match_id=MATCH,
+            seat_tokens=[game_pb2.SeatToken(seat=i, token=TOKEN) for i in range(len(request.seats))],
+            summary=game_pb2.MatchSummary(match_id=MATCH, variant=request.variant, options=request.options,
+                                          seats=[game_pb2.SeatInfo(seat=i, name=s.name)
+                                                 for i, s in enumerate(request.seats)]),
+        )
+
+    @map_errors
+    async def GetInformationSet(self, request, context):
+        self._match(request.match_id)
+        self._auth(context)
+        return self._infoset(request.seat, CURRENT_VERSION)
+
+    @map_errors
+    async def SubmitAction(self, request, context):
+        self._match(request.match_id)
+        self._auth(context)
+        if request.expected_version != CURRENT_VERSION:
+            raise StaleVersionError(CURRENT_VERSION)
+        if request.WhichOneof("action") == "action_text" and request.action_text != "play AH":
+            raise IllegalActionError(f"illegal action: {request.action_text}")
+        return game_pb2.SubmitActionResponse(
+            version=CURRENT_VERSION + 1,
+            information_set=self._infoset(request.seat, CURRENT_VERSION + 1),
+            events=[common_pb2.Event(version=CURRENT_VERSION + 1, deal_number=1,
+                                     card_played=common_pb2.CardPlayed(seat=request.seat, card="AH"))],
+        )
+
+    @map_errors
+    async def StreamMatch(self, request, context):
+        self._match(request.match_id)
+        self._auth(context)
+        try:
+            for v in range(request.from_version + 1, CURRENT_VERSION + 1):
+                yield game_pb2.MatchUpdate(version=v, information_set=self._infoset(request.seat, v))
+            if request.seat == 1:  # an endless stream: waits for events that never come
+                await asyncio.Event().wait()
+            if request.from_version == CURRENT_VERSION - 1:
+                raise StaleVersionError(CURRENT_VERSION)  # an error after the first message
+        finally:
+            self.stream_closed.set()
+
+    @map_errors
+    async def GetMatchRecord(self, request, context):
+        self._match(request.match_id)
+        return game_pb2.MatchRecord(match_id=MATCH, variant="schnapsen-at")
+
+
+@pytest.fixture
+async def servers():
+    fake = FakeGame()
+    server, port = await build_server(fake, Settings.from_env({}, host="127.0.0.1", port=0))
+    await server.start()
+    gateway = await start_gateway([fake], "127.0.0.1", 0)
+    try:
+        yield fake, port, f"http://127.0.0.1:{gateway.port}"
+    finally:
+        await gateway.close()
+        await server.stop(None)
+
+
+def _http(method: str, url: str, body: Any = None, token: str | None = TOKEN, raw: bytes | None = None):
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+async def http(method: str, url: str, body: Any = None, **kw: Any) -> tuple[int, dict[str, str], Any]:
+    status, headers, payload = await asyncio.to_thread(_http, method, url, body, **kw)
+    return status, {k.lower(): v for k, v in headers.items()}, payload
+
+
+def test_compile_template() -> None:
+    rx, names = compile_template("/v1/{name=shelves/*}/books/{book.id}:publish")
+    assert names == ("name", "book.id")
+    assert rx.match("/v1/shelves/s1/books/7:publish").groups() == ("shelves/s1", "7")
+    assert rx.match("/v1/shelves/s1/x/books/7:publish") is None
+
+
+async def test_get_with_path_params_and_auth_header(servers) -> None:
+    _, _, base = servers
+    status, headers, body = await http("GET", f"{base}/v1/matches/{MATCH}/seats/1/information-set")
+    assert status == 200 and headers["content-type"] == "application/json"
+    info = json.loads(body)
+    assert info["match_id"] == MATCH and info["seat"] == 1 and info["version"] == str(CURRENT_VERSION)
+    assert info["deal"]["phase"] == "PHASE_LEAD" and info["deal"]["hand"] == ["AH", "TS"]
+    assert info["deal"]["to_act"] == 0  # default values are printed, so seat 0 is explicit
+
+
+async def test_list_and_create(servers) -> None:
+    _, _, base = servers
+    status, _, body = await http("GET", f"{base}/v1/variants")
+    assert status == 200 and json.loads(body)["variants"][0]["id"] == "schnapsen-at"
+    status, _, body = await http(
+        "POST", f"{base}/v1/matches",
+        {"variant": "schnapsen-at", "options": {"target": "7"}, "seats": [{"name": "a"}, {"name": "b"}], "seed": "3"},
+        token=None,
+    )
+    created = json.loads(body)
+    assert status == 200 and [t["seat"] for t in created["seat_tokens"]] == [0, 1]
+    assert created["summary"]["options"] == {"target": "7"} and created["summary"]["seats"][1]["name"] == "b"
+
+
+async def test_post_with_json_body(servers) -> None:
+    _, _, base = servers
+    status, _, body = await http(
+        "POST", f"{base}/v1/matches/{MATCH}/seats/0/actions", {"expected_version": CURRENT_VERSION, "action_text": "play AH"}
+    )
+    assert status == 200, body
+    resp = json.loads(body)
+    assert resp["version"] == str(CURRENT_VERSION + 1) and resp["duplicate"] is False
+    assert resp["events"][0]["card_played"] == {"seat": 0, "card": "AH"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "token", "http_status", "code"),
+    [
+        ("GET", "/v1/matches/nope/record", None, TOKEN, 404, "NOT_FOUND"),
+        ("POST", f"/v1/matches/{MATCH}/seats/0/actions", {"expected_version": 5, "action_text": "play KH"}, TOKEN,
+         409, "FAILED_PRECONDITION"),
+        ("GET", f"/v1/matches/{MATCH}/seats/0/information-set", None, "wrong", 401, "UNAUTHENTICATED"),
+        ("GET", f"/v1/matches/{MATCH}/seats/0/information-set", None, None, 401, "UNAUTHENTICATED"),
+        ("POST", f"/v1/matches/{MATCH}/seats/0/actions", {"expected_versionz": 5}, TOKEN, 400, "INVALID_ARGUMENT"),
+        ("GET", f"/v1/matches/{MATCH}/seats/zero/information-set", None, TOKEN, 400, "INVALID_ARGUMENT"),
+        ("GET", f"/v1/matches/{MATCH}/seats/0/stream?bogus=1", None, TOKEN, 400, "INVALID_ARGUMENT"),
+        ("GET", "/v2/nothing", None, TOKEN, 404, "NOT_FOUND"),
+        ("DELETE", "/v1/variants", None, TOKEN, 405, "UNIMPLEMENTED"),
+    ],
+)
+async def test_errors_map_to_http(servers, method, path, body, token, http_status, code) -> None:
+    _, _, base = servers
+    status, _, payload = await http(method, base + path, body, token=token)
+    assert status == http_status
+    error = json.loads(payload)
+    assert error["code"] == code and error["message"]
+
+
+async def test_stale_version_is_409_with_current_version(servers) -> None:
+    _, _, base = servers
+    status, headers, payload = await http(
+        "POST", f"{base}/v1/matches/{MATCH}/seats/0/actions", {"expected_version": 2, "action_id": 3}
+    )
+    assert status == 409
+    error = json.loads(payload)
+    assert error["code"] == "ABORTED" and str(CURRENT_VERSION) in error["message"]
+    assert error["metadata"] == {"bummerl-current-version": str(CURRENT_VERSION)}
+    assert headers["bummerl-current-version"] == str(CURRENT_VERSION)
+
+
+async def test_bad_json_body(servers) -> None:
+    _, _, base = servers
+    status, _, payload = await http("POST", f"{base}/v1/matches/{MATCH}/seats/0/actions", raw=b"{not json")
+    assert status == 400 and json.loads(payload)["code"] == "INVALID_ARGUMENT"
+
+
+async def test_ndjson_stream(servers) -> None:
+    fake, _, base = servers
+    status, headers, payload = await http("GET", f"{base}/v1/matches/{MATCH}/seats/0/stream?from_version=2")
+    assert status == 200 and headers["content-type"] == "application/x-ndjson"
+    lines = [json.loads(line) for line in payload.decode().splitlines()]
+    assert [line["result"]["version"] for line in lines] == ["3", "4", "5"]
+    assert lines[0]["result"]["information_set"]["seat"] == 0
+    assert fake.stream_closed.is_set()
+
+
+async def test_ndjson_stream_error_after_first_message(servers) -> None:
+    _, _, base = servers
+    status, _, payload = await http("GET", f"{base}/v1/matches/{MATCH}/seats/0/stream?from_version=4")
+    lines = [json.loads(line) for line in payload.decode().splitlines()]
+    assert status == 200 and lines[0]["result"]["version"] == "5"
+    assert lines[1] == {"error": {"code": "ABORTED", "message": lines[1]["error"]["message"],
+                                  "metadata": {"bummerl-current-version": "5"}}}
+
+
+async def test_stream_error_before_first_message_is_a_status(servers) -> None:
+    _, _, base = servers
+    status, _, payload = await http("GET", f"{base}/v1/matches/nope/seats/0/stream")
+    assert status == 404 and json.loads(payload)["code"] == "NOT_FOUND"
+
+
+async def test_stream_client_disconnect_closes_the_handler(servers) -> None:
+    fake, _, base = servers
+    port = int(base.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        f"GET /v1/matches/{MATCH}/seats/1/stream?from_version=4 HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {TOKEN}\r\n\r\n".encode()
+    )
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert b" 200 " in head.split(b"\r\n")[0] and b"chunked" in head.lower()
+    chunk = await reader.readuntil(b"}\n")
+    assert b'"version":"5"' in chunk
+    assert not fake.stream_closed.is_set()
+    writer.close()
+    await writer.wait_closed()
+    await asyncio.wait_for(fake.stream_closed.wait(), 5)
+
+
+async def test_keep_alive_serves_several_requests(servers) -> None:
+    _, _, base = servers
+    port = int(base.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    for _ in range(2):
+        writer.write(b"GET /v1/variants HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        head = (await reader.readuntil(b"\r\n\r\n")).decode()
+        length = int(next(h.split(":")[1] for h in head.split("\r\n") if h.lower().startswith("content-length")))
+        assert json.loads(await reader.readexactly(length))["variants"]
+    writer.close()
+    await writer.wait_closed()
+
+
+# --- gRPC side: health, reflection, metrics ---------------------------------------------------
+
+
+async def test_health_service(servers) -> None:
+    _, port, _ = servers
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for name in ("", "bummerl.v1.GameService"):
+            resp = await stub.Check(health_pb2.HealthCheckRequest(service=name))
+            assert resp.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_reflection(servers) -> None:
+    _, port, _ = servers
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+
+        async def ask(**kw):
+            call = stub.ServerReflectionInfo()
+            await call.write(reflection_pb2.ServerReflectionRequest(**kw))
+            await call.done_writing()
+            return await call.read()
+
+        listed = await ask(list_services="")
+        names = {s.name for s in listed.list_services_response.service}
+        assert {"bummerl.v1.GameService", "grpc.health.v1.Health"} <= names
+        files = await ask(file_containing_symbol="bummerl.v1.GameService")
+        assert files.file_descriptor_response.file_descriptor_proto
+
+
+def _sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+async def test_grpc_metrics_and_no_secret_labels(servers) -> None:
+    _, port, _ = servers
+    labels = {"grpc_type": "unary", "grpc_service": "bummerl.v1.GameService", "grpc_method": "GetMatchRecord"}
+    ok_before = _sample("grpc_server_handled_total", **labels, grpc_code="OK")
+    nf_before = _sample("grpc_server_handled_total", **labels, grpc_code="NotFound")
+    started_before = _sample("grpc_server_started_total", **labels)
+    stream_labels = {**labels, "grpc_type": "server_stream", "grpc_method": "StreamMatch"}
+    sent_before = _sample("grpc_server_msg_sent_total", **stream_labels)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = game_pb2_grpc.GameServiceStub(channel)
+        await stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=MATCH))
+        with pytest.raises(grpc.aio.AioRpcError):
+            await stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id="nope"))
+        md = (("authorization", f"Bearer {TOKEN}"),)
+        updates = [u async for u in stub.StreamMatch(game_pb2.StreamMatchRequest(match_id=MATCH, from_version=2),
+                                                     metadata=md)]
+        assert len(updates) == 3
+    assert _sample("grpc_server_started_total", **labels) == started_before + 2
+    assert _sample("grpc_server_handled_total", **labels, grpc_code="OK") == ok_before + 1
+    assert _sample("grpc_server_handled_total", **labels, grpc_code="NotFound") == nf_before + 1
+    assert _sample("grpc_server_handling_seconds_count", **labels) >= 2
+    assert _sample("grpc_server_msg_sent_total", **stream_labels) == sent_before + 3
+    exposition = generate_latest(REGISTRY).decode()
+    assert MATCH not in exposition and TOKEN not in exposition and "AH" not in exposition
+
+
+async def test_metrics_http_server() -> None:
+    metrics.action_applied("schnapsen-at")
+    port = metrics.start_metrics_server(0, "127.0.0.1")
+    status, _, body = await http("GET", f"http://127.0.0.1:{port}/metrics", token=None)
+    assert status == 200
+    assert b'bummerl_actions_total{variant="schnapsen-at"}' in body
+    assert b"grpc_server_started_total" in body
+
+
+def test_metrics_multiprocess_mode(tmp_path) -> None:
+    """With PROMETHEUS_MULTIPROC_DIR set, /metrics serves the aggregate of the processes' files."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import urllib.request\n"
+        "from bummerl import metrics\n"
+        "metrics.match_created('santase')\n"
+        "port = metrics.start_metrics_server(0, '127.0.0.1')\n"
+        "print(urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics', timeout=10).read().decode())\n"
+    )
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert 'bummerl_matches_created_total{variant="santase"} 1.0' in out.stdout
+    assert "bummerl_active_matches 1.0" in out.stdout
+    assert list(tmp_path.iterdir())  # values live in the shared directory
+
+
+async def test_serve_starts_and_stops() -> None:
+    from bummerl.api.server import serve
+
+    ready = asyncio.Event()
+    settings = Settings.from_env({}, host="127.0.0.1", port=0, http_port=0, metrics_port=0)
+    task = asyncio.create_task(serve(FakeGame(), settings, ready=ready))
+    await asyncio.wait_for(ready.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)

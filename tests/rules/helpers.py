@@ -1,0 +1,168 @@
+"""Shared scenario helpers for the rules-engine tests (``tests/rules/test_*.py``).
+
+Import from a test module of this package with ``from .helpers import make_match, play, legal``
+(``tests/rules`` is a package: it has an ``__init__.py``).
+
+Scenarios are built from an explicit deal: both hands (indexed by SEAT, not by deal order), the
+face-up trump card and the talon order (top card first, trump card excluded). Cards are codes
+(``"QH"``, ``"TS"``, ``"10S"``, ``"9C"``) or ids. The deck order is built with
+:func:`bummerl.rules.state.arrange_deck`, so the engine deals exactly these cards (SRV-1).
+
+Stable API (other test modules rely on it):
+
+* ``rules_for(variant, options=None) -> Rules``
+* ``deck_for(variant, dealer, hands, trump_card, talon, options=None) -> list[int]``
+* ``make_match(variant, dealer, hands, trump_card, talon, options=None, start=None, *,
+  game_points=None, seed=0, next_decks=()) -> MatchState``
+* ``play(m, *texts) -> MatchState`` (``"QH"`` alone means ``"play QH"``)
+* ``legal(m) -> set[str]``; ``is_legal(m, text) -> bool``; ``assert_illegal(m, text)``
+* ``hand(m, seat) -> set[str]``; ``talon(m) -> list[str]``; ``ids(codes) -> list[int]``
+* ``rest(variant, *used) -> list[str]``: the variant's cards not in ``used``, in deck order
+* ``result(m, i=0) -> DealResult``; ``deal_points(m, seat) -> int``
+* ``finish_deal(m, policy=first_legal) -> MatchState`` plays the current deal to its end
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import pytest
+
+from bummerl.rules import IllegalActionError, apply, find_variant
+from bummerl.rules.actions import action_to_string, parse_action
+from bummerl.rules.cards import card_code, cards_of, parse_card
+from bummerl.rules.state import DealResult, MatchState, arrange_deck
+from bummerl.rules.variant import Rules
+
+Card = str | int
+
+
+def ids(codes: Iterable[Card]) -> list[int]:
+    """Card ids of codes (``"QH"``) or ids."""
+    return [parse_card(c) if isinstance(c, str) else c for c in codes]
+
+
+def codes(cards: Iterable[Card]) -> list[str]:
+    """Canonical card codes (``"TS"`` for ``"10S"``) of codes or ids."""
+    return [card_code(c) for c in ids(cards)]
+
+
+def rules_for(variant: str, options: Mapping[str, object] | None = None) -> Rules:
+    """The configured rules of ``variant`` (id or alias) with table ``options``."""
+    return find_variant(variant).configure(options)
+
+
+def rest(variant: str, *used: Iterable[Card]) -> list[str]:
+    """The cards of ``variant``'s deck that are not in any of ``used``, in deck-id order."""
+    taken = {c for group in used for c in ids(group)}
+    return [card_code(c) for c in find_variant(variant).deck if c not in taken]
+
+
+def deck_for(
+    variant: str,
+    dealer: int,
+    hands: Sequence[Sequence[Card]],
+    trump_card: Card,
+    talon: Sequence[Card],
+    options: Mapping[str, object] | None = None,
+) -> list[int]:
+    """Deck order (top first) that deals ``hands`` (by seat), ``trump_card`` and ``talon``
+    (top first, without the trump card) when ``dealer`` deals."""
+    r = rules_for(variant, options)
+    return arrange_deck(r, dealer, (ids(hands[0]), ids(hands[1])), trump_card, ids(talon))
+
+
+def make_match(
+    variant: str,
+    dealer: int,
+    hands: Sequence[Sequence[Card]],
+    trump_card: Card,
+    talon: Sequence[Card],
+    options: Mapping[str, object] | None = None,
+    start: Sequence[str] | None = None,
+    *,
+    game_points: Sequence[int] | None = None,
+    seed: int = 0,
+    next_decks: Sequence[Sequence[int]] = (),
+) -> MatchState:
+    """A new match whose first deal is exactly the given one; ``dealer`` deals it.
+
+    ``start``: action texts applied at once (see :func:`play`). ``game_points``: preset match
+    score (e.g. ``[6, 0]`` to test the end of a Bummerl). ``next_decks``: explicit deck orders of
+    the following deals (else the seed's shuffles).
+    """
+    r = rules_for(variant, options)
+    deck = arrange_deck(r, dealer, (ids(hands[0]), ids(hands[1])), trump_card, ids(talon))
+    m = MatchState(r, seed, [deck, *[list(d) for d in next_decks]], dealer)
+    if game_points is not None:
+        m.game_points = list(game_points)
+    if start:
+        m = play(m, *start)
+    return m
+
+
+def _text(t: str) -> str:
+    t = t.strip()
+    if " " not in t and t.lower() not in ("exchange", "close", "declare", "draw", "pass"):
+        return f"play {t}"
+    return t
+
+
+def play(m: MatchState, *texts: str) -> MatchState:
+    """Apply action texts one by one with :func:`bummerl.rules.apply` (checked; raises
+    IllegalActionError). A bare card code means ``play <card>``. Returns the new state."""
+    for t in texts:
+        m = apply(m, _text(t))
+    return m
+
+
+def legal(m: MatchState) -> set[str]:
+    """Text forms of the legal actions of the seat to act."""
+    return {action_to_string(a) for a in m.legal_actions()}
+
+
+def is_legal(m: MatchState, text: str) -> bool:
+    return parse_action(_text(text)) in m.legal_actions()
+
+
+def assert_illegal(m: MatchState, text: str) -> None:
+    """``text`` is not offered and ``apply`` rejects it with IllegalActionError."""
+    assert not is_legal(m, text), f"{text!r} should not be legal; legal: {sorted(legal(m))}"
+    with pytest.raises(IllegalActionError):
+        apply(m, _text(text))
+
+
+def hand(m: MatchState, seat: int) -> set[str]:
+    """Card codes in ``seat``'s hand in the current deal."""
+    return {card_code(c) for c in cards_of(m.deal.hands[seat])}
+
+
+def talon(m: MatchState) -> list[str]:
+    """Remaining talon cards, top first, face-up trump card last (empty when exhausted)."""
+    d = m.deal
+    return [card_code(c) for c in d.talon[d.tpos :]]
+
+
+def result(m: MatchState, i: int = 0) -> DealResult:
+    """Result of deal ``i`` of the match (raises IndexError if not finished)."""
+    return m.results[i]
+
+
+def deal_points(m: MatchState, seat: int) -> int:
+    """Current deal points (trick points + counted marriages) of ``seat``."""
+    return m.deal.deal_points(seat)
+
+
+def first_legal(m: MatchState) -> int:
+    """Policy: the lowest legal action id that is a card play if any, else the lowest one."""
+    acts = m.legal_actions()
+    plays = [a for a in acts if a < 24]
+    return (plays or acts)[0]
+
+
+def finish_deal(m: MatchState, policy: Callable[[MatchState], int] = first_legal) -> MatchState:
+    """Play the current deal to its end with ``policy``; returns the new state."""
+    n = len(m.results)
+    while len(m.results) == n and not m.over:
+        m = apply(m, policy(m))
+    return m
