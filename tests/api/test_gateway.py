@@ -256,7 +256,14 @@ async def test_stream_error_before_first_message_is_a_status(servers) -> None:
 
 async def test_stream_client_disconnect_closes_the_handler(servers) -> None:
     fake, _, base = servers
-    port = int(base.rsplit(":", 1)[1])
+    _, writer = await _open_endless_stream(int(base.rsplit(":", 1)[1]))
+    assert not fake.stream_closed.is_set()
+    writer.close()
+    await writer.wait_closed()
+    await asyncio.wait_for(fake.stream_closed.wait(), 5)
+
+
+async def _open_endless_stream(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(
         f"GET /v1/matches/{MATCH}/seats/1/stream?from_version=4 HTTP/1.1\r\nHost: x\r\n"
@@ -265,12 +272,18 @@ async def test_stream_client_disconnect_closes_the_handler(servers) -> None:
     await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
     assert b" 200 " in head.split(b"\r\n")[0] and b"chunked" in head.lower()
-    chunk = await reader.readuntil(b"}\n")
-    assert b'"version":"5"' in chunk
-    assert not fake.stream_closed.is_set()
+    assert b'"version":"5"' in await reader.readuntil(b"}\n")
+    return reader, writer
+
+
+async def test_gateway_close_ends_open_streams() -> None:
+    fake = FakeGame()
+    gateway = await start_gateway({"bummerl.v1.GameService": fake}, "127.0.0.1", 0)
+    reader, writer = await _open_endless_stream(gateway.port)
+    await asyncio.wait_for(gateway.close(), 5)
+    assert fake.stream_closed.is_set()
+    assert await reader.read() == b"\r\n"  # end of the open chunk, then EOF: no terminating chunk
     writer.close()
-    await writer.wait_closed()
-    await asyncio.wait_for(fake.stream_closed.wait(), 5)
 
 
 async def test_keep_alive_serves_several_requests(servers) -> None:

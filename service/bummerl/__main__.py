@@ -1,0 +1,190 @@
+"""``bummerl`` command line: ``serve``, ``play``, ``bench``.
+
+    bummerl serve [--port 50051] [--http-port 8080] [--metrics-port 9095] [--redis-url URL]
+                  [--data-dir DIR] [--demo greedy,random] [--variant schnapsen-at]
+    bummerl play --variant schnapsen-at --bots greedy,random [--server HOST:PORT] [--seed N]
+                 [--option name=value ...] [--json]
+    bummerl bench engine --variant schnapsen-at --seconds 10 [--json]
+    bummerl bench service --matches 64 --seconds 10 [--json]
+
+Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import sys
+from typing import Any
+
+from bummerl.config import Settings
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for p in pairs:
+        name, sep, value = p.partition("=")
+        if not sep:
+            raise SystemExit(f"--option expects name=value, got {p!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _print_deal(d: dict[str, Any]) -> None:
+    res = d.get("result")
+    if not res:
+        return
+    w = res["winner"]
+    who = "drawn" if w < 0 else f"seat {w}"
+    print(f"deal {d['deal_number'] + 1}: {who} +{max(res['game_points'])} ({res['reason']}), "
+          f"deal points {res['deal_points']}, tricks {res['tricks_won']}")
+
+
+async def _play(client: Any, variant: str, bot_names: list[str], seed: int | None, options: dict[str, str],
+                as_json: bool) -> dict[str, Any]:
+    from bummerl_client import play_match
+    from bummerl_client.__main__ import bot_from_spec
+
+    bots = [bot_from_spec(b, None if seed is None else seed + i) for i, b in enumerate(bot_names)]
+    rec = await play_match(client, variant, bots, options, seed)
+    names = [s["name"] for s in rec["seats"]]
+    if not as_json:
+        print(f"{rec['variant']}: {' vs '.join(f'{n} (seat {i})' for i, n in enumerate(names))}, match {rec['match_id']}")
+        for d in rec["deals"]:
+            _print_deal(d)
+    res = rec["match_result"]
+    summary = {
+        "match_id": rec["match_id"], "variant": rec["variant"], "winner": res["winner"],
+        "winner_bot": names[res["winner"]] if res["winner"] >= 0 else None,
+        "game_points": res["game_points"], "sets_won": res["sets_won"], "deals": len(rec["deals"]),
+        "actions": len(rec["actions"]), "reason": res["reason"], "match_schneider": res["match_schneider"],
+    }
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        print(f"result: seat {res['winner']} ({summary['winner_bot']}) wins, game points {res['game_points']}"
+              f"{', sets ' + str(res['sets_won']) if max(res['sets_won']) > 1 else ''}"
+              f"{' (Schneider)' if res['match_schneider'] else ''}; {summary['deals']} deals, {summary['actions']} actions")
+    return summary
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from bummerl.app import Runtime
+    from bummerl_client import AsyncClient
+
+    settings = Settings.from_env(port=args.port, http_port=args.http_port, metrics_port=args.metrics_port,
+                                 **({"redis_url": args.redis_url} if args.redis_url else {}),
+                                 **({"data_dir": args.data_dir} if args.data_dir else {}), host=args.host)
+    logging.basicConfig(level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    rt = Runtime(settings)
+    await rt.start()
+    print(f"bummerl: gRPC listening on {rt.target}", flush=True)
+    if rt.http_port:
+        print(f"bummerl: REST/JSON on http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}/v1/variants", flush=True)
+    if rt.metrics_port:
+        print(f"bummerl: metrics on http://{rt.target.rsplit(':', 1)[0]}:{rt.metrics_port}/metrics", flush=True)
+    print(f"bummerl: redis {'embedded Valkey' if rt.embedded else 'at BUMMERL_REDIS_URL'}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        if args.demo:
+            print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
+            async with AsyncClient(rt.target) as client:
+                await _play(client, args.variant, args.demo.split(","), args.seed, {}, False)
+            print("bummerl: still serving; press Ctrl-C to stop", flush=True)
+        await stop.wait()
+    finally:
+        print("bummerl: shutting down", flush=True)
+        await rt.stop()
+    return 0
+
+
+async def _play_cmd(args: argparse.Namespace) -> int:
+    from bummerl_client import AsyncClient
+
+    bots = args.bots.split(",")
+    if len(bots) != 2:
+        raise SystemExit("--bots takes two bots, e.g. greedy,random")
+    options = _options(args.option)
+    if args.server:
+        async with AsyncClient(args.server) as client:
+            await client.wait_ready(10)
+            await _play(client, args.variant, bots, args.seed, options, args.json)
+        return 0
+    from bummerl.app import Runtime
+
+    logging.basicConfig(level=logging.WARNING)
+    async with Runtime(Settings.from_env(port=0, http_port=0, metrics_port=0)) as rt:
+        async with AsyncClient(rt.target) as client:
+            await _play(client, args.variant, bots, args.seed, options, args.json)
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from bummerl import bench
+
+    if args.what == "engine":
+        variants = [v.id for v in __import__("bummerl.rules", fromlist=["list_variants"]).list_variants()] if args.variant == "all" else [args.variant]
+        for v in variants:
+            r = bench.bench_engine(v, args.seconds)
+            if args.json:
+                print(json.dumps(r))
+            else:
+                print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
+                      f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, random vs random)")
+    else:
+        r = bench.bench_service(args.matches, args.seconds, args.variant)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"service: {r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
+                  f"({r['matches']} concurrent matches, {r['submit_calls']} calls in {r['seconds']} s, errors {r['errors']})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bummerl", description="Bummerl game server for the Schnapsen family")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve", help="run the gRPC/REST server")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=50051)
+    s.add_argument("--http-port", type=int, default=8080, help="REST gateway port (0 = off)")
+    s.add_argument("--metrics-port", type=int, default=9095, help="Prometheus port (0 = off)")
+    s.add_argument("--redis-url", default=None, help="Redis URL (default: BUMMERL_REDIS_URL or embedded Valkey)")
+    s.add_argument("--data-dir", default=None, help="data dir of the embedded Valkey")
+    s.add_argument("--demo", default=None, help="play one demo Bummerl with these bots first, e.g. greedy,random")
+    s.add_argument("--variant", default="schnapsen-at")
+    s.add_argument("--seed", type=int, default=None)
+    pl = sub.add_parser("play", help="play one Bummerl between two bots through a server")
+    pl.add_argument("--variant", default="schnapsen-at")
+    pl.add_argument("--bots", default="greedy,random", help="two of: random, greedy, exec:COMMAND")
+    pl.add_argument("--server", default=None, help="HOST:PORT (default: start a local server)")
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
+    pl.add_argument("--json", action="store_true", help="last line: one JSON object with the result")
+    b = sub.add_parser("bench", help="print engine or service figures")
+    b.add_argument("what", choices=["engine", "service"])
+    b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
+    b.add_argument("--seconds", type=float, default=10.0)
+    b.add_argument("--matches", type=int, default=64)
+    b.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    try:
+        if args.cmd == "serve":
+            return asyncio.run(_serve(args))
+        if args.cmd == "play":
+            return asyncio.run(_play_cmd(args))
+        return _bench(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

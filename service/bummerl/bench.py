@@ -1,0 +1,130 @@
+"""Benchmarks that print figures (``make bench``); they are not timed tests.
+
+* :func:`bench_engine`: random-vs-random deals on one core with fixed seeds, using the engine's
+  in-place hot path (``DealState.step``); reports deals/s and actions/s.
+* :func:`bench_service`: SubmitAction calls/s and p50/p99 latency (ms) against one server
+  process (a ``bummerl serve`` subprocess with embedded Valkey) driven by ``matches`` concurrent
+  random players from this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from bummerl.rules import find_variant
+from bummerl.rules.state import OVER, DealState
+
+
+def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1) -> dict[str, Any]:
+    """Play random deals of ``variant`` for ``seconds`` (wall clock) on this thread.
+
+    Returns ``{"variant", "deals", "actions", "seconds", "deals_per_s", "actions_per_s",
+    "actions_per_deal"}``.
+    """
+    rules = find_variant(variant).configure({})
+    rng = random.Random(seed)
+    choice = rng.choice
+    deck = list(rules.deck)
+    deals = acts = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(500):
+            rng.shuffle(deck)
+            d = DealState.new(rules, deck, deals & 1)
+            while d.phase != OVER:
+                d.step(choice(d.legal_actions()))
+                acts += 1
+            deals += 1
+    dt = time.perf_counter() - t0
+    return {
+        "variant": rules.spec.id, "deals": deals, "actions": acts, "seconds": round(dt, 3),
+        "deals_per_s": round(deals / dt, 1), "actions_per_s": round(acts / dt, 1),
+        "actions_per_deal": round(acts / deals, 2),
+    }
+
+
+async def _service_load(target: str, matches: int, seconds: float, variant: str) -> dict[str, Any]:
+    from bummerl_client import AsyncClient, BummerlError
+
+    lat: list[float] = []
+    stop_at = time.perf_counter() + seconds
+    errors = 0
+    async with AsyncClient(target) as c:
+        await c.wait_ready(20)
+
+        async def player(i: int) -> None:
+            nonlocal errors
+            rng = random.Random(i)
+            while time.perf_counter() < stop_at:
+                cm = await c.create_match(variant, seed=i)
+                infos = [await c.information_set(cm.match_id, s, cm.tokens[s]) for s in (0, 1)]
+                while time.perf_counter() < stop_at:
+                    s = int(infos[0]["deal"]["to_act"])
+                    if infos[0]["match"]["over"] or s < 0:
+                        break
+                    info = infos[s] if infos[s]["legal_actions"] else await c.information_set(cm.match_id, s, cm.tokens[s])
+                    a = rng.choice(info["legal_actions"])["id"]
+                    t = time.perf_counter()
+                    try:
+                        r = await c.submit_action(cm.match_id, s, cm.tokens[s], int(info["version"]), a)
+                    except BummerlError:
+                        errors += 1
+                        break
+                    lat.append(time.perf_counter() - t)
+                    infos[s] = r["information_set"]
+                    infos[1 - s] = await c.information_set(cm.match_id, 1 - s, cm.tokens[1 - s]) if r["information_set"]["deal"]["to_act"] != s else infos[1 - s]
+                    if int(infos[s]["deal"]["to_act"]) == 1 - s:
+                        pass
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(player(i) for i in range(matches)))
+        dt = time.perf_counter() - t0
+    lat.sort()
+    n = len(lat)
+    return {
+        "matches": matches, "variant": variant, "submit_calls": n, "errors": errors, "seconds": round(dt, 3),
+        "actions_per_s": round(n / dt, 1),
+        "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
+        "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None,
+    }
+
+
+def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at") -> dict[str, Any]:
+    """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
+
+    Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
+    client side also reads the second seat's information set after each action, so the server
+    handles about two calls per SubmitAction; only SubmitAction is timed.
+    """
+    env = dict(os.environ)
+    env.pop("BUMMERL_REDIS_URL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bummerl", "serve", "--port", "0", "--http-port", "0", "--metrics-port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        target = None
+        for line in proc.stdout:
+            m = re.search(r"gRPC listening on (\S+)", line)
+            if m:
+                target = m.group(1)
+                break
+        if target is None:
+            raise RuntimeError("the server did not start")
+        return asyncio.run(_service_load(target, matches, seconds, variant))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
