@@ -7,6 +7,7 @@ import logging
 import grpc
 import grpc.aio
 import pytest
+import redis.exceptions
 
 from bummerl.api import errors
 from bummerl.api.errors import (
@@ -15,12 +16,15 @@ from bummerl.api.errors import (
     InvalidActionError,
     InvalidArgumentError,
     InvalidOptionError,
+    MatchExistsError,
+    MatchNotFoundError,
     MatchOverError,
     NotFoundError,
     PermissionDeniedError,
     StaleVersionError,
     UnauthenticatedError,
     UnknownVariantError,
+    VersionConflictError,
     map_errors,
     status_of,
 )
@@ -36,6 +40,9 @@ CASES = [
     (IllegalActionError("not your turn"), grpc.StatusCode.FAILED_PRECONDITION, 409),
     (MatchOverError("match is over"), grpc.StatusCode.FAILED_PRECONDITION, 409),
     (StaleVersionError(7), grpc.StatusCode.ABORTED, 409),
+    (VersionConflictError("m1", 3, 7), grpc.StatusCode.ABORTED, 409),
+    (MatchNotFoundError("m1"), grpc.StatusCode.NOT_FOUND, 404),
+    (MatchExistsError("m1"), grpc.StatusCode.ALREADY_EXISTS, 409),
     (UnauthenticatedError("missing token"), grpc.StatusCode.UNAUTHENTICATED, 401),
     (PermissionDeniedError("not your seat"), grpc.StatusCode.PERMISSION_DENIED, 403),
 ]
@@ -51,18 +58,31 @@ def test_domain_error_maps_to_status(exc, code, http) -> None:
     assert status.details == str(exc)
 
 
-def test_rules_errors_are_the_engines() -> None:
-    rules_errors = pytest.importorskip("bummerl.rules.errors")
+def test_errors_are_the_raising_layers_own_classes() -> None:
+    """One class per error: the table must match what core, rules and store actually raise."""
+    from bummerl.core import errors as core_errors
+    from bummerl.rules import errors as rules_errors
+
+    assert NotFoundError is core_errors.NotFoundError and MatchOverError is core_errors.MatchOverError
+    assert StaleVersionError is core_errors.StaleVersionError
     assert IllegalActionError is rules_errors.IllegalActionError
     assert InvalidActionError is rules_errors.InvalidActionError
-    assert MatchOverError is rules_errors.MatchOverError
-    assert UnknownVariantError is rules_errors.UnknownVariantError
+    # the engine's own MatchOverError is an IllegalActionError: FAILED_PRECONDITION as well
+    assert status_of(rules_errors.MatchOverError("over")).code == grpc.StatusCode.FAILED_PRECONDITION
 
 
-def test_stale_version_carries_the_current_version() -> None:
-    status = status_of(StaleVersionError(42))
+@pytest.mark.parametrize("exc", [StaleVersionError(42), VersionConflictError("m1", 40, 42)])
+def test_aborted_carries_the_current_version(exc) -> None:
+    status = status_of(exc)
     assert "42" in status.details
     assert status.trailing_metadata == ((CURRENT_VERSION_KEY, "42"),)
+
+
+@pytest.mark.parametrize("exc", [redis.exceptions.ConnectionError(SECRET), redis.exceptions.TimeoutError(SECRET)])
+def test_redis_outage_is_unavailable_without_details(exc) -> None:
+    status = status_of(exc)
+    assert status.code == grpc.StatusCode.UNAVAILABLE and status.http_status == 503
+    assert SECRET not in status.details
 
 
 @pytest.mark.parametrize("exc", [RuntimeError(SECRET), ValueError(SECRET), KeyError(SECRET)])

@@ -389,14 +389,3 @@ def test_metrics_multiprocess_mode(tmp_path) -> None:
     assert "bummerl_active_matches 1.0" in out.stdout
     assert list(tmp_path.iterdir())  # values live in the shared directory
 
-
-async def test_serve_starts_and_stops() -> None:
-    from bummerl.api.server import serve
-
-    ready = asyncio.Event()
-    settings = Settings.from_env({}, host="127.0.0.1", port=0, http_port=0, metrics_port=0)
-    task = asyncio.create_task(serve(FakeGame(), settings, ready=ready))
-    await asyncio.wait_for(ready.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)

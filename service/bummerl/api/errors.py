@@ -1,30 +1,35 @@
-"""Domain errors of the service and the one table that maps them to gRPC and HTTP status.
+"""The one table that maps domain errors to gRPC and HTTP status, and the handler decorator.
 
-The use cases raise the exceptions defined or re-exported here (the rules engine's
-``IllegalActionError``, ``InvalidActionError``, ``MatchOverError``, ``InvalidOptionError``,
-``UnknownVariantError``); they carry no transport codes. Handlers are wrapped with
+The domain errors live where they are raised and carry no transport codes: the use cases'
+(:mod:`bummerl.core.errors`), the engine's (:mod:`bummerl.rules.errors`) and the store's
+(:mod:`bummerl.store.errors`); they are re-exported here. Handlers are wrapped with
 :func:`map_errors`, which turns an exception into ``context.abort(code, details, trailing_metadata)``
 by the first matching row of :data:`STATUS_TABLE` (``isinstance`` checks, so subclasses map
 like their base). Anything not in the table becomes ``INTERNAL`` with a generic message; the
 exception itself is only logged, never sent.
 
-====================  ===================  ====
-exception             gRPC status          HTTP
-====================  ===================  ====
-StaleVersionError     ABORTED              409
-NotFoundError         NOT_FOUND            404
-InvalidArgumentError  INVALID_ARGUMENT     400
-InvalidActionError    INVALID_ARGUMENT     400
-InvalidOptionError    INVALID_ARGUMENT     400
-UnknownVariantError   INVALID_ARGUMENT     400
-IllegalActionError    FAILED_PRECONDITION  409
-MatchOverError        FAILED_PRECONDITION  409
-UnauthenticatedError  UNAUTHENTICATED      401
-PermissionDeniedError PERMISSION_DENIED    403
-anything else         INTERNAL             500
-====================  ===================  ====
+=====================  ===================  ====
+exception              gRPC status          HTTP
+=====================  ===================  ====
+StaleVersionError      ABORTED              409
+VersionConflictError   ABORTED              409
+NotFoundError          NOT_FOUND            404
+MatchNotFoundError     NOT_FOUND            404
+MatchExistsError       ALREADY_EXISTS       409
+InvalidArgumentError   INVALID_ARGUMENT     400
+InvalidActionError     INVALID_ARGUMENT     400
+InvalidOptionError     INVALID_ARGUMENT     400
+UnknownVariantError    INVALID_ARGUMENT     400
+IllegalActionError     FAILED_PRECONDITION  409  (includes the engine's MatchOverError)
+MatchOverError         FAILED_PRECONDITION  409
+UnauthenticatedError   UNAUTHENTICATED      401
+PermissionDeniedError  PERMISSION_DENIED    403
+redis ConnectionError  UNAVAILABLE          503  (generic message: retry)
+redis TimeoutError     UNAVAILABLE          503  (generic message: retry)
+anything else          INTERNAL             500
+=====================  ===================  ====
 
-``StaleVersionError`` also puts the current version into the trailing metadata key
+ABORTED errors also put the current version into the trailing metadata key
 :data:`CURRENT_VERSION_KEY` (``bummerl-current-version``).
 """
 
@@ -40,6 +45,32 @@ from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
+import redis.exceptions
+
+from bummerl.core.errors import (
+    InvalidArgumentError,
+    MatchOverError,
+    NotFoundError,
+    PermissionDeniedError,
+    ServiceError,
+    StaleVersionError,
+    UnauthenticatedError,
+)
+from bummerl.rules.errors import (
+    IllegalActionError,
+    InvalidActionError,
+    InvalidOptionError,
+    UnknownVariantError,
+)
+from bummerl.store.errors import MatchExistsError, MatchNotFoundError, VersionConflictError
+
+__all__ = [
+    "CURRENT_VERSION_KEY", "HTTP_STATUS", "STATUS_TABLE", "IllegalActionError", "InvalidActionError",
+    "InvalidArgumentError", "InvalidOptionError", "MatchExistsError", "MatchNotFoundError", "MatchOverError",
+    "NotFoundError", "PermissionDeniedError", "ServiceError", "StaleVersionError", "Status",
+    "UnauthenticatedError", "UnknownVariantError", "VersionConflictError", "abort_with", "grpc_code_name",
+    "map_errors", "status_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -47,79 +78,13 @@ log = logging.getLogger(__name__)
 #: when a request is rejected as stale (ABORTED).
 CURRENT_VERSION_KEY = "bummerl-current-version"
 
-
-class ServiceError(Exception):
-    """Base of the service's domain errors. The message is safe to show to the caller."""
-
-
-class NotFoundError(ServiceError, LookupError):
-    """An unknown match, seat, variant, ladder or bot. -> NOT_FOUND / 404."""
-
-
-class InvalidArgumentError(ServiceError, ValueError):
-    """A malformed request: bad option value, wrong seat count, bad path parameter.
-    -> INVALID_ARGUMENT / 400."""
-
-
-class UnauthenticatedError(ServiceError):
-    """No token, or a token that matches no seat/bot/admin. -> UNAUTHENTICATED / 401."""
-
-
-class PermissionDeniedError(ServiceError):
-    """A valid token used for something it does not allow (another seat, an admin call).
-    -> PERMISSION_DENIED / 403."""
-
-
-class StaleVersionError(ServiceError):
-    """``expected_version`` is not the match's current version (and the request is not a retry
-    of the action applied there). -> ABORTED / 409, current version in the details and in the
-    trailing metadata ``bummerl-current-version``.
-
-    >>> StaleVersionError(7)
-    StaleVersionError(current_version=7)
-    """
-
-    def __init__(self, current_version: int, message: str | None = None) -> None:
-        self.current_version = int(current_version)
-        super().__init__(message or f"stale expected_version: the current version is {self.current_version}")
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(current_version={self.current_version})"
-
-
-def _rules_error(name: str, base: type[Exception] = ValueError) -> type[Exception]:
-    """The rules engine's error class ``name`` from ``bummerl.rules.errors``, or a local stand-in
-    subclassing ``base`` (so that this module works before/without the engine)."""
-    try:
-        from bummerl.rules import errors as rules_errors
-    except ImportError:
-        rules_errors = None  # type: ignore[assignment]
-    cls = getattr(rules_errors, name, None)
-    if isinstance(cls, type) and issubclass(cls, Exception):
-        return cls
-    return type(name, (base,), {"__module__": __name__, "__doc__": f"Stand-in for bummerl.rules.errors.{name}."})
-
-
-# The engine's errors (DESIGN.md §2: all ValueError, no transport codes), re-exported here so that
-# the table below is complete and use cases import every domain error from one place.
-
-#: A legal-looking action the state forbids (not your turn, revoke, closing not allowed).
-#: -> FAILED_PRECONDITION / 409, nothing changes.
-IllegalActionError = _rules_error("IllegalActionError")
-#: A malformed action (unknown id, unparsable text). -> INVALID_ARGUMENT / 400.
-InvalidActionError = _rules_error("InvalidActionError")
-#: An action or resignation on a match that has ended (the engine's class, an IllegalActionError).
-#: -> FAILED_PRECONDITION / 409.
-MatchOverError = _rules_error("MatchOverError", ServiceError)
-#: A table option the variant does not have, or a value outside its allowed set. -> INVALID_ARGUMENT / 400.
-InvalidOptionError = _rules_error("InvalidOptionError")
-#: No variant has this id or alias. -> INVALID_ARGUMENT / 400 (a bad CreateMatch argument).
-UnknownVariantError = _rules_error("UnknownVariantError")
-
 #: The one mapping of domain exceptions to gRPC status; the first isinstance match wins.
 STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (StaleVersionError, grpc.StatusCode.ABORTED),
+    (VersionConflictError, grpc.StatusCode.ABORTED),
     (NotFoundError, grpc.StatusCode.NOT_FOUND),
+    (MatchNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (MatchExistsError, grpc.StatusCode.ALREADY_EXISTS),
     (InvalidArgumentError, grpc.StatusCode.INVALID_ARGUMENT),
     (InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT),
     (InvalidOptionError, grpc.StatusCode.INVALID_ARGUMENT),
@@ -128,6 +93,8 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION),
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED),
+    (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),
+    (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE),
 )
 
 #: gRPC status -> HTTP status of the REST gateway (grpc-gateway's table, except that
@@ -153,6 +120,7 @@ HTTP_STATUS: dict[grpc.StatusCode, int] = {
 }
 
 INTERNAL_MESSAGE = "internal error"
+UNAVAILABLE_MESSAGE = "storage temporarily unavailable, retry"
 
 
 @dataclass(frozen=True)
@@ -173,13 +141,18 @@ def status_of(exc: BaseException) -> Status:
     """The :class:`Status` for a raised exception by :data:`STATUS_TABLE`.
 
     Unknown exceptions give ``INTERNAL`` with the message ``"internal error (ref <hex>)"``;
-    the exception and the same ref are logged with the traceback.
+    the exception and the same ref are logged with the traceback. Redis connection/timeout
+    errors give ``UNAVAILABLE`` with a generic message.
     """
     for cls, code in STATUS_TABLE:
         if isinstance(exc, cls):
+            if code == grpc.StatusCode.UNAVAILABLE:  # infrastructure: log, do not describe
+                log.warning("storage unavailable: %s", type(exc).__name__)
+                return Status(code, UNAVAILABLE_MESSAGE)
             trailing: tuple[tuple[str, str], ...] = ()
-            if isinstance(exc, StaleVersionError):
-                trailing = ((CURRENT_VERSION_KEY, str(exc.current_version)),)
+            current = getattr(exc, "current_version", None)
+            if code == grpc.StatusCode.ABORTED and current is not None:
+                trailing = ((CURRENT_VERSION_KEY, str(current)),)
             return Status(code, str(exc) or code.name.lower(), trailing)
     ref = secrets.token_hex(4)
     log.error("unhandled %s (ref %s)", type(exc).__name__, ref, exc_info=exc)

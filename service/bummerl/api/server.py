@@ -1,10 +1,9 @@
-"""Building and running the service's servers: gRPC (+ health, reflection), REST gateway, metrics."""
+"""Building the service's servers: gRPC (+ interceptors, health, reflection) and the REST gateway.
+
+Running them together with Redis and metrics is :class:`bummerl.app.Runtime`."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import signal
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -20,7 +19,6 @@ from bummerl.api.interceptors import build_interceptors
 from bummerl.api.services import bind
 from bummerl.config import Settings
 
-log = logging.getLogger(__name__)
 
 #: Channel options of the gRPC server: keepalive pings find dead bots on long streams.
 SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
@@ -76,39 +74,3 @@ async def start_gateway(handlers: Mapping[str, Any] | Iterable[Any], host: str, 
     servicer objects the gRPC server uses. Returns the running gateway (``.port``, ``.close()``)."""
     return await _start_gateway(handlers, host, port)
 
-
-async def serve(servicer: Any, settings: Settings, *more_servicers: Any, ready: asyncio.Event | None = None) -> None:
-    """Run gRPC, the gateway (``http_port`` != 0) and the metrics server (``metrics_port`` != 0)
-    until SIGINT/SIGTERM or cancellation, then shut down gracefully (health NOT_SERVING first,
-    :data:`SHUTDOWN_GRACE_SECONDS` for running calls). Sets ``ready`` once everything listens."""
-    health_servicer = health.aio.HealthServicer()
-    server, port = await build_server(servicer, settings, *more_servicers, health_servicer=health_servicer)
-    await server.start()
-    log.info("gRPC on %s:%d", settings.host, port)
-    gateway = None
-    if settings.http_port:
-        gateway = await start_gateway([servicer, *more_servicers], settings.host, settings.http_port)
-    if settings.metrics_port:
-        mport = metrics.start_metrics_server(settings.metrics_port, settings.host)
-        log.info("metrics on %s:%d/metrics", settings.host, mport)
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
-            pass
-    if ready is not None:
-        ready.set()
-    try:
-        await stop.wait()
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-        await health_servicer.enter_graceful_shutdown()
-        if gateway is not None:
-            await gateway.close()
-        await server.stop(SHUTDOWN_GRACE_SECONDS)
