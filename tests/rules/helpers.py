@@ -18,6 +18,8 @@ Stable API (other test modules rely on it):
 * ``legal(m) -> set[str]``; ``is_legal(m, text) -> bool``; ``assert_illegal(m, text)``
 * ``hand(m, seat) -> set[str]``; ``talon(m) -> list[str]``; ``ids(codes) -> list[int]``
 * ``rest(variant, *used) -> list[str]``: the variant's cards not in ``used``, in deck order
+* ``fill_deal(variant, part0, part1, trump_card, talon_top=()) -> (hands, trump_card, talon)``:
+  complete partial hands and a talon top with the remaining cards (deck order)
 * ``result(m, i=0) -> DealResult``; ``deal_points(m, seat) -> int``
 * ``finish_deal(m, policy=first_legal) -> MatchState`` plays the current deal to its end
 """
@@ -56,6 +58,27 @@ def rest(variant: str, *used: Iterable[Card]) -> list[str]:
     """The cards of ``variant``'s deck that are not in any of ``used``, in deck-id order."""
     taken = {c for group in used for c in ids(group)}
     return [card_code(c) for c in find_variant(variant).deck if c not in taken]
+
+
+def fill_deal(
+    variant: str,
+    part0: Sequence[Card],
+    part1: Sequence[Card],
+    trump_card: Card,
+    talon_top: Sequence[Card] = (),
+) -> tuple[tuple[list[str], list[str]], str, list[str]]:
+    """Complete a deal: ``part0``/``part1`` (cards that must be in seat 0's / seat 1's hand) are
+    filled up to the hand size, and the talon starts with ``talon_top``; the remaining cards go
+    (in deck-id order) first to seat 0, then seat 1, then the talon."""
+    spec = find_variant(variant)
+    free = rest(variant, part0, part1, [trump_card], talon_top)
+    h0 = codes(part0)
+    h1 = codes(part1)
+    while len(h0) < spec.hand_size:
+        h0.append(free.pop(0))
+    while len(h1) < spec.hand_size:
+        h1.append(free.pop(0))
+    return (h0, h1), codes([trump_card])[0], [*codes(talon_top), *free]
 
 
 def deck_for(
@@ -154,10 +177,16 @@ def deal_points(m: MatchState, seat: int) -> int:
 
 
 def first_legal(m: MatchState) -> int:
-    """Policy: the lowest legal action id that is a card play if any, else the lowest one."""
+    """Policy that never closes, announces or declares when it can avoid it: the lowest legal
+    card play, else ``draw``, else ``pass``, else the lowest legal action id."""
     acts = m.legal_actions()
     plays = [a for a in acts if a < 24]
-    return (plays or acts)[0]
+    if plays:
+        return plays[0]
+    for a in (55, 56):  # draw, pass
+        if a in acts:
+            return a
+    return acts[0]
 
 
 def finish_deal(m: MatchState, policy: Callable[[MatchState], int] = first_legal) -> MatchState:

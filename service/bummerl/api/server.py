@@ -19,7 +19,6 @@ from bummerl.api.interceptors import build_interceptors
 from bummerl.api.services import bind
 from bummerl.config import Settings
 
-
 #: Channel options of the gRPC server: keepalive pings find dead bots on long streams.
 SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.keepalive_time_ms", 30_000),
