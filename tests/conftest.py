@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis.asyncio as aioredis
+
 from bummerl.store import ENV_REDIS_URL, EmbeddedValkey, MatchStore
 
 

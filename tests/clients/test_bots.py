@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from bummerl.api.codec import information_set_to_pb
 from bummerl.rules import apply, list_variants, new_match
 from bummerl.rules import information_set as engine_infoset

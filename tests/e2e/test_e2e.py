@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+
 from bummerl_client import Client
 
 

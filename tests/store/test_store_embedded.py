@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import redis
+
 from bummerl.store import ENV_REDIS_URL, EmbeddedValkey, resolve_redis_url
 
 

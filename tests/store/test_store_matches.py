@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+
 from bummerl.store import (
     MatchExistsError,
     MatchNotFoundError,

@@ -6,6 +6,7 @@ import asyncio
 import time
 
 import pytest
+
 from bummerl.store import MatchStore
 
 

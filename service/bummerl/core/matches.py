@@ -133,7 +133,7 @@ class MatchService:
         if seed is not None and not 0 <= seed < 2**63:
             raise InvalidArgumentError("seed must be in 0 .. 2**63-1")
         m = MatchState(rules, secrets.randbits(63) if seed is None else seed)
-        tokens = [secrets.token_urlsafe(32) for _ in names]
+        tokens = [secrets.token_hex(32) for _ in names]  # 256-bit, hex (no leading "-" for CLIs)
         match_id = secrets.token_hex(12)
         created = self.now_ms()
         meta = {
