@@ -5,10 +5,11 @@ rules engine, and writes back with one atomic compare-and-set on the match versi
 appends the public events to the match's stream (:class:`bummerl.store.MatchStore`). No match
 state stays in process memory between calls, so any replica can serve any request.
 
-Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"log": MatchState.to_dict(),
+Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(),
 "entries": [[seat, action, ts_ms, deal_number], ...]}`` where entry ``i`` produced version
-``i + 2`` (version 1 = created; ``action`` is an action id or ``"resign"``). The log replays to the state
-(the source of truth). Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token),
+``i + 2`` (version 1 = created; ``action`` is an action id or ``"resign"``). The snapshot holds the log
+(seed, decks, first dealer, actions: the source of truth, which replays to the same state) and
+the state it produces, so a request restores it without replaying. Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token),
 ``seats`` (names), ``variant``, ``created_at_ms``, ``over``.
 
 Errors (:mod:`bummerl.core.errors`): NotFoundError, InvalidArgumentError, UnauthenticatedError,
@@ -290,7 +291,7 @@ class MatchService:
         if stored is None:
             raise NotFoundError(f"no match {match_id!r}")
         blob = json.loads(stored.state)
-        return _Loaded(stored.version, MatchState.from_dict(blob["log"]), blob["entries"], stored.meta)
+        return _Loaded(stored.version, MatchState.from_snapshot(blob["snapshot"]), blob["entries"], stored.meta)
 
     @staticmethod
     def _authorize(ld: _Loaded, seat: int, token: str | None) -> None:
@@ -308,7 +309,7 @@ class MatchService:
 
     @staticmethod
     def _encode(m: MatchState, entries: list[list[Any]]) -> bytes:
-        return json.dumps({"log": m.to_dict(), "entries": entries}, separators=(",", ":")).encode()
+        return json.dumps({"snapshot": m.snapshot(), "entries": entries}, separators=(",", ":")).encode()
 
     @staticmethod
     def _event_bytes(e: dict[str, Any]) -> bytes:

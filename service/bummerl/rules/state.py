@@ -773,6 +773,64 @@ class MatchState:
             m.resign(int(data["resigned"]))
         return m
 
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as JSON-ready data (a cache of the log: :meth:`from_snapshot` restores
+        it without replaying). Contains the hidden cards: never send it to a player."""
+        d = self.deal
+        deal = {n: getattr(d, n) for n in DealState.__slots__ if n != "rules"}
+        return {
+            "log": self.to_dict(),
+            "deal_number": self.deal_number,
+            "game_points": self.game_points,
+            "sets_won": self.sets_won,
+            "carried": self.carried,
+            "results": [list(r) for r in self.results],
+            "histories": self.histories,
+            "over": self.over,
+            "winner": self.winner,
+            "end_reason": self.end_reason,
+            "match_schneider": self.match_schneider,
+            "deal": deal,
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any]) -> MatchState:
+        """Inverse of :meth:`snapshot` (no replay). Raises KeyError/TypeError on foreign data."""
+        from .variant import configure_cached
+
+        log = data["log"]
+        m = cls.__new__(cls)
+        m.rules = configure_cached(log["variant"], log["options"])
+        m.seed = int(log["seed"])
+        m.decks = tuple(tuple(x) for x in log.get("decks") or ())
+        m.first_dealer = int(log["first_dealer"])
+        m.actions = [(a[0], a[1]) for a in log["actions"]]
+        m.deal_number = data["deal_number"]
+        m.game_points = list(data["game_points"])
+        m.sets_won = list(data["sets_won"])
+        m.carried = data["carried"]
+        m.results = [
+            DealResult(r[0], r[1], tuple(r[2]), r[3], tuple(r[4]), tuple(r[5]), r[6], r[7], r[8]) for r in data["results"]
+        ]
+        m.histories = [[tuple(e) for e in h] for h in data["histories"]]
+        m.over = data["over"]
+        m.winner = data["winner"]
+        m.end_reason = data["end_reason"]
+        m.match_schneider = data["match_schneider"]
+        d = DealState.__new__(DealState)
+        dd = data["deal"]
+        for n in DealState.__slots__:
+            if n != "rules":
+                setattr(d, n, dd[n])
+        d.rules = m.rules
+        d.close_snapshot = tuple(dd["close_snapshot"])
+        d.outcome = DealOutcome(*dd["outcome"]) if dd["outcome"] is not None else None
+        d.history = [tuple(e) for e in dd["history"]]
+        if m.over and m.deal_number < len(m.histories):
+            m.histories[m.deal_number] = d.history
+        m.deal = d
+        return m
+
     def fingerprint(self) -> tuple[Any, ...]:
         """Every field that defines the state, for equality checks in tests."""
         d = self.deal

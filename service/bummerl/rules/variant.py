@@ -350,6 +350,21 @@ def find_variant(name: str) -> VariantSpec:
         raise UnknownVariantError(f"unknown variant {name!r}; known: {sorted(_REGISTRY)}") from None
 
 
+_CONFIGURED: dict[tuple[str, tuple[tuple[str, OptionValue], ...]], Rules] = {}
+
+
+def configure_cached(variant: str, options: Mapping[str, object]) -> Rules:
+    """``find_variant(variant).configure(options)``, memoised (Rules are immutable); at most a
+    few thousand distinct tables are kept."""
+    key = (variant, tuple(sorted((k, v) for k, v in options.items() if isinstance(v, bool | int | str))))
+    rules = _CONFIGURED.get(key)
+    if rules is None:
+        rules = find_variant(variant).configure(options)
+        if len(_CONFIGURED) < 4096:
+            _CONFIGURED[key] = rules
+    return rules
+
+
 def list_variants() -> list[VariantSpec]:
     """Every registered variant, by id."""
     from . import variants  # noqa: F401
