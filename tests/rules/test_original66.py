@@ -39,7 +39,9 @@ def o66(
     return make_match(O66, dealer, (h0, h1), trump, talon, options, **kw)
 
 
-def o66_deck(dealer: int, h0: list[str], h1: list[str], trump: str, talon: list[str] | None = None) -> list[int]:
+def o66_deck(
+    dealer: int, h0: list[str], h1: list[str], trump: str, talon: list[str] | None = None
+) -> list[int]:
     if talon is None:
         talon = rest(O66, h0, h1, [trump])
     return deck_for(O66, dealer, (h0, h1), trump, talon)
@@ -174,7 +176,7 @@ def test_O66_DECK_1_deck_ranks_and_card_points() -> None:
     r = rules_for(O66)
     codes = {r_ + s for r_ in "ATKQJ9" for s in "CSHD"}
     assert len(r.deck) == 24
-    assert {c for c in r.deck} == set(ids(sorted(codes)))
+    assert set(r.deck) == set(ids(sorted(codes)))
     expected = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
     for code in codes:
         assert r.points[parse_card(code)] == expected[code[0]], code
@@ -189,7 +191,7 @@ def test_O66_DECK_1_rank_order_A_T_K_Q_J_9(low: str, high: str) -> None:
     # Seat 0 leads the lower club, seat 1 follows with the next higher club: the higher card wins
     # (NORMAL order A > T > K > Q > J > 9) and the trick is worth the two cards' points.
     pts = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
-    filler = [c for c in rest(O66, [low, high, "AD"])]
+    filler = rest(O66, [low, high, "AD"])
     h0 = [low, *filler[:5]]
     h1 = [high, *filler[5:10]]
     m = o66(1, h0, h1, "AD", filler[10:])
@@ -227,7 +229,8 @@ def test_O66_DEAL_1_six_cards_in_pairs_non_dealer_first_13th_card_trump(dealer: 
     deck = ids(order)
     m = MatchState(rules_for(O66), 0, [deck], dealer)
     nd = 1 - dealer
-    # batches of two: d0 d1 -> non-dealer, d2 d3 -> dealer, d4 d5 -> nd, d6 d7 -> dealer, d8 d9 -> nd, d10 d11 -> dealer
+    # batches of two: d0 d1 -> non-dealer, d2 d3 -> dealer, d4 d5 -> non-dealer,
+    # d6 d7 -> dealer, d8 d9 -> non-dealer, d10 d11 -> dealer
     assert hand(m, nd) == {"AC", "TC", "JC", "9C", "KS", "QS"}
     assert hand(m, dealer) == {"KC", "QC", "AS", "TS", "JS", "9S"}
     info = information_set(m, nd)

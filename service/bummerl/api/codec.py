@@ -153,39 +153,61 @@ def _is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, list | tuple)
 
 
+_PLANS: dict[Any, dict[str, tuple[Any, int]]] = {}
+_MAP, _REPEATED_MSG, _REPEATED_SCALAR, _MESSAGE, _SCALAR = range(5)
+
+
+def _plan(descriptor: Any) -> dict[str, tuple[Any, int]]:
+    """Per message type: field name -> (field descriptor, how to fill it); computed once."""
+    plan = _PLANS.get(descriptor)
+    if plan is None:
+        plan = {}
+        for name, field in descriptor.fields_by_name.items():
+            if _is_map(field):
+                kind = _MAP
+            elif field.is_repeated:
+                kind = _REPEATED_MSG if field.message_type is not None else _REPEATED_SCALAR
+            else:
+                kind = _MESSAGE if field.message_type is not None else _SCALAR
+            plan[name] = (field, kind)
+        _PLANS[descriptor] = plan
+    return plan
+
+
 def _fill(msg: Message, d: Any, path: str) -> None:
     if not isinstance(d, Mapping):
         raise CodecError(f"{path}: expected a dict for {msg.DESCRIPTOR.name}, got {type(d).__name__}")
-    fields = msg.DESCRIPTOR.fields_by_name
+    plan = _plan(msg.DESCRIPTOR)
     for key, value in d.items():
-        field = fields.get(key)
-        if field is None:
+        entry = plan.get(key)
+        if entry is None:
             raise CodecError(f"{path}: unknown key {key!r} for {msg.DESCRIPTOR.full_name}")
         if value is None:
             continue
-        fpath = f"{path}.{key}"
+        field, kind = entry
         try:
-            if _is_map(field):
-                _fill_map(getattr(msg, key), field, value, fpath)
-            elif field.is_repeated:
+            if kind == _SCALAR:
+                setattr(msg, key, _scalar(field, value, ""))
+            elif kind == _REPEATED_MSG:
                 if not _is_list(value):
-                    raise CodecError(f"{fpath}: expected a list, got {type(value).__name__}")
-                container = getattr(msg, key)
-                if field.message_type is not None:
-                    for i, item in enumerate(value):
-                        _fill(container.add(), item, f"{fpath}[{i}]")
-                else:
-                    container.extend(_scalar(field, item, f"{fpath}[{i}]") for i, item in enumerate(value))
-            elif field.message_type is not None:
+                    raise CodecError(f"expected a list, got {type(value).__name__}")
+                add = getattr(msg, key).add
+                for i, item in enumerate(value):
+                    _fill(add(), item, f"[{i}]")
+            elif kind == _REPEATED_SCALAR:
+                if not _is_list(value):
+                    raise CodecError(f"expected a list, got {type(value).__name__}")
+                getattr(msg, key).extend([_scalar(field, item, f"[{i}]") for i, item in enumerate(value)])
+            elif kind == _MESSAGE:
                 sub = getattr(msg, key)
                 sub.SetInParent()
-                _fill(sub, value, fpath)
+                _fill(sub, value, "")
             else:
-                setattr(msg, key, _scalar(field, value, fpath))
+                _fill_map(getattr(msg, key), field, value, "")
+        except CodecError as exc:
+            raise CodecError(f"{path}.{key}{'' if str(exc).startswith(('[', '.', ':')) else ': '}{exc}") from None
         except (TypeError, ValueError) as exc:  # range errors from protobuf itself
-            if isinstance(exc, CodecError):
-                raise
-            raise CodecError(f"{fpath}: {exc}") from exc
+            raise CodecError(f"{path}.{key}: {exc}") from exc
 
 
 def _fill_map(container: Any, field: Any, value: Any, path: str) -> None:
