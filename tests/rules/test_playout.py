@@ -180,7 +180,7 @@ def run_match(variant: str, options: dict[str, object], seed: int, policy_seed: 
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.id for s in SPECS])
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**63 - 1), policy_seed=st.integers(0, 2**32 - 1))
 def test_random_playout(spec: VariantSpec, data: st.DataObject, seed: int, policy_seed: int) -> None:
     options = data.draw(table_options(spec), label="options")
@@ -188,10 +188,11 @@ def test_random_playout(spec: VariantSpec, data: st.DataObject, seed: int, polic
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.id for s in SPECS])
-@settings(max_examples=8, deadline=None)
-@given(seed=st.integers(0, 2**63 - 1), policy_seed=st.integers(0, 2**32 - 1))
-def test_random_playout_default_options(spec: VariantSpec, seed: int, policy_seed: int) -> None:
-    target = {o.name: 2 for o in spec.options if o.name in ("match_target", "set_target")}
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), policy_seed=st.integers(0, 2**32 - 1), full=st.booleans())
+def test_random_playout_default_options(spec: VariantSpec, seed: int, policy_seed: int, full: bool) -> None:
+    """Default table options; ``full``: the variant's real match length, else targets of 2."""
+    target = {} if full else {o.name: 2 for o in spec.options if o.name in ("match_target", "set_target")}
     run_match(spec.id, target, seed, policy_seed)
 
 
