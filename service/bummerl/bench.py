@@ -10,12 +10,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import re
 import statistics
-import subprocess
-import sys
 import time
 from typing import Any
 
@@ -105,26 +101,7 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     client side also reads the second seat's information set after each action, so the server
     handles about two calls per SubmitAction; only SubmitAction is timed.
     """
-    env = dict(os.environ)
-    env.pop("BUMMERL_REDIS_URL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bummerl", "serve", "--port", "0", "--http-port", "0", "--metrics-port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        target = None
-        for line in proc.stdout:
-            m = re.search(r"gRPC listening on (\S+)", line)
-            if m:
-                target = m.group(1)
-                break
-        if target is None:
-            raise RuntimeError("the server did not start")
+    from bummerl.app import spawn_server
+
+    with spawn_server() as (_, target):
         return asyncio.run(_service_load(target, matches, seconds, variant))
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()

@@ -5,38 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 
+from bummerl.app import spawn_server
 from bummerl_client import Client
 
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    env = dict(os.environ)
-    env.pop("BUMMERL_REDIS_URL", None)  # the server's own embedded Valkey
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bummerl", "serve", "--port", "0", "--http-port", "0", "--metrics-port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )
-    assert proc.stdout is not None
-    target = None
-    for line in proc.stdout:
-        m = re.search(r"gRPC listening on (\S+)", line)
-        if m:
-            target = m.group(1)
-            break
-    assert target, "server did not start"
-    try:
+    with spawn_server() as (proc, target):
         yield target
-    finally:
         proc.terminate()
-        proc.wait(20)
-        assert proc.returncode == 0, "server did not stop cleanly on SIGTERM"
+        assert proc.wait(20) == 0, "server did not stop cleanly on SIGTERM"
 
 
 @pytest.mark.parametrize("variant", ["schnapsen-at", "snaps-original66"])

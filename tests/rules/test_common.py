@@ -49,18 +49,18 @@ from .helpers import (
     play,
 )
 from .test_schnapsen_at import (
-    C,
     C_ACTIONS,
     D2,
     D2A,
     D2B,
     D3,
     D3_ACTIONS,
-    E,
     MN,
     MN_ACTIONS,
     SW,
     SW_ACTIONS,
+    C,
+    E,
     M,
 )
 

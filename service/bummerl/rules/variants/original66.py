@@ -10,19 +10,16 @@ from __future__ import annotations
 from ..cards import NINE
 from ..state import DealOutcome, DealState
 from ..variant import VariantSpec, option, register
+from .santase import higher_total
 
 
 def both_over_65_draw(d: DealState) -> DealOutcome:
     """O66-END-2, O66-SCORE-2 (OPEN-O66-4): a played-out deal with both players over 65 is drawn
-    and carries 1 game point (``draw_carry_point``); 65:65 is drawn without carry; otherwise the
-    player with 66 wins and scores by O66-SCORE-1."""
-    a, b = d.deal_points(0), d.deal_points(1)
-    if a > 65 and b > 65:
+    and carries 1 game point (``draw_carry_point``); otherwise as in Santase: 65:65 is drawn
+    without carry and the higher total (the player with 66) wins by O66-SCORE-1."""
+    if d.deal_points(0) > 65 and d.deal_points(1) > 65:
         return DealOutcome(-1, 0, "drawn", 1 if d.rules.draw_carry_point else 0)
-    if a == b:
-        return DealOutcome(-1, 0, "drawn")
-    w = 0 if a > b else 1
-    return DealOutcome(w, d.table_points(1 - w), "played_out")
+    return higher_total(d)
 
 
 SPEC = register(
