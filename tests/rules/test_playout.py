@@ -13,7 +13,8 @@ range), the match seed and the seed of a uniformly random policy, then plays who
 * ``MatchState.from_dict(m.to_dict()) == m`` at random points (replay round trip);
 * NO LEAK (RULES §14.3): a second state that differs only in the cards hidden from a seat (the
   opponent's cards not publicly known + the talon's face-down cards) gives a byte-identical
-  information set for that seat, also after that seat's next lead-turn action.
+  information set for that seat, also after that seat's next lead-turn action, and the same
+  public events (``events_between``) for the next action.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bummerl.rules import (
     IllegalActionError,
     MatchOverError,
     apply,
+    events_between,
     information_set,
     legal_actions,
     list_variants,
@@ -145,6 +147,10 @@ def infoset_json(m: MatchState, seat: int) -> str:
 def check_no_leak(m: MatchState, seat: int, rng: random.Random) -> None:
     m2 = conceal(m, seat, rng)
     assert infoset_json(m, seat) == infoset_json(m2, seat)
+    # the public event stream of the next action (any seat) must not depend on hidden cards
+    a0 = rng.choice(legal_actions(m))
+    if a0 in legal_actions(m2) and not (a0 == CLOSE and m.rules.exchange_on_opponent_close):
+        assert events_between(m, apply(m, a0)) == events_between(m2, apply(m2, a0)), a0
     # the seat's own lead-turn actions never draw a card: their consequences must not depend
     # on the hidden cards either
     if m.to_act == seat and m.deal.phase == LEAD:

@@ -938,3 +938,37 @@ def test_AT_information_set_json_ready():
     m = at(C5, start=C_FAIL2[:7])
     for seat in (0, 1):
         json.dumps(information_set(m, seat))
+
+
+# --------------------------------------------------------------------------- other options of the variant
+@pytest.mark.parametrize("rule,mn,fail2,false_decl", [
+    ("opponent_no_trick_at_close", 3, 2, 3),  # the default, AT-CLOSE-4
+    ("never", 2, 2, 2),
+    ("always", 3, 3, 3),
+    ("either_no_trick_at_close", 3, 2, 3),
+    ("opponent_no_trick_at_end", 2, 2, 3),
+])
+def test_AT_CLOSE_4_option_failed_close_three_if(rule, mn, fail2, false_decl):
+    opts = {"failed_close_three_if": rule}
+    # MN: nobody had a trick at the close; seat 1 wins tricks afterwards
+    check_result(at(MN, opts, start=MN_ACTIONS), 1, mn, "closed_failure")
+    # C_FAIL2: both had a trick at the close
+    check_result(at(C5, opts, start=C_FAIL2), 1, fail2, "closed_failure")
+    # C1: the closer declares falsely after trick 1 (21 points); seat 1 never wins a trick
+    check_result(at(C1, opts, start=["close", "AC", "TC", "declare"]), 1, false_decl, "closed_failure")
+
+
+def test_AT_END_2_option_closed_deal_end_last_trick():
+    opts = {"closed_deal_end": "last_trick"}
+    check_result(at(C, opts, start=C_ACTIONS), 0, 1, "last_trick")  # seat 0 wins the last trick
+    check_result(at(MN, opts, start=MN_ACTIONS), 1, 1, "last_trick")
+
+
+def test_AT_MAR_4_option_marriage_after_talon_closed_false():
+    opts = {"marriage_after_talon_closed": False}
+    m = at(M, opts, start=["close"])
+    assert not any(t.startswith(("marriage", "announce")) for t in legal(m))
+    m = at(F, opts, start=F_TO_T5)
+    assert not any(t.startswith(("marriage", "announce")) for t in legal(m))
+    m = at(M, opts)  # open talon: still allowed
+    assert "marriage KS" in legal(m)
