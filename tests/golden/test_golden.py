@@ -63,6 +63,14 @@ def test_golden_deal(path: Path) -> None:
         for key in ("talon_size", "talon_state", "trump_card"):
             if key in step:
                 assert information_set(m, 0)["deal"][key] == step[key], where
+        if "info" in step:  # {"info": [seat, {"key": value, ...}]}: fields of the seat's deal view
+            seat, fields = step["info"]
+            view = information_set(m, seat)["deal"]
+            for k, v in fields.items():
+                if v is None:
+                    assert k not in view, where
+                else:
+                    assert view.get(k) == v, where
         if "act" in step:
             assert m.to_act == step["seat"], where
             if step.get("error") == "illegal":
@@ -77,9 +85,15 @@ def test_golden_deal(path: Path) -> None:
         got = m.results[0].to_dict()
         for k, v in spec["result"].items():
             assert got[k] == v, f"{path.name}: result[{k}] = {got[k]!r}, expected {v!r}"
+    for i, expected in enumerate(spec.get("results", [])):
+        assert len(m.results) > i, f"{path.name}: deal {i} did not end"
+        got = m.results[i].to_dict()
+        for k, v in expected.items():
+            assert got[k] == v, f"{path.name}: results[{i}][{k}] = {got[k]!r}, expected {v!r}"
     for k, v in spec.get("match", {}).items():
         got_m = {"over": m.over, "winner": m.winner, "game_points": m.game_points, "sets_won": m.sets_won,
-                 "carried_points": m.carried, "deal_number": m.deal_number}
+                 "carried_points": m.carried, "deal_number": m.deal_number,
+                 "match_schneider": m.match_schneider, "end_reason": m.end_reason}
         assert got_m[k] == v, f"{path.name}: match[{k}] = {got_m[k]!r}, expected {v!r}"
 
 
