@@ -286,13 +286,17 @@ def test_HU2_PLAY_3_no_own_won_cards_or_points_in_information_set() -> None:
         assert info["deal"]["tricks_won"] == [1, 0]
 
 
-def test_HU2_PLAY_3_each_trick_sent_once() -> None:
-    # "the server sends each trick once and no running totals": during trick 2 the cards of the
-    # completed trick 1 (AC/JC) are not part of either player's observation any more.
+def test_HU2_PLAY_3_history_is_public_record_without_aggregates() -> None:
+    # HU2-PLAY-3 / §14.2: "sends each trick once and no running totals". DESIGN.md (issue #2)
+    # deliberately keeps the full public history in the information set (perfect recall); the
+    # running totals stay forbidden: trick events carry no points, no own won cards / points.
     m = play(e1(), "AC", "JC", "TC")
     for seat in (0, 1):
-        leaked = {s for s in strings(information_set(m, seat)) if s in ("AC", "JC")}
-        assert not leaked, f"seat {seat} observation resends completed trick cards {leaked}"
+        info = information_set(m, seat)
+        tricks = [e for e in info["deal"]["history"] if e["type"] == "trick"]
+        assert tricks == [{"type": "trick", "winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]}]
+        assert not {"own_won_cards", "own_trick_points", "own_deal_points"} & set(info["deal"])
+        assert "points" not in json.dumps(info["deal"]["history"])
 
 
 def test_HU2_PLAY_3_information_set_hides_opponent_hand_and_talon() -> None:
@@ -310,6 +314,11 @@ def test_HU2_DRAW_1_trick_winner_draws_first() -> None:
     m = play(m, "JC", "AC")  # the follower wins
     assert "AH" in hand(m, 1) and "KH" in hand(m, 0)
     assert information_set(m, 0)["deal"]["talon_size"] == 8
+    # After trick 5 the loser takes the face-up trump card, publicly (§14.1); other draws hidden.
+    m = play(e1(), *E1_T1_T5)
+    assert hand(m, 1) == {"JH", "KS", "TD", "KD", "QH"} and hand(m, 0) == {"AH", "TH", "KH", "QC", "QD"}
+    draws = [e for e in information_set(m, 0)["deal"]["history"] if e["type"] == "draw" and e["seat"] == 1]
+    assert [e["card"] for e in draws] == [""] * 4 + ["QH"]
 
 
 # --------------------------------------------------------------------------- §6.4 strict play
