@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from bummerl.app import Runtime
 from bummerl.config import Settings
 

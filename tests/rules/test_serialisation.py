@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+
 from bummerl.rules import list_variants, new_match
 from bummerl.rules.state import MatchState
 
