@@ -1,0 +1,36 @@
+"""Every rule ID of the implemented variants (RULES.md §2-§6, their OPEN items, and the shared
+DEF/SRV/OPEN-GEN rules) has a test named after it (``test_AT_EXCH_2_...``)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+RULES_MD = Path(os.environ.get("BUMMERL_RULES_MD", HERE.parents[2] / "shared" / "RULES.md"))
+PREFIXES = ("AT", "O66", "OBI", "SAN", "HU2")
+
+
+def rule_ids(text: str) -> set[str]:
+    ids = set(re.findall(r"\*\*((?:AT|O66|OBI|SAN|HU2)-[A-Z]+-\d+)\*\*", text))
+    ids |= set(re.findall(r"\*\*(OPEN-(?:AT|O66|OBI|SAN|HU2)-\d+)\b", text))
+    return ids
+
+
+def collected_test_names() -> str:
+    names = []
+    for p in HERE.glob("test_*.py"):
+        names += re.findall(r"def (test_\w+)", p.read_text())
+    return "\n".join(names)
+
+
+@pytest.mark.skipif(not RULES_MD.exists(), reason=f"RULES.md not found at {RULES_MD}")
+def test_every_rule_id_of_the_two_player_variants_has_a_test() -> None:
+    ids = rule_ids(RULES_MD.read_text())
+    assert len(ids) > 150  # the parse found the specification
+    names = collected_test_names()
+    missing = sorted(i for i in ids if f"test_{i.replace('-', '_')}" not in names)
+    assert not missing, f"rule ids without a test named after them: {missing}"
