@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import pytest
 
 from bummerl.rules import IllegalActionError, apply, find_variant
+from bummerl.rules import actions as A
 from bummerl.rules.actions import action_to_string, parse_action
 from bummerl.rules.cards import card_code, cards_of, parse_card
 from bummerl.rules.state import DealResult, MatchState, arrange_deck
@@ -183,7 +184,7 @@ def first_legal(m: MatchState) -> int:
     plays = [a for a in acts if a < 24]
     if plays:
         return plays[0]
-    for a in (55, 56):  # draw, pass
+    for a in (A.DRAW, A.PASS):
         if a in acts:
             return a
     return acts[0]

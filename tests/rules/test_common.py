@@ -514,7 +514,8 @@ def test_OPEN_GEN_5_marriages_per_lead():
 
 
 # --------------------------------------------------------------------------- actions
-def test_actions_round_trip_all_57_ids():
+def test_actions_round_trip_every_id():
+    """The action space is dense: every id 0..NUM_ACTIONS-1 round-trips id <-> text <-> struct."""
     seen = set()
     broken = []
     for a in range(NUM_ACTIONS):
@@ -529,20 +530,21 @@ def test_actions_round_trip_all_57_ids():
             ok = False
         if not ok:
             broken.append((a, text))
-    assert len(seen) == NUM_ACTIONS
+    assert len(seen) == NUM_ACTIONS == 41
     assert broken == [], f"ids whose text/struct does not parse back: {broken}"
 
 
-def test_actions_round_trip_legal_ids():
-    for a in [*range(24), *(24 + s * 6 + r for s in range(4) for r in (2, 3)), *range(48, NUM_ACTIONS)]:
-        assert parse_action(action_to_string(a)) == a
-        assert parse_struct(action_struct(a)) == a
-    assert action_to_string(0) == "play AC" and action_to_string(38) == "marriage KH"
-    assert action_to_string(50) == "announce H"
-    assert [action_to_string(a) for a in range(52, 57)] == ["exchange", "close", "declare", "draw", "pass"]
+def test_actions_stable_ids_and_text_forms():
+    assert action_to_string(0) == "play AC" and action_to_string(28) == "marriage KH"
+    assert action_to_string(29) == "marriage QH"
+    assert action_to_string(34) == "announce H"
+    assert [action_to_string(a) for a in range(36, 41)] == ["exchange", "close", "declare", "draw", "pass"]
+    for bad in ("marriage AH", "marriage 9C", "marriage JS"):  # a marriage leads its King or Queen
+        with pytest.raises(InvalidActionError):
+            parse_action(bad)
     assert parse_action("play 10h") == K.parse_card("TH")
     assert action_struct(parse_action("marriage qd")) == {"kind": "marriage", "card": "QD"}
-    assert action_struct(49) == {"kind": "announce", "suit": "S"}
+    assert action_struct(33) == {"kind": "announce", "suit": "S"}
 
 
 @pytest.mark.parametrize("bad", ["play", "play QX", "marriage AH", "marriage 9H", "announce", "announce Z",

@@ -1,23 +1,29 @@
 """Action ids, text forms and struct forms (DESIGN §2). Stable across variants.
 
+The action space is dense: every id in ``0 .. NUM_ACTIONS - 1`` is an action.
+
 ======  ==================  =================================================================
 id      text                meaning
 ======  ==================  =================================================================
 0-23    ``play QH``         lead or follow with a card (card id = suit * 6 + rank)
-24-47   ``marriage KH``     announce the marriage of that suit (20/40) and lead that K or Q
-48-51   ``announce H``      announce a marriage without leading yet (then lead its K/Q or
+24-31   ``marriage KH``     announce the marriage of a suit (20/40) and lead its K or Q:
+                            ``24 + suit * 2`` leads the King, ``+ 1`` the Queen
+32-35   ``announce H``      announce a marriage without leading yet (then lead its K/Q or
                             declare: OPEN-GEN-4 ``declare_on_marriage``, OPEN-GEN-5)
-52      ``exchange``        trump exchange (DEF-TAL-4)
-53      ``close``           close the talon (DEF-TAL-3)
-54      ``declare``         declare 66 (DEF-DECL-1)
-55      ``draw``            after a won trick: draw without closing (close_timing)
-56      ``pass``            decline an offered exchange (exchange_on_opponent_close)
+36      ``exchange``        trump exchange (DEF-TAL-4)
+37      ``close``           close the talon (DEF-TAL-3)
+38      ``declare``         declare 66 (DEF-DECL-1)
+39      ``draw``            after a won trick: draw without closing (close_timing)
+40      ``pass``            decline the exchange offered after the opponent's close
+                            (exchange_on_opponent_close)
 ======  ==================  =================================================================
 
 Every action round-trips ``id <-> text <-> struct``:
 
->>> parse_action(action_to_string(MARRIAGE + 14))
-38
+>>> marriage_id(parse_card("QH"))
+29
+>>> action_to_string(29), parse_action("marriage qh")
+('marriage QH', 29)
 >>> action_struct(parse_action("play 10h"))
 {'kind': 'play', 'card': 'TH'}
 """
@@ -31,13 +37,24 @@ from .errors import InvalidActionError
 
 PLAY = 0
 MARRIAGE = 24
-ANNOUNCE = 48
-EXCHANGE = 52
-CLOSE = 53
-DECLARE = 54
-DRAW = 55
-PASS = 56
-NUM_ACTIONS = 57
+ANNOUNCE = 32
+EXCHANGE = 36
+CLOSE = 37
+DECLARE = 38
+DRAW = 39
+PASS = 40
+NUM_ACTIONS = 41
+
+
+def marriage_id(c: int) -> int:
+    """Action id of "announce the marriage of c's suit and lead c" (c a King or Queen)."""
+    return MARRIAGE + (c // 6) * 2 + (c % 6 - 2)
+
+
+def marriage_card(a: int) -> int:
+    """The card led by marriage action ``a`` (inverse of :func:`marriage_id`)."""
+    k = a - MARRIAGE
+    return (k // 2) * 6 + 2 + (k & 1)
 
 _SIMPLE = {EXCHANGE: "exchange", CLOSE: "close", DECLARE: "declare", DRAW: "draw", PASS: "pass"}
 _SIMPLE_IDS = {v: k for k, v in _SIMPLE.items()}
@@ -68,7 +85,7 @@ def action_to_string(a: int) -> str:
     if kind == "play":
         return f"play {card_code(a)}"
     if kind == "marriage":
-        return f"marriage {card_code(a - MARRIAGE)}"
+        return f"marriage {card_code(marriage_card(a))}"
     if kind == "announce":
         return f"announce {SUITS[a - ANNOUNCE]}"
     return kind
@@ -87,7 +104,7 @@ def parse_action(text: str) -> int:
             c = parse_card(arg)
             if c % 6 not in (2, 3):
                 raise InvalidActionError(f"a marriage leads its king or queen, not {arg.upper()!r}")
-            return MARRIAGE + c
+            return marriage_id(c)
         if verb == "announce":
             return ANNOUNCE + parse_suit(arg)
     raise InvalidActionError(
@@ -102,7 +119,7 @@ def action_struct(a: int) -> dict[str, Any]:
     if kind == "play":
         return {"kind": kind, "card": card_code(a)}
     if kind == "marriage":
-        return {"kind": kind, "card": card_code(a - MARRIAGE)}
+        return {"kind": kind, "card": card_code(marriage_card(a))}
     if kind == "announce":
         return {"kind": kind, "suit": SUITS[a - ANNOUNCE]}
     return {"kind": kind}

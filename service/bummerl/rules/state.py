@@ -218,7 +218,8 @@ class DealState:
         if ph == DRAW:
             return [A.CLOSE, A.DRAW]
         if ph == EXCHANGE_ON_CLOSE:
-            return [A.EXCHANGE, A.PASS]
+            holds = self.hands[self.to_act] & BIT[self.low_trump]
+            return [A.EXCHANGE, A.PASS] if holds else [A.PASS]
         return []
 
     def _lead_actions(self) -> list[int]:
@@ -243,8 +244,8 @@ class DealState:
         ):
             suits = [s for s in range(4) if pairs >> (s * 6 + K.KING) & 1]
             for s in suits:
-                acts.append(A.MARRIAGE + s * 6 + K.KING)
-                acts.append(A.MARRIAGE + s * 6 + K.QUEEN)
+                acts.append(A.MARRIAGE + s * 2)  # lead the King
+                acts.append(A.MARRIAGE + s * 2 + 1)  # lead the Queen
             if (r.declare_on_marriage and self._may_declare(p)) or self.turn_marriages + 1 < r.marriages_per_lead:
                 acts.extend(A.ANNOUNCE + s for s in suits)
         if not pend and not self.turn_marriages:
@@ -299,7 +300,7 @@ class DealState:
             if a < A.MARRIAGE:
                 self._lead(p, a)
             elif a < A.ANNOUNCE:
-                c = a - A.MARRIAGE
+                c = A.marriage_card(a)
                 self._announce(p, c // 6)
                 self._lead(p, c)
             elif a < A.EXCHANGE:
@@ -422,8 +423,10 @@ class DealState:
         )
         self.history.append(("close", p))
         r = self.rules
-        if r.exchange_on_opponent_close and self.hands[o] & BIT[self.low_trump] and self.talon_size >= r.exchange_min_talon:
-            self.phase = EXCHANGE_ON_CLOSE  # OPEN-O66-5
+        if r.exchange_on_opponent_close and self.talon_size >= r.exchange_min_talon:
+            # OPEN-O66-5: the non-closer may exchange at once. He is asked whether or not he
+            # holds the low trump, so that the closer learns nothing about his hand (§14.3).
+            self.phase = EXCHANGE_ON_CLOSE
             self.to_act = o
 
     def _auto_declare(self, p: int) -> None:
