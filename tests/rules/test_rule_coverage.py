@@ -14,10 +14,15 @@ RULES_MD = Path(os.environ.get("BUMMERL_RULES_MD", HERE.parents[2] / "shared" / 
 PREFIXES = ("AT", "O66", "OBI", "SAN", "HU2")
 
 
+#: Shared items that only concern the 3- and 4-player games (partners; viewing tricks there).
+MULTI_PLAYER_ONLY = {"OPEN-GEN-3", "OPEN-GEN-6"}
+
+
 def rule_ids(text: str) -> set[str]:
     ids = set(re.findall(r"\*\*((?:AT|O66|OBI|SAN|HU2)-[A-Z]+-\d+)\*\*", text))
-    ids |= set(re.findall(r"\*\*(OPEN-(?:AT|O66|OBI|SAN|HU2)-\d+)\b", text))
-    return ids
+    ids |= set(re.findall(r"\*\*(OPEN-(?:AT|O66|OBI|SAN|HU2|GEN)-\d+)\b", text))
+    ids |= set(re.findall(r"\*\*((?:DEF|SRV)-[A-Z]+(?:-\d+)?)\*\*", text))
+    return ids - MULTI_PLAYER_ONLY
 
 
 def collected_test_names() -> str:
