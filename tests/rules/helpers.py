@@ -26,7 +26,8 @@ Stable API (other test modules rely on it):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import pytest
 
@@ -196,3 +197,37 @@ def finish_deal(m: MatchState, policy: Callable[[MatchState], int] = first_legal
     while len(m.results) == n and not m.over:
         m = apply(m, policy(m))
     return m
+
+
+def cards(*cs: str) -> set[str]:
+    """``{"play AC", ...}``: the legal-action texts of these card plays."""
+    return {f"play {c}" for c in cs}
+
+
+def res(m: MatchState, i: int = 0) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """(winner, game points per seat, deal points per seat) of deal ``i``."""
+    r = m.results[i]
+    return r.winner, tuple(r.game_points), tuple(r.deal_points)
+
+
+def keys(obj: Any) -> Iterator[str]:
+    """Every dict key in a JSON-like tree (to check that a field is never sent)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from keys(v)
+
+
+def strings(obj: Any) -> Iterator[str]:
+    """Every string value in a JSON-like tree (to check that a card is never sent)."""
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from strings(v)
+    elif isinstance(obj, str):
+        yield obj

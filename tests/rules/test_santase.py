@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -25,7 +24,21 @@ from bummerl.rules import IllegalActionError, MatchOverError, apply, find_varian
 from bummerl.rules.cards import card_code
 from bummerl.rules.state import MatchState
 
-from .helpers import assert_illegal, codes, deck_for, finish_deal, hand, legal, make_match, play, rest
+from .helpers import (
+    assert_illegal,
+    cards,
+    codes,
+    deck_for,
+    finish_deal,
+    hand,
+    keys,
+    legal,
+    make_match,
+    play,
+    res,
+    rest,
+    strings,
+)
 
 V = "santase"
 
@@ -47,38 +60,6 @@ def san(
     the talon starts with ``talon_top``, the other cards follow in deck order."""
     talon = [*talon_top, *rest(V, s0, s1, [trump], talon_top)]
     return make_match(V, dealer, (s0, s1), trump, talon, options, next_decks=next_decks)
-
-
-def cards(*cs: str) -> set[str]:
-    """``{"play AC", ...}``: the legal-action texts of these card plays."""
-    return {f"play {c}" for c in cs}
-
-
-def res(m: MatchState, i: int = 0) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """(winner, game points per seat, deal points per seat) of deal ``i``."""
-    r = m.results[i]
-    return r.winner, tuple(r.game_points), tuple(r.deal_points)
-
-
-def keys(obj: Any) -> Iterator[str]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from keys(v)
-
-
-def strings(obj: Any) -> Iterator[str]:
-    if isinstance(obj, dict):
-        for v in obj.values():
-            yield from strings(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from strings(v)
-    elif isinstance(obj, str):
-        yield obj
 
 
 # --- EXH: seat 0 wins the six talon tricks, then strict play after exhaustion -----------------
