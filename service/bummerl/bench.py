@@ -58,28 +58,28 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str)
         await c.wait_ready(20)
 
         async def player(i: int) -> None:
+            """Create matches and play both seats at random; the information set of the seat to
+            act comes from the SubmitAction answer, or one GetInformationSet when the turn passes."""
             nonlocal errors
             rng = random.Random(i)
             while time.perf_counter() < stop_at:
                 cm = await c.create_match(variant, seed=i)
-                infos = [await c.information_set(cm.match_id, s, cm.tokens[s]) for s in (0, 1)]
-                while time.perf_counter() < stop_at:
-                    s = int(infos[0]["deal"]["to_act"])
-                    if infos[0]["match"]["over"] or s < 0:
-                        break
-                    info = infos[s] if infos[s]["legal_actions"] else await c.information_set(cm.match_id, s, cm.tokens[s])
+                seat = int((await c.information_set(cm.match_id, 0, cm.tokens[0]))["deal"]["to_act"])
+                info = await c.information_set(cm.match_id, seat, cm.tokens[seat])
+                while time.perf_counter() < stop_at and not info["match"]["over"]:
                     a = rng.choice(info["legal_actions"])["id"]
                     t = time.perf_counter()
                     try:
-                        r = await c.submit_action(cm.match_id, s, cm.tokens[s], int(info["version"]), a)
+                        r = await c.submit_action(cm.match_id, seat, cm.tokens[seat], int(info["version"]), a)
                     except BummerlError:
                         errors += 1
                         break
                     lat.append(time.perf_counter() - t)
-                    infos[s] = r["information_set"]
-                    infos[1 - s] = await c.information_set(cm.match_id, 1 - s, cm.tokens[1 - s]) if r["information_set"]["deal"]["to_act"] != s else infos[1 - s]
-                    if int(infos[s]["deal"]["to_act"]) == 1 - s:
-                        pass
+                    info = r["information_set"]
+                    nxt = int(info["deal"]["to_act"])
+                    if nxt >= 0 and nxt != seat:
+                        seat = nxt
+                        info = await c.information_set(cm.match_id, seat, cm.tokens[seat])
 
         t0 = time.perf_counter()
         await asyncio.gather(*(player(i) for i in range(matches)))

@@ -1,0 +1,33 @@
+"""``bummerl bench`` works for every variant and prints the documented JSON keys (figures are
+printed, never asserted: benchmarks are not timed tests)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bummerl.rules import list_variants
+
+
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+def test_bench_engine_runs_for_every_variant(variant: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "engine", "--variant", variant, "--seconds", "0.2", "--json"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["variant"] == variant and r["deals"] > 0 and r["actions"] >= r["deals"]
+    assert r["deals_per_s"] > 0
+
+
+def test_bench_service_prints_throughput_and_latency() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["submit_calls"] > 0 and r["errors"] == 0
+    assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
