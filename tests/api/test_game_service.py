@@ -265,3 +265,26 @@ async def test_rest_gateway_plays_the_same_api(rt: Runtime) -> None:
     assert status == 409 and err["code"] == "ABORTED"
     status, err = await asyncio.to_thread(call, "GET", f"/v1/matches/{mid}/seats/0/information-set")
     assert status == 401
+
+
+async def test_stream_loses_no_event_when_actions_come_fast(client: AsyncClient) -> None:
+    """Every committed version's events reach the stream exactly once, in order, even when
+    several commits land while the stream is between reads."""
+    cm = await client.create_match("schnapsen-at", seed=31, options={"match_target": 2})
+    versions: list[int] = []
+    final: dict[str, Any] = {}
+
+    async def watch() -> None:
+        nonlocal final
+        async for upd in client.stream(cm.match_id, 1, cm.tokens[1], from_version=0):
+            versions.extend(int(e["version"]) for e in upd["events"])
+            final = upd
+            if upd["information_set"]["match"]["over"]:
+                return
+
+    task = asyncio.create_task(watch())
+    await play_out(client, cm.match_id, cm.tokens)
+    await asyncio.wait_for(task, 20)
+    last = int(final["version"])
+    assert sorted(set(versions)) == list(range(1, last + 1))
+    assert versions == sorted(versions)

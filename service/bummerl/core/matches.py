@@ -239,6 +239,9 @@ class MatchService:
                 continue
             ld = await self._load(match_id)
             evs = [json.loads(p) for v, p in got if v <= ld.version]
+            top = max(v for v, _ in got)
+            if top < ld.version:  # commits landed between the read and the load: no gap
+                evs += [json.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
             last = ld.version
             over = ld.state.over
             yield Update(ld.version, evs, self._infoset(match_id, ld.version, ld.state, seat), match_over=over)
