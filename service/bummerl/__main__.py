@@ -133,12 +133,12 @@ def _bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         variants = [v.id for v in __import__("bummerl.rules", fromlist=["list_variants"]).list_variants()] if args.variant == "all" else [args.variant]
         for v in variants:
-            r = bench.bench_engine(v, args.seconds)
+            r = bench.bench_engine(v, args.seconds, policy=args.policy)
             if args.json:
                 print(json.dumps(r))
             else:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
-                      f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, random vs random)")
+                      f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
     else:
         r = bench.bench_service(args.matches, args.seconds, args.variant)
         if args.json:
@@ -174,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
     b.add_argument("--seconds", type=float, default=10.0)
     b.add_argument("--matches", type=int, default=64)
+    b.add_argument("--policy", choices=["random", "no-declare"], default="random",
+                   help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:

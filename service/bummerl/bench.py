@@ -16,20 +16,26 @@ import time
 from typing import Any
 
 from bummerl.rules import find_variant
+from bummerl.rules.actions import DECLARE
 from bummerl.rules.state import OVER, DealState
 
 
-def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1) -> dict[str, Any]:
+def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str = "random") -> dict[str, Any]:
     """Play random deals of ``variant`` for ``seconds`` (wall clock) on this thread.
 
-    Returns ``{"variant", "deals", "actions", "seconds", "deals_per_s", "actions_per_s",
-    "actions_per_deal"}``.
+    ``policy`` ``"random"``: uniform over the legal actions (random players often declare 66
+    falsely, which ends a deal early); ``"no-declare"``: uniform over the legal actions other
+    than ``declare``, so deals run their full length. Returns ``{"variant", "policy", "deals",
+    "actions", "seconds", "deals_per_s", "actions_per_s", "actions_per_deal"}``.
     """
+    if policy not in ("random", "no-declare"):
+        raise ValueError(f"unknown policy {policy!r}: random or no-declare")
     rules = find_variant(variant).configure({})
     rng = random.Random(seed)
     choice = rng.choice
     deck = list(rules.deck)
     deals = acts = 0
+    skip_declare = policy == "no-declare"
     t0 = time.perf_counter()
     deadline = t0 + seconds
     while time.perf_counter() < deadline:
@@ -37,12 +43,15 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1) -> dict[str
             rng.shuffle(deck)
             d = DealState.new(rules, deck, deals & 1)
             while d.phase != OVER:
-                d.step(choice(d.legal_actions()))
+                legal = d.legal_actions()
+                if skip_declare and legal[-1] == DECLARE and len(legal) > 1:
+                    legal.pop()  # declare has the highest id of a lead turn's actions
+                d.step(choice(legal))
                 acts += 1
             deals += 1
     dt = time.perf_counter() - t0
     return {
-        "variant": rules.spec.id, "deals": deals, "actions": acts, "seconds": round(dt, 3),
+        "variant": rules.spec.id, "policy": policy, "deals": deals, "actions": acts, "seconds": round(dt, 3),
         "deals_per_s": round(deals / dt, 1), "actions_per_s": round(acts / dt, 1),
         "actions_per_deal": round(acts / deals, 2),
     }
