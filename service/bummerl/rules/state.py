@@ -223,6 +223,15 @@ class DealState:
         return []
 
     def _lead_actions(self) -> list[int]:
+        """A lead turn (§1.7 step 1): exchange, close, declare, marriage + lead, or any lead.
+
+        After ``announce`` only the K/Q of an announced suit may be led (AT-MAR-1, OPEN-GEN-5);
+        marriages need both cards (AT-MAR-6) and the first-lead / closed-talon options
+        (OPEN-AT-7, SAN-MAR-3, OPEN-SAN-6); ``announce`` is offered only where it enables
+        something (declaring at once, OPEN-GEN-4 b, or a second marriage). Exchange and close
+        come before any announcement; ``declare`` needs a won trick (AT-DECL-1, O66-DECL-1) and,
+        under ``false_declaration_penalty = reject`` (OBI-DECL-1), 66 deal points.
+        """
         p = self.to_act
         h = self.hands[p]
         r = self.rules
