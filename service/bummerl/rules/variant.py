@@ -10,7 +10,7 @@ A variant module in :mod:`bummerl.rules.variants` builds one ``VariantSpec`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import cards as K
@@ -189,7 +189,6 @@ class VariantSpec:
     rule_prefix: str
     description: str
     ranks: int
-    hand_size: int
     deal_pattern: tuple[int | str, ...]
     exchange_rank: int
     last_trick_bonus: int
@@ -201,7 +200,11 @@ class VariantSpec:
     num_players: int = 2
     local_names: str = "en"
     match_format: MatchFormat = default_match_format
-    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player, from the deal pattern (e.g. (3, "T", 2) -> 5)."""
+        return sum(b for b in self.deal_pattern if isinstance(b, int))
 
     @property
     def deck(self) -> tuple[int, ...]:

@@ -17,7 +17,6 @@ SPEC = register(
         rule_prefix="OBI",
         description="20 cards, jack exchange, close only after the draw, own tricks visible, last trick wins the deal; first to 9.",
         ranks=5,
-        hand_size=5,
         deal_pattern=(3, 2, "T"),
         exchange_rank=JACK,
         last_trick_bonus=0,

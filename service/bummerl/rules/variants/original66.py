@@ -31,7 +31,6 @@ SPEC = register(
         rule_prefix="O66",
         description="24 cards, trump 9 exchange, close before or after the draw, +10 last trick, drawn deals carry a point; 11 down to 0.",
         ranks=6,
-        hand_size=6,
         deal_pattern=(2, 2, 2, "T"),
         exchange_rank=NINE,
         last_trick_bonus=10,

@@ -30,7 +30,6 @@ SPEC = register(
         rule_prefix="SAN",
         description="24 cards, 9 exchange only after a won trick, no marriage in the first trick, equal totals draw; first to 11.",
         ranks=6,
-        hand_size=6,
         deal_pattern=(3, 3, "T"),
         exchange_rank=NINE,
         last_trick_bonus=10,

@@ -34,7 +34,6 @@ SPEC = register(
         rule_prefix="AT",
         description="20 cards, trump Jack exchange, close after the draw, last trick wins the deal; Bummerl to 7.",
         ranks=5,
-        hand_size=5,
         deal_pattern=(3, "T", 2),
         exchange_rank=JACK,
         last_trick_bonus=0,

@@ -29,7 +29,6 @@ SPEC = register(
         rule_prefix="HU2",
         description="20 cards, alsó exchange and closing need 3 cards above the trump, own closing scale; two won sevens.",
         ranks=5,
-        hand_size=5,
         deal_pattern=(3, "T", 2),
         exchange_rank=JACK,
         last_trick_bonus=0,
