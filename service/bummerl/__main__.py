@@ -3,11 +3,12 @@
     bummerl serve [--port 50051] [--http-port 8080] [--metrics-port 9095] [--redis-url URL]
                   [--data-dir DIR] [--demo greedy,random] [--variant schnapsen-at]
     bummerl play --variant schnapsen-at --bots greedy,random [--server HOST:PORT] [--seed N]
-                 [--option name=value ...] [--json]
+                 [--option name=value ...] [--tc 5+0.1] [--timeout-policy forfeit-match] [--json]
     bummerl bench engine --variant schnapsen-at --seconds 10 [--json]
     bummerl bench service --matches 64 --seconds 10 [--json]
 
-Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey.
+Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
+token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ def _print_deal(d: dict[str, Any]) -> None:
 
 
 async def _play(client: Any, variant: str, bot_names: list[str], seed: int | None, options: dict[str, str],
-                as_json: bool) -> dict[str, Any]:
+                as_json: bool, **create_kwargs: Any) -> dict[str, Any]:
     from bummerl_client import play_match
     from bummerl_client.__main__ import bot_from_spec
 
     bots = [bot_from_spec(b, None if seed is None else seed + i) for i, b in enumerate(bot_names)]
-    rec = await play_match(client, variant, bots, options, seed)
+    rec = await play_match(client, variant, bots, options, seed, **create_kwargs)
     names = [s["name"] for s in rec["seats"]]
     if not as_json:
         print(f"{rec['variant']}: {' vs '.join(f'{n} (seat {i})' for i, n in enumerate(names))}, match {rec['match_id']}")
@@ -78,7 +79,10 @@ async def _serve(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(port=args.port, http_port=args.http_port, metrics_port=args.metrics_port,
                                  **({"redis_url": args.redis_url} if args.redis_url else {}),
-                                 **({"data_dir": args.data_dir} if args.data_dir else {}), host=args.host)
+                                 **({"data_dir": args.data_dir} if args.data_dir else {}),
+                                 **({"admin_token": args.admin_token} if args.admin_token else {}),
+                                 **({"idle_limit_s": args.idle_limit} if args.idle_limit is not None else {}),
+                                 host=args.host)
     logging.basicConfig(level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     rt = Runtime(settings)
     await rt.start()
@@ -97,7 +101,8 @@ async def _serve(args: argparse.Namespace) -> int:
         if args.demo:
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
             async with AsyncClient(rt.target) as client:
-                await _play(client, args.variant, args.demo.split(","), args.seed, {}, False)
+                await _play(client, args.variant, args.demo.split(","), args.seed, {}, False,
+                            admin_token=settings.admin_token)
             print("bummerl: still serving; press Ctrl-C to stop", flush=True)
         await stop.wait()
     finally:
@@ -113,17 +118,28 @@ async def _play_cmd(args: argparse.Namespace) -> int:
     if len(bots) != 2:
         raise SystemExit("--bots takes two bots, e.g. greedy,random")
     options = _options(args.option)
+    create: dict[str, Any] = {"timeout_policy": args.timeout_policy}
+    if args.tc:
+        from bummerl.core.clocks import TimeControl, TimeControlError
+
+        try:
+            create["time_control"] = TimeControl.parse(args.tc).to_dict()
+        except TimeControlError as e:
+            raise SystemExit(f"bummerl play: --tc: {e}") from None
     if args.server:
         async with AsyncClient(args.server) as client:
             await client.wait_ready(10)
-            await _play(client, args.variant, bots, args.seed, options, args.json)
+            admin = args.admin_token or Settings.from_env().admin_token
+            await _play(client, args.variant, bots, args.seed, options, args.json, admin_token=admin, **create)
         return 0
     from bummerl.app import Runtime
 
-    logging.basicConfig(level=logging.WARNING)
-    async with Runtime(Settings.from_env(port=0, http_port=0, metrics_port=0)) as rt:
+    logging.basicConfig(level=logging.ERROR)
+    settings = Settings.from_env(port=0, http_port=0, metrics_port=0, reaper_poll_ms=10)
+    async with Runtime(settings) as rt:
         async with AsyncClient(rt.target) as client:
-            await _play(client, args.variant, bots, args.seed, options, args.json)
+            await _play(client, args.variant, bots, args.seed, options, args.json, admin_token=settings.admin_token,
+                        **create)
     return 0
 
 
@@ -162,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--demo", default=None, help="play one demo Bummerl with these bots first, e.g. greedy,random")
     s.add_argument("--variant", default="schnapsen-at")
     s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--admin-token", default=None,
+                   help="secret needed to create matches (default: BUMMERL_ADMIN_TOKEN; none = anyone may)")
+    s.add_argument("--idle-limit", type=float, default=None, metavar="SECONDS",
+                   help="end matches without a time control after this long without an action (0 = never; "
+                        "default: BUMMERL_IDLE_LIMIT_S or 86400)")
     pl = sub.add_parser("play", help="play one Bummerl between two bots through a server")
     pl.add_argument("--variant", default="schnapsen-at")
     pl.add_argument("--bots", default="greedy,random", help="two of: random, greedy, exec:COMMAND")
@@ -169,6 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
     pl.add_argument("--json", action="store_true", help="last line: one JSON object with the result")
+    pl.add_argument("--tc", default=None, metavar="TC",
+                    help="time control in seconds: 5+0.1 (base+increment), move=2 (per move), 60+1,move=5")
+    pl.add_argument("--timeout-policy", default="forfeit-match",
+                    choices=["forfeit-match", "forfeit-deal", "default-move"],
+                    help="what happens when a bot runs out of time (default forfeit-match)")
+    pl.add_argument("--admin-token", default=None, help="admin token of --server (default: BUMMERL_ADMIN_TOKEN)")
     b = sub.add_parser("bench", help="print engine or service figures")
     b.add_argument("what", choices=["engine", "service"])
     b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")

@@ -8,6 +8,8 @@ server (+ health, reflection, interceptors), REST gateway and metrics. Used by `
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -24,7 +26,7 @@ from bummerl.api.gateway import Gateway
 from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gateway
 from bummerl.api.servicer import GameServicer
 from bummerl.config import Settings
-from bummerl.core import MatchService
+from bummerl.core import MatchService, Reaper
 from bummerl.store import EmbeddedValkey, MatchStore, resolve_redis_url
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,9 @@ class Runtime:
         self.embedded: EmbeddedValkey | None = None
         self.store: MatchStore | None = None
         self.service: MatchService | None = None
+        self.reaper: Reaper | None = None
+        self._reaper_stop = asyncio.Event()
+        self._reaper_task: asyncio.Task[None] | None = None
         self.server: Any = None
         self.gateway: Gateway | None = None
         self.health = health.aio.HealthServicer()
@@ -62,7 +67,13 @@ class Runtime:
         self.redis_url, self.embedded = resolve_redis_url(s.redis_url, str(s.data_dir) if s.data_dir else None)
         self.store = MatchStore.from_url(self.redis_url)
         await self.store.ping()
-        self.service = MatchService(self.store)
+        self.service = MatchService(self.store, admin_token=s.admin_token, idle_limit_ms=round(s.idle_limit_s * 1000))
+        if not s.admin_token:
+            log.warning("no admin token configured (BUMMERL_ADMIN_TOKEN / --admin-token): anyone can create matches "
+                        "and choose their deck seed; set one for a public server")
+        self.reaper = Reaper(self.service, poll_ms=s.reaper_poll_ms)
+        self._reaper_stop.clear()
+        self._reaper_task = asyncio.create_task(self.reaper.run(self._reaper_stop), name="bummerl-reaper")
         servicer = GameServicer(self.service)
         self.server, self.grpc_port = await build_server(servicer, s, health_servicer=self.health)
         await self.server.start()
@@ -82,6 +93,11 @@ class Runtime:
             await self.health.enter_graceful_shutdown()
         except Exception:  # noqa: BLE001 - best effort
             pass
+        if self._reaper_task is not None:
+            self._reaper_stop.set()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._reaper_task, 5)
+            self._reaper_task = None
         if self.gateway is not None:
             await self.gateway.close()
             self.gateway = None

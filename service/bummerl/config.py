@@ -48,8 +48,16 @@ class Settings:
     (nothing persists across restarts)."""
 
     admin_token: str | None = field(default=None, repr=False)
-    """Secret for admin calls (creating ladders, registering bots), sent as ``authorization:
-    Bearer <token>``; None = admin calls are refused. Never logged (hidden from ``repr``)."""
+    """Secret for admin calls (CreateMatch, and later creating ladders, registering bots), sent as
+    ``authorization: Bearer <token>``; None = anyone may create matches (local use; the server
+    says so at start-up). Never logged (hidden from ``repr``)."""
+
+    idle_limit_s: float = 86400.0
+    """Default idle limit of matches without a time control, in **seconds**: a match where nobody
+    acts for that long ends as abandoned. 0 = never. A match may set its own (idle_limit_ms)."""
+
+    reaper_poll_ms: int = 50
+    """Longest pause of the timeout reaper between two looks at the deadlines, milliseconds."""
 
     log_level: str = "INFO"
     """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
@@ -65,6 +73,10 @@ class Settings:
         object.__setattr__(self, "log_level", level)
         if self.data_dir is not None and not isinstance(self.data_dir, Path):
             object.__setattr__(self, "data_dir", Path(self.data_dir))
+        if not 0 <= float(self.idle_limit_s) <= 30 * 86400:
+            raise ValueError(f"idle_limit_s must be in 0..{30 * 86400} seconds, got {self.idle_limit_s!r}")
+        if not isinstance(self.reaper_poll_ms, int) or not 1 <= self.reaper_poll_ms <= 60000:
+            raise ValueError(f"reaper_poll_ms must be an int in 1..60000, got {self.reaper_poll_ms!r}")
         for name in ("redis_url", "admin_token"):
             if getattr(self, name) == "":
                 object.__setattr__(self, name, None)
@@ -90,7 +102,12 @@ class Settings:
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is None:
                 continue
-            if name in ("port", "http_port", "metrics_port"):
+            if name == "idle_limit_s":
+                try:
+                    values[name] = float(raw)
+                except ValueError:
+                    raise ValueError(f"{ENV_PREFIX}{name.upper()} must be a number of seconds, got {raw!r}") from None
+            elif name in ("port", "http_port", "metrics_port", "reaper_poll_ms"):
                 try:
                     values[name] = int(raw)
                 except ValueError:

@@ -65,6 +65,9 @@ ACTIONS = Counter("bummerl_actions_total", "Actions applied to matches.", ("vari
 CAS_CONFLICTS = Counter(
     "bummerl_cas_conflicts_total", "Writes rejected by the compare-and-set on the match version."
 )
+TIMEOUTS = Counter(
+    "bummerl_timeouts_total", "Seats that ran out of time, by the timeout policy applied.", ("variant", "policy")
+)
 MATCHES_CREATED = Counter("bummerl_matches_created_total", "Matches created.", ("variant",))
 MATCHES_FINISHED = Counter("bummerl_matches_finished_total", "Matches that reached their end.", ("variant",))
 
@@ -91,6 +94,11 @@ def match_finished(variant: str) -> None:
 def action_applied(variant: str, count: int = 1) -> None:
     """``count`` actions were applied to a match of ``variant``."""
     ACTIONS.labels(variant).inc(count)
+
+
+def timeout(variant: str, policy: str) -> None:
+    """A seat ran out of time and ``policy`` (forfeit-match, forfeit-deal, default-move) was applied."""
+    TIMEOUTS.labels(variant, policy).inc()
 
 
 def cas_conflict() -> None:

@@ -53,7 +53,8 @@ INFOSET = {
              "marriages": [{"seat": 0, "suit": "H", "points": 40, "counted": True}],
              "own_trick_points": 33, "own_won_cards": ["AS", "TS", "KD"], "own_deal_points": 53},
     "legal_actions": [{"id": 3, "text": "play QH", "kind": "play", "card": "QH", "suit": ""}],
-    "clocks": [{"seat": 0, "remaining_ms": 0, "running": False}, {"seat": 1, "remaining_ms": 0, "running": False}],
+    "clocks": [{"seat": 0, "remaining_ms": 1200, "running": False, "move_remaining_ms": 0},
+               {"seat": 1, "remaining_ms": 900, "running": True, "move_remaining_ms": 900}],
 }
 
 VARIANT = {

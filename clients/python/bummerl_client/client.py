@@ -17,7 +17,7 @@ import grpc.aio
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from bummerl.v1 import game_pb2, game_pb2_grpc
+from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 CURRENT_VERSION_KEY = "bummerl-current-version"
 
@@ -63,11 +63,20 @@ def _auth(token: str | None) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {token}")] if token else []
 
 
-def _create_request(variant: str, options: Mapping[str, object] | None, seats: Sequence[str], seed: int | None) -> Message:
+def _create_request(variant: str, options: Mapping[str, object] | None, seats: Sequence[str], seed: int | None,
+                    time_control: Mapping[str, Any] | None = None, timeout_policy: str | None = None,
+                    idle_limit_ms: int | None = None) -> Message:
     opts = {k: (("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in (options or {}).items()}
-    req = game_pb2.CreateMatchRequest(variant=variant, options=opts, seats=[game_pb2.SeatSpec(name=n) for n in seats])
+    req = game_pb2.CreateMatchRequest(variant=variant, options=opts, seats=[game_pb2.SeatSpec(name=n) for n in seats],
+                                      timeout_policy=timeout_policy or "")
     if seed is not None:
         req.seed = seed
+    if time_control:
+        tc = dict(time_control)
+        scope = str(tc.pop("scope", "") or "")
+        req.time_control.CopyFrom(common_pb2.TimeControl(**tc, scope=f"TIME_CONTROL_SCOPE_{(scope or 'unspecified').upper()}"))
+    if idle_limit_ms is not None:
+        req.idle_limit_ms = idle_limit_ms
     return req
 
 
@@ -119,10 +128,17 @@ class AsyncClient:
 
     async def create_match(
         self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
-        seed: int | None = None,
+        seed: int | None = None, *, time_control: Mapping[str, Any] | None = None, timeout_policy: str | None = None,
+        idle_limit_ms: int | None = None, admin_token: str | None = None,
     ) -> CreatedMatch:
+        """Create a match. ``time_control``: ``{"base_ms", "increment_ms", "move_cap_ms",
+        "lag_compensation_ms", "scope": "match" | "deal"}`` (milliseconds; e.g.
+        ``TimeControl.parse("5+0.1").to_dict()``); ``timeout_policy``: ``forfeit-match`` (server
+        default), ``forfeit-deal`` or ``default-move``; ``idle_limit_ms``: None = server default;
+        ``admin_token``: needed when the server has one (PERMISSION_DENIED otherwise)."""
+        req = _create_request(variant, options, seats, seed, time_control, timeout_policy, idle_limit_ms)
         try:
-            return _created(await self.stub.CreateMatch(_create_request(variant, options, seats, seed)))
+            return _created(await self.stub.CreateMatch(req, metadata=_auth(admin_token)))
         except grpc.RpcError as e:
             raise _convert(e) from None
 
@@ -195,10 +211,17 @@ class Client:
 
     def create_match(
         self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
-        seed: int | None = None,
+        seed: int | None = None, *, time_control: Mapping[str, Any] | None = None, timeout_policy: str | None = None,
+        idle_limit_ms: int | None = None, admin_token: str | None = None,
     ) -> CreatedMatch:
+        """Create a match. ``time_control``: ``{"base_ms", "increment_ms", "move_cap_ms",
+        "lag_compensation_ms", "scope": "match" | "deal"}`` (milliseconds; e.g.
+        ``TimeControl.parse("5+0.1").to_dict()``); ``timeout_policy``: ``forfeit-match`` (server
+        default), ``forfeit-deal`` or ``default-move``; ``idle_limit_ms``: None = server default;
+        ``admin_token``: needed when the server has one (PERMISSION_DENIED otherwise)."""
+        req = _create_request(variant, options, seats, seed, time_control, timeout_policy, idle_limit_ms)
         try:
-            return _created(self.stub.CreateMatch(_create_request(variant, options, seats, seed)))
+            return _created(self.stub.CreateMatch(req, metadata=_auth(admin_token)))
         except grpc.RpcError as e:
             raise _convert(e) from None
 

@@ -55,9 +55,12 @@ async def play_match(
     options: Mapping[str, object] | None = None,
     seed: int | None = None,
     on_created: Callable[[str], None] | None = None,
+    **create_kwargs: Any,
 ) -> dict[str, Any]:
-    """Create a match of ``variant`` and play it with one bot per seat; returns the match record."""
-    created = await client.create_match(variant, options, [b.name for b in bots], seed)
+    """Create a match of ``variant`` and play it with one bot per seat; returns the match record.
+    ``create_kwargs`` go to :meth:`AsyncClient.create_match` (``time_control``, ``timeout_policy``,
+    ``idle_limit_ms``, ``admin_token``)."""
+    created = await client.create_match(variant, options, [b.name for b in bots], seed, **create_kwargs)
     if on_created:
         on_created(created.match_id)
     await asyncio.gather(*(play_seat(client, created.match_id, s, t, b) for s, (t, b) in enumerate(zip(created.tokens, bots, strict=True))))

@@ -22,6 +22,7 @@ InvalidOptionError     INVALID_ARGUMENT     400
 UnknownVariantError    INVALID_ARGUMENT     400
 IllegalActionError     FAILED_PRECONDITION  409  (includes the engine's MatchOverError)
 MatchOverError         FAILED_PRECONDITION  409
+TimeoutLostError       FAILED_PRECONDITION  409  (the action came after the seat's deadline)
 UnauthenticatedError   UNAUTHENTICATED      401
 PermissionDeniedError  PERMISSION_DENIED    403
 redis ConnectionError  UNAVAILABLE          503  (generic message: retry)
@@ -54,6 +55,7 @@ from bummerl.core.errors import (
     PermissionDeniedError,
     ServiceError,
     StaleVersionError,
+    TimeoutLostError,
     UnauthenticatedError,
 )
 from bummerl.rules.errors import (
@@ -91,6 +93,7 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (UnknownVariantError, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION),
+    (TimeoutLostError, grpc.StatusCode.FAILED_PRECONDITION),
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED),
     (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),

@@ -35,7 +35,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def CreateMatch(self, request: Any, context: Any) -> game_pb2.CreateMatchResponse:
         seed = request.seed if request.HasField("seed") else None
-        created = await self.service.create_match(request.variant, dict(request.options), [s.name for s in request.seats], seed)
+        created = await self.service.create_match(
+            request.variant, dict(request.options), [s.name for s in request.seats], seed,
+            time_control=codec.pb_to_dict(request.time_control) if request.HasField("time_control") else None,
+            timeout_policy=request.timeout_policy or None,
+            idle_limit_ms=request.idle_limit_ms if request.HasField("idle_limit_ms") else None,
+            admin_token=bearer_token(context),
+        )
         return game_pb2.CreateMatchResponse(
             match_id=created.match_id,
             seat_tokens=[game_pb2.SeatToken(seat=i, token=t) for i, t in enumerate(created.tokens)],

@@ -1,5 +1,10 @@
-"""Use cases of the service without protobuf: matches, seats, tokens, versions (DESIGN §3)."""
+"""Use cases of the service without protobuf: matches, seats, tokens, versions, clocks and
+timeouts (DESIGN §3, §5)."""
 
+from .clocks import TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
 from .matches import CreatedMatch, MatchService, Update
+from .reaper import Reaper
 
-__all__ = ["CreatedMatch", "MatchService", "Update"]
+__all__ = [
+    "TIMEOUT_POLICIES", "Clocks", "CreatedMatch", "MatchService", "Reaper", "TimeControl", "TimeControlError", "Update",
+]

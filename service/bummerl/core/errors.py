@@ -3,6 +3,8 @@ them in one table (:mod:`bummerl.api.errors`). Messages are safe to show to the 
 
 from __future__ import annotations
 
+from bummerl.rules import IllegalActionError
+
 
 class ServiceError(Exception):
     """Base of the service's domain errors."""
@@ -42,3 +44,14 @@ class StaleVersionError(ServiceError):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(current_version={self.current_version})"
+
+
+class NotYourTurnError(IllegalActionError):
+    """An action or resignation-free move by a seat that is not to act. -> FAILED_PRECONDITION
+    (an :class:`~bummerl.rules.IllegalActionError`, so callers catching that still catch it)."""
+
+
+class TimeoutLostError(ServiceError):
+    """An action that arrived after the seat's deadline (DESIGN §5): the server applied the
+    match's timeout policy instead (by this call or by the reaper), never both. ->
+    FAILED_PRECONDITION."""

@@ -6,11 +6,22 @@ appends the public events to the match's stream (:class:`bummerl.store.MatchStor
 state stays in process memory between calls, so any replica can serve any request.
 
 Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(),
-"entries": [[seat, action, ts_ms, deal_number], ...]}`` where entry ``i`` produced version
-``i + 2`` (version 1 = created; ``action`` is an action id or ``"resign"``). The snapshot holds the log
-(seed, decks, first dealer, actions: the source of truth, which replays to the same state) and
-the state it produces, so a request restores it without replaying. Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token),
-``seats`` (names), ``variant``, ``created_at_ms``, ``over``.
+"entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...], "clocks": {...} | null,
+"deadline_ms": int}`` where entry ``i`` produced version ``i + 2`` (version 1 = created). ``action`` is
+an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"forfeit-match"``,
+``"forfeit-deal"``, ``"abandon"``); ``kind`` is the outcome kind (:data:`OUTCOME_KINDS`: NORMAL, TIMEOUT,
+RESIGN, ILLEGAL, DISCONNECT, ABANDONED); ``think_ms`` the time from the start of the seat's turn to the
+commit and ``clock_ms`` the seat's main time after it (for a timeout: the time it had for the move), both
+-1 without a time control. The snapshot holds the log (seed, decks, first dealer, actions: the source of
+truth, which replays to the same state) and the state it produces, so a request restores it without
+replaying. Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
+``variant``, ``created_at_ms``, ``over``, ``time_control`` (:class:`~bummerl.core.clocks.TimeControl`
+dict or null), ``timeout_policy``, ``idle_limit_ms``.
+
+Time (DESIGN §5, :mod:`bummerl.core.clocks`): the deadline of the seat to act is stored in the blob and
+indexed in the store's deadlines sorted set by the same commit; :meth:`MatchService.expire` (called by
+the reaper, :mod:`bummerl.core.reaper`) and a late :meth:`MatchService.submit_action` apply the match's
+timeout policy through the same compare-and-set, so exactly one of them commits it.
 
 Errors (:mod:`bummerl.core.errors`): NotFoundError, InvalidArgumentError, UnauthenticatedError,
 PermissionDeniedError, StaleVersionError(current_version), MatchOverError, and the engine's
@@ -30,7 +41,6 @@ from typing import Any
 
 from bummerl import metrics
 from bummerl.rules import (
-    IllegalActionError,
     InvalidOptionError,
     MatchState,
     UnknownVariantError,
@@ -45,23 +55,57 @@ from bummerl.rules import (
     parse_action,
 )
 from bummerl.rules import MatchOverError as RulesMatchOverError
+from bummerl.rules.actions import action_kind
 from bummerl.rules.cards import card_code
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
+from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
 from .errors import (
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
+    NotYourTurnError,
     PermissionDeniedError,
     StaleVersionError,
+    TimeoutLostError,
     UnauthenticatedError,
 )
 
 RESIGN = "resign"
+OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
+"""Log entries that are service outcomes rather than engine actions (action id -1 in records)."""
+OUTCOME_KINDS = ("NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")
+"""Outcome kind of each log entry (proto ``OutcomeKind``)."""
+MAX_SEAT_NAME = 64
+"""Longest seat name, in characters (printable, no control characters)."""
+
+
+def _check_seat_name(name: object, i: int) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidArgumentError(f"seat {i}: the name must be 1-{MAX_SEAT_NAME} printable characters")
+    if len(name) > MAX_SEAT_NAME:
+        raise InvalidArgumentError(f"seat {i}: the name is {len(name)} characters long; at most {MAX_SEAT_NAME}")
+    if not name.isprintable():
+        raise InvalidArgumentError(f"seat {i}: the name contains control or non-printable characters")
+    return name
+
+
+def default_action(legal: Sequence[int]) -> int:
+    """The action the server plays for a seat under timeout policy ``default-move``: the
+    lowest-id card play (never a declaration or a close), else the first legal action."""
+    plays = [a for a in legal if action_kind(a) == "play"]
+    return min(plays) if plays else legal[0]
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _kind(entry: Sequence[Any]) -> str:
+    """Outcome kind of a log entry (entries written before time controls have none)."""
+    if len(entry) > 4:
+        return str(entry[4])
+    return "RESIGN" if entry[1] == RESIGN else "NORMAL"
 
 
 def hash_token(token: str) -> str:
@@ -97,15 +141,43 @@ class _Loaded:
     state: MatchState
     entries: list[list[Any]]
     meta: dict[str, Any]
+    clocks: Clocks | None = None
+    deadline_ms: int = -1
 
 
 class MatchService:
-    """The match use cases over a :class:`MatchStore`. ``now_ms`` is injectable (tests, clocks)."""
+    """The match use cases over a :class:`MatchStore`.
 
-    def __init__(self, store: MatchStore, now_ms: Callable[[], int] = _now_ms, stream_poll_ms: int = 15000) -> None:
+    ``now_ms``: the clock (ms since the epoch), injectable so that tests never sleep.
+    ``admin_token``: when set, :meth:`create_match` needs it (PermissionDeniedError otherwise);
+    None = anyone may create matches (local use). ``idle_limit_ms``: server default of the idle
+    limit of matches without a time control (0 = none): a match where nobody acts for that long
+    ends as ``abandoned``.
+    """
+
+    def __init__(
+        self,
+        store: MatchStore,
+        now_ms: Callable[[], int] = _now_ms,
+        stream_poll_ms: int = 15000,
+        admin_token: str | None = None,
+        idle_limit_ms: int = 0,
+    ) -> None:
         self.store = store
         self.now_ms = now_ms
         self.stream_poll_ms = stream_poll_ms
+        self._admin_hash = hash_token(admin_token) if admin_token else None
+        self.idle_limit_ms = idle_limit_ms
+
+    def check_admin(self, token: str | None) -> None:
+        """Raise PermissionDeniedError unless ``token`` is the admin token (no-op when the server
+        has none configured)."""
+        if self._admin_hash is None:
+            return
+        if not token:
+            raise PermissionDeniedError("this call needs the admin token (authorization: Bearer <admin token>)")
+        if not hmac.compare_digest(hash_token(token), self._admin_hash):
+            raise PermissionDeniedError("the token is not the admin token")
 
     # ------------------------------------------------------------------ variants
     def list_variants(self) -> list[dict[str, Any]]:
@@ -119,10 +191,23 @@ class MatchService:
         options: Mapping[str, str] | None = None,
         seat_names: Sequence[str] = (),
         seed: int | None = None,
+        time_control: TimeControl | dict[str, Any] | None = None,
+        timeout_policy: str | None = None,
+        idle_limit_ms: int | None = None,
+        admin_token: str | None = None,
     ) -> CreatedMatch:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
-        name per player. Raises InvalidArgumentError for an unknown variant (naming the known
-        ones), an unknown option or a bad value (naming the option), or a wrong seat count."""
+        name per player (1-64 printable characters each). ``time_control``: a
+        :class:`TimeControl` or its dict (all ms), None = no clock. ``timeout_policy``: one of
+        :data:`~bummerl.core.clocks.TIMEOUT_POLICIES` (default ``forfeit-match``).
+        ``idle_limit_ms``: for a match without a time control, end it as abandoned after this many
+        ms without an action (None = the server default, 0 = never).
+
+        Raises PermissionDeniedError without the admin token when the server has one;
+        InvalidArgumentError for an unknown variant (naming the known ones), an unknown option or
+        a bad value (naming the option), a wrong seat count or name, a bad time control, policy or
+        idle limit."""
+        self.check_admin(admin_token)
         try:
             spec = find_variant(variant)
             rules = spec.configure(dict(options or {}))
@@ -131,8 +216,19 @@ class MatchService:
         names = list(seat_names) or [f"seat{i}" for i in range(spec.num_players)]
         if len(names) != spec.num_players:
             raise InvalidArgumentError(f"{spec.id} needs {spec.num_players} seats, got {len(names)}")
+        names = [_check_seat_name(n, i) for i, n in enumerate(names)]
         if seed is not None and not 0 <= seed < 2**63:
             raise InvalidArgumentError("seed must be in 0 .. 2**63-1")
+        try:
+            tc = TimeControl.from_dict(time_control) if isinstance(time_control, dict) else time_control
+        except TimeControlError as e:
+            raise InvalidArgumentError(str(e)) from None
+        policy = timeout_policy or DEFAULT_TIMEOUT_POLICY
+        if policy not in TIMEOUT_POLICIES:
+            raise InvalidArgumentError(f"timeout_policy must be one of {', '.join(TIMEOUT_POLICIES)}, got {policy!r}")
+        idle = self.idle_limit_ms if idle_limit_ms is None else idle_limit_ms
+        if not 0 <= idle <= 30 * 24 * 3600 * 1000:
+            raise InvalidArgumentError("idle_limit_ms must be in 0 .. 30 days (ms)")
         m = MatchState(rules, secrets.randbits(63) if seed is None else seed)
         tokens = [secrets.token_hex(32) for _ in names]  # 256-bit, hex (no leading "-" for CLIs)
         match_id = secrets.token_hex(12)
@@ -143,9 +239,15 @@ class MatchService:
             "seat_tokens": [hash_token(t) for t in tokens],
             "created_at_ms": created,
             "over": False,
+            "time_control": tc.to_dict() if tc else None,
+            "timeout_policy": policy,
+            "idle_limit_ms": idle,
         }
+        clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
+        deadline = self._deadline(m, clocks, meta, created)
         events = [dict(event_to_dict(e), version=1, deal_number=0) for e in m.deal.history]
-        await self.store.create(match_id, self._encode(m, []), meta, [self._event_bytes(e) for e in events])
+        await self.store.create(match_id, self._encode(m, [], clocks, deadline), meta,
+                                [self._event_bytes(e) for e in events], deadline_ms=deadline)
         metrics.match_created(spec.id)
         return CreatedMatch(match_id, tokens, self._summary(match_id, 1, m, meta))
 
@@ -154,7 +256,7 @@ class MatchService:
         """The seat's information set at the current version (adds ``match_id``, ``version``)."""
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
-        return self._infoset(match_id, ld.version, ld.state, seat)
+        return self._infoset(match_id, ld, seat)
 
     # ------------------------------------------------------------------ act
     async def submit_action(
@@ -171,21 +273,34 @@ class MatchService:
         self._authorize(ld, seat, token)
         if expected_version != ld.version:
             idx = expected_version - 1
-            if 0 <= idx < len(ld.entries) and ld.entries[idx][0] == seat and ld.entries[idx][1] == a:
-                return Update(ld.version, [], self._infoset(match_id, ld.version, ld.state, seat), duplicate=True,
-                              match_over=ld.state.over)
+            if 0 <= idx < len(ld.entries):
+                done = ld.entries[idx]
+                if done[0] == seat and done[1] == a and _kind(done) == "NORMAL":
+                    return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
+                                  match_over=ld.state.over)
+                if done[0] == seat and _kind(done) in ("TIMEOUT", "ABANDONED"):
+                    raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
+                                           f"the server applied the {ld.meta.get('timeout_policy')} policy")
             raise StaleVersionError(ld.version)
         before = ld.state
         if before.over:
             raise MatchOverError("the match is over")
         if before.to_act != seat:
-            raise IllegalActionError(f"it is not seat {seat}'s turn (seat {before.to_act} is to act)")
+            raise NotYourTurnError(f"it is not seat {seat}'s turn (seat {before.to_act} is to act)")
+        now = self.now_ms()
+        if ld.clocks is not None and ld.clocks.expired(now):
+            try:
+                await self._apply_timeout(match_id, ld, now)
+            except StaleVersionError:
+                pass  # the reaper committed the timeout first
+            raise TimeoutLostError(f"seat {seat} ran out of time: the deadline passed "
+                                   f"{now - ld.clocks.deadline_ms} ms before this action arrived")
         after = before.copy()
         try:
             after.apply(a)
         except RulesMatchOverError:
             raise MatchOverError("the match is over") from None
-        return await self._commit(match_id, ld, before, after, [seat, a, self.now_ms(), before.deal_number], seat)
+        return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
 
     async def resign(self, match_id: str, seat: int, token: str | None) -> Update:
         """The seat resigns: the match ends, the other seat wins (reason ``resigned``)."""
@@ -195,20 +310,71 @@ class MatchService:
             raise MatchOverError("the match is over")
         after = ld.state.copy()
         after.resign(seat)
-        return await self._commit(match_id, ld, ld.state, after, [seat, RESIGN, self.now_ms(), ld.state.deal_number], seat)
+        return await self._commit(match_id, ld, ld.state, after, seat, RESIGN, "RESIGN", self.now_ms())
 
-    async def _commit(self, match_id: str, ld: _Loaded, before: MatchState, after: MatchState,
-                      entry: list[Any], seat: int) -> Update:
+    # ------------------------------------------------------------------ time
+    async def expire(self, match_id: str) -> Update | None:
+        """Apply the match's timeout policy if its deadline has passed (the reaper's entry point).
+
+        Loads the match; if the stored deadline is due at ``now_ms()``, commits the policy through
+        the version compare-and-set and returns the update; otherwise puts the real deadline back
+        in the index and returns None. Returns None as well when another process (a reaper or a
+        late action) committed first. Raises NotFoundError for an unknown match (its index entry
+        is removed)."""
+        try:
+            ld = await self._load(match_id)
+        except NotFoundError:
+            await self.store.set_deadline(match_id, -1)
+            raise
+        now = self.now_ms()
+        if ld.state.over or ld.deadline_ms < 0 or now <= ld.deadline_ms:
+            await self.store.set_deadline(match_id, -1 if ld.state.over else ld.deadline_ms)
+            return None
+        try:
+            return await self._apply_timeout(match_id, ld, now)
+        except StaleVersionError:
+            return None
+
+    async def _apply_timeout(self, match_id: str, ld: _Loaded, now: int) -> Update:
+        """Commit the timeout of the seat to act (its deadline has passed at ``now``)."""
+        before = ld.state
+        seat = before.to_act
+        after = before.copy()
+        if ld.clocks is None:  # no time control: the idle limit passed
+            after.concede(seat, "abandoned")
+            return await self._commit(match_id, ld, before, after, seat, "abandon", "ABANDONED", now)
+        policy = ld.meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY)
+        metrics.timeout(before.rules.spec.id, policy)
+        if policy == "forfeit-deal":
+            after.forfeit_deal(seat)
+            return await self._commit(match_id, ld, before, after, seat, "forfeit-deal", "TIMEOUT", now, refill=True)
+        if policy == "default-move":
+            after.step(default_action(before.legal_actions()))
+            return await self._commit(match_id, ld, before, after, seat, after.actions[-1][1], "TIMEOUT", now)
+        after.concede(seat, "timeout")
+        return await self._commit(match_id, ld, before, after, seat, "forfeit-match", "TIMEOUT", now)
+
+    async def _commit(self, match_id: str, ld: _Loaded, before: MatchState, after: MatchState, seat: int,
+                      action: int | str, kind: str, now: int, refill: bool = False) -> Update:
         version = ld.version + 1
         events = [dict(e, version=version, deal_number=after.deal_number) for e in events_between(before, after)]
         for e in events:  # a deal_end belongs to the deal it ends
             if e["type"] == "deal_end":
                 e["deal_number"] = e["result"]["deal_number"]
-        entries = [*ld.entries, entry]
+        clocks = ld.clocks
+        think = clock_ms = -1
+        if clocks is not None:
+            think = now - clocks.turn_start_ms if clocks.seat == seat else -1
+            had = clocks.budget_ms(seat) if clocks.seat == seat else -1
+            clocks = clocks.after_action(seat, now, after.to_act, after.deal_number != before.deal_number, refill)
+            clock_ms = had if kind == "TIMEOUT" else clocks.remaining_ms[seat]
+        entries = [*ld.entries, [seat, action, now, before.deal_number, kind, think, clock_ms]]
         meta_updates = {"over": True} if after.over else None
+        deadline = self._deadline(after, clocks, ld.meta, now)
         try:
             new_version = await self.store.commit(
-                match_id, ld.version, self._encode(after, entries), [self._event_bytes(e) for e in events], meta_updates
+                match_id, ld.version, self._encode(after, entries, clocks, deadline),
+                [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
             )
         except VersionConflictError as e:
             metrics.cas_conflict()
@@ -219,7 +385,19 @@ class MatchService:
         metrics.action_applied(variant)
         if after.over:
             metrics.match_finished(variant)
-        return Update(new_version, events, self._infoset(match_id, new_version, after, seat), match_over=after.over)
+        new = _Loaded(new_version, after, entries, ld.meta, clocks, deadline)
+        return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over)
+
+    @staticmethod
+    def _deadline(m: MatchState, clocks: Clocks | None, meta: dict[str, Any], now: int) -> int:
+        """The instant (ms) the seat to act times out (clock) or the match counts as abandoned
+        (idle limit, no clock); -1 = none."""
+        if m.over:
+            return -1
+        if clocks is not None:
+            return clocks.deadline_ms
+        idle = int(meta.get("idle_limit_ms") or 0)
+        return now + idle if idle > 0 else -1
 
     # ------------------------------------------------------------------ stream
     async def stream(self, match_id: str, seat: int, token: str | None, from_version: int = 0) -> AsyncIterator[Update]:
@@ -229,9 +407,10 @@ class MatchService:
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
         since = await self.store.events_since(match_id, max(0, from_version))
-        yield Update(ld.version, [json.loads(p) for _, p in since], self._infoset(match_id, ld.version, ld.state, seat),
+        # events committed after the load come with the next update, not twice
+        yield Update(ld.version, [json.loads(p) for v, p in since if v <= ld.version], self._infoset(match_id, ld, seat),
                      match_over=ld.state.over)
-        last = ld.version
+        last = max(ld.version, from_version)
         over = ld.state.over
         while not over:
             got = await self.store.wait_events(match_id, last, self.stream_poll_ms)
@@ -242,9 +421,10 @@ class MatchService:
             top = max(v for v, _ in got)
             if top < ld.version:  # commits landed between the read and the load: no gap
                 evs += [json.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
+            evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
-            yield Update(ld.version, evs, self._infoset(match_id, ld.version, ld.state, seat), match_over=over)
+            yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over)
 
     # ------------------------------------------------------------------ record
     async def record(self, match_id: str) -> dict[str, Any]:
@@ -255,11 +435,14 @@ class MatchService:
         ld = await self._load(match_id)
         m = ld.state
         summary = self._summary(match_id, ld.version, m, ld.meta)
-        acts = [
-            {"version": i + 2, "seat": seat, "action_id": -1 if a == RESIGN else a,
-             "action_text": RESIGN if a == RESIGN else action_to_string(a), "timestamp_ms": ts, "deal_number": dn}
-            for i, (seat, a, ts, dn) in enumerate(ld.entries)
-        ]
+        acts = []
+        for i, e in enumerate(ld.entries):
+            seat, a, ts, dn = e[:4]
+            acts.append({
+                "version": i + 2, "seat": seat, "action_id": -1 if isinstance(a, str) else a,
+                "action_text": a if isinstance(a, str) else action_to_string(a), "timestamp_ms": ts, "deal_number": dn,
+                "kind": _kind(e), "think_ms": e[5] if len(e) > 5 else -1, "clock_ms": e[6] if len(e) > 6 else -1,
+            })
         deals = []
         for n in range(m.deal_number + 1):
             hist = m.histories[n] if n < len(m.histories) else m.deal.history
@@ -280,7 +463,10 @@ class MatchService:
             "over": m.over,
             "version": ld.version,
             "created_at_ms": summary["created_at_ms"],
+            "timeout_policy": summary["timeout_policy"],
         }
+        if summary.get("time_control"):
+            rec["time_control"] = summary["time_control"]
         if m.over:
             rec["seed"] = m.seed
             rec["match_result"] = match_result(m)
@@ -294,7 +480,10 @@ class MatchService:
         if stored is None:
             raise NotFoundError(f"no match {match_id!r}")
         blob = json.loads(stored.state)
-        return _Loaded(stored.version, MatchState.from_snapshot(blob["snapshot"]), blob["entries"], stored.meta)
+        tc = TimeControl.from_dict(stored.meta.get("time_control"))
+        clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
+        return _Loaded(stored.version, MatchState.from_snapshot(blob["snapshot"]), blob["entries"], stored.meta,
+                       clocks, int(blob.get("deadline_ms", -1)))
 
     @staticmethod
     def _authorize(ld: _Loaded, seat: int, token: str | None) -> None:
@@ -311,18 +500,25 @@ class MatchService:
         raise UnauthenticatedError("invalid seat token")
 
     @staticmethod
-    def _encode(m: MatchState, entries: list[list[Any]]) -> bytes:
-        return json.dumps({"snapshot": m.snapshot(), "entries": entries}, separators=(",", ":")).encode()
+    def _encode(m: MatchState, entries: list[list[Any]], clocks: Clocks | None, deadline_ms: int) -> bytes:
+        blob = {"snapshot": m.snapshot(), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
+                "deadline_ms": deadline_ms}
+        return json.dumps(blob, separators=(",", ":")).encode()
 
     @staticmethod
     def _event_bytes(e: dict[str, Any]) -> bytes:
         return json.dumps(e, separators=(",", ":")).encode()
 
-    @staticmethod
-    def _infoset(match_id: str, version: int, m: MatchState, seat: int) -> dict[str, Any]:
-        d = information_set(m, seat)
+    def _infoset(self, match_id: str, ld: _Loaded, seat: int) -> dict[str, Any]:
+        """The seat's information set at ``ld.version``, with ``match_id``, ``version``, the clocks
+        of every seat at this moment (``clocks``: proto ``Clock`` dicts, remaining ms computed at the
+        time of sending) and the ``time_control``; no clocks without a time control."""
+        d = information_set(ld.state, seat)
         d["match_id"] = match_id
-        d["version"] = version
+        d["version"] = ld.version
+        if ld.clocks is not None:
+            d["clocks"] = ld.clocks.view(self.now_ms())
+            d["time_control"] = ld.clocks.tc.to_dict()
         return d
 
     @staticmethod
@@ -337,4 +533,7 @@ class MatchService:
             "version": version,
             "over": m.over,
             "created_at_ms": meta["created_at_ms"],
+            "timeout_policy": meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY),
+            "idle_limit_ms": int(meta.get("idle_limit_ms") or 0),
+            **({"time_control": meta["time_control"]} if meta.get("time_control") else {}),
         }

@@ -36,7 +36,16 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "trick": ("winner", "leader", "lead_card", "follow_card"),
     "draw": ("seat", "card"),
     "declare": ("seat", "correct", "deal_points"),
+    "timeout": ("seat", "reason"),
 }
+
+FORFEIT_DEAL = -1
+"""Pseudo action id in :attr:`MatchState.actions` for a deal forfeited on time (SRV-5, see
+:meth:`MatchState.forfeit_deal`); never offered as a legal action."""
+
+END_REASONS = ("resigned", "timeout", "illegal", "disconnect", "abandoned")
+"""Reasons a match can end before its target (:meth:`MatchState.concede`); SRV-5 leaves these to
+the server: ``abandoned`` has no winner, the others are won by the other seat."""
 
 _K_BITS = sum(1 << (s * 6 + K.KING) for s in range(4))  # the kings; (h >> 1) aligns queens on them
 _KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
@@ -749,12 +758,35 @@ class MatchState:
 
     def resign(self, seat: int) -> None:
         """Seat ``seat`` resigns: the match ends at once, the other seat wins (reason resigned)."""
+        self.concede(seat, "resigned")
+
+    def concede(self, seat: int, reason: str) -> None:
+        """The match ends at once because of ``seat`` (SRV-5, a server outcome, not a game rule):
+        ``reason`` is one of :data:`END_REASONS`. ``resigned``, ``timeout``, ``illegal`` and
+        ``disconnect`` give the match to the other seat; ``abandoned`` (idle limit) ends it with no
+        winner (-1). Public event: ``("resign", seat)`` for a resignation, else ``("timeout", seat,
+        REASON)`` with the reason in capitals. Raises MatchOverError / ValueError (unknown reason)."""
         if self.over:
             raise MatchOverError("the match is over")
+        if reason not in END_REASONS:
+            raise ValueError(f"unknown end reason {reason!r}")
         self.over = True
-        self.winner = 1 - seat
-        self.end_reason = "resigned"
-        self.deal.history.append(("resign", seat))
+        self.winner = -1 if reason == "abandoned" else 1 - seat
+        self.end_reason = reason
+        self.deal.history.append(("resign", seat) if reason == "resigned" else ("timeout", seat, reason.upper()))
+
+    def forfeit_deal(self, seat: int) -> None:
+        """Seat ``seat`` loses the current deal on time (SRV-5, timeout policy ``forfeit-deal``):
+        public event ``("timeout", seat, "TIMEOUT")``, then the deal is scored for the other seat as
+        if ``seat`` had taken no trick (:meth:`DealState.table_points`: 3), reason ``timeout``; the
+        match goes on (or ends if that reaches the target). Logged as ``(seat, FORFEIT_DEAL)``."""
+        if self.over:
+            raise MatchOverError("the match is over")
+        d = self.deal
+        self.actions.append((seat, FORFEIT_DEAL))
+        d.history.append(("timeout", seat, "TIMEOUT"))
+        d._end(1 - seat, 3, "timeout")
+        self._finish_deal()
 
     # ----------------------------------------------------------------- serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -768,6 +800,7 @@ class MatchState:
             "first_dealer": self.first_dealer,
             "actions": [list(a) for a in self.actions],
             "resigned": self.deal.history[-1][1] if self.end_reason == "resigned" else None,
+            "ended": [self.deal.history[-1][1], self.end_reason] if self.end_reason in END_REASONS else None,
         }
 
     @classmethod
@@ -780,8 +813,13 @@ class MatchState:
         for seat, a in data["actions"]:
             if m.to_act != seat:
                 raise IllegalActionError(f"log replay: seat {seat} acted out of turn")
-            m.apply(a)
-        if data.get("resigned") is not None:
+            if a == FORFEIT_DEAL:
+                m.forfeit_deal(seat)
+            else:
+                m.apply(a)
+        if data.get("ended") is not None:
+            m.concede(int(data["ended"][0]), str(data["ended"][1]))
+        elif data.get("resigned") is not None:
             m.resign(int(data["resigned"]))
         return m
 

@@ -53,6 +53,13 @@ MAX_SEQ = 2**64 - 1
 """Largest sequence part of a stream id: ``<v>-MAX_SEQ`` is the last id of version v."""
 
 
+DEADLINES_KEY = "bm:deadlines"
+"""SORTED SET of turn deadlines: member = match id, score = the instant (ms since the epoch)
+the seat to act loses on time or the match counts as abandoned. Written by the create/commit
+scripts together with the match, claimed by reapers (``claim.lua``). Not hash-tagged: a Redis
+Cluster deployment needs these scripts to run where this key and the match live (one node)."""
+
+
 def check_match_id(match_id: str) -> str:
     """Return ``match_id`` if it is usable in a key, else raise ``ValueError``.
 

@@ -108,13 +108,23 @@ class MatchStore:
             built by :meth:`from_url`.
         blocking_client: client used for ``XREAD BLOCK``; default: a new pool
             with ``client``'s connection settings (see module docstring).
+        deadlines_key: the sorted set of turn deadlines (default ``bm:deadlines``;
+            tests use their own).  Note: on Redis Cluster this key is not in the
+            match's hash slot, so the scripts that touch both need a single-slot
+            deployment (one Redis/Valkey, or a proxy); see :mod:`bummerl.store.keys`.
 
     Methods raise the errors of :mod:`bummerl.store.errors`, ``ValueError`` for
     an invalid match id or argument, and ``redis.exceptions.RedisError`` for
     connection problems.
     """
 
-    def __init__(self, client: aioredis.Redis, *, blocking_client: aioredis.Redis | None = None) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        blocking_client: aioredis.Redis | None = None,
+        deadlines_key: str = keys.DEADLINES_KEY,
+    ) -> None:
         pool_kwargs = client.connection_pool.connection_kwargs
         if pool_kwargs.get("decode_responses"):
             raise ValueError("MatchStore needs a client with decode_responses=False")
@@ -127,8 +137,10 @@ class MatchStore:
             pool = ConnectionPool(connection_class=client.connection_pool.connection_class, **kwargs)
             blocking_client = aioredis.Redis(connection_pool=pool)
         self._blocking = blocking_client
+        self.deadlines_key = keys.check_aux_key(deadlines_key)
         self._create_script = client.register_script(_lua("create.lua"))
         self._commit_script = client.register_script(_lua("commit.lua"))
+        self._claim_script = client.register_script(_lua("claim.lua"))
 
     @classmethod
     def from_url(cls, url: str, **client_kwargs: Any) -> MatchStore:
@@ -167,7 +179,12 @@ class MatchStore:
     # -- matches -------------------------------------------------------------------
 
     async def create(
-        self, match_id: str, state: bytes, meta: Mapping[str, Any], events: Sequence[bytes]
+        self,
+        match_id: str,
+        state: bytes,
+        meta: Mapping[str, Any],
+        events: Sequence[bytes],
+        deadline_ms: int = -1,
     ) -> int:
         """Create a match at version 1 and append ``events`` as stream ids ``1-0, 1-1, ...``.
 
@@ -176,11 +193,14 @@ class MatchStore:
         (nothing written; note that a create whose reply was lost and that the
         client retried also ends here, so prefer fresh random ids),
         ``ValueError`` for an invalid id, ``TypeError`` for non-bytes events or
-        non-JSON meta.
+        non-JSON meta.  ``deadline_ms`` (ms since the epoch, -1 = none) is
+        indexed in the deadlines sorted set in the same script.
         """
         meta_args = _meta_args(meta)
-        args: list[bytes | int] = [bytes(state), len(meta_args) // 2, *meta_args, *_check_events(events)]
-        created = await self._create_script(keys=list(keys.match_keys(match_id)), args=args)
+        args: list[bytes | int | str] = [
+            bytes(state), match_id, int(deadline_ms), len(meta_args) // 2, *meta_args, *_check_events(events)
+        ]
+        created = await self._create_script(keys=[*keys.match_keys(match_id), self.deadlines_key], args=args)
         if int(created) != 1:
             raise MatchExistsError(match_id)
         return 1
@@ -213,6 +233,7 @@ class MatchStore:
         new_state: bytes,
         events: Sequence[bytes],
         meta_updates: Mapping[str, Any] | None = None,
+        deadline_ms: int = -1,
     ) -> int:
         """Compare-and-set: replace the state of version ``expected_version``.
 
@@ -221,7 +242,9 @@ class MatchStore:
         ``expected_version + 1``, merges ``meta_updates`` into the meta
         (shallow, like ``dict.update``: listed keys are replaced, others kept)
         and appends ``events`` to the stream with ids ``<new_version>-0``,
-        ``<new_version>-1``, ...  Returns the new version.
+        ``<new_version>-1``, ...  and sets the match's entry in the deadlines
+        sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it).
+        Returns the new version.
 
         Raises (nothing is written in any of these cases):
             VersionConflictError: the stored version differs; ``.current_version``
@@ -237,14 +260,18 @@ class MatchStore:
         ):
             raise ValueError(f"expected_version must be an int >= 1, got {expected_version!r}")
         meta_args = _meta_args(meta_updates or {})
-        args: list[bytes | int] = [
+        args: list[bytes | int | str] = [
             expected_version,
             bytes(new_state),
+            match_id,
+            int(deadline_ms),
             len(meta_args) // 2,
             *meta_args,
             *_check_events(events),
         ]
-        status, version = await self._commit_script(keys=list(keys.match_keys(match_id)), args=args)
+        status, version = await self._commit_script(
+            keys=[*keys.match_keys(match_id), self.deadlines_key], args=args
+        )
         status, version = int(status), int(version)
         if status == 1:
             return version
@@ -314,8 +341,40 @@ class MatchStore:
         return [ev for entries in entry_lists for ev in _parse_entries(entries)]
 
     async def delete(self, match_id: str) -> bool:
-        """Delete the match's state and events (one DEL).  True if anything was deleted."""
+        """Delete the match's state and events (one DEL) and its deadline.  True if anything was deleted."""
+        await self._client.zrem(self.deadlines_key, match_id)
         return int(await self._client.delete(*keys.match_keys(match_id))) > 0
+
+    # -- deadlines (DESIGN §5: clocks, the reaper) -----------------------------------
+
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 64) -> list[str]:
+        """Atomically claim up to ``limit`` matches whose deadline is ``<= now_ms`` (all in
+        **milliseconds** since the epoch): each is pushed to ``now_ms + lease_ms`` so that no
+        other reaper claims it during the lease. Returns their ids, oldest deadline first.
+        Reapers racing for one deadline get disjoint sets (one Lua script)."""
+        if lease_ms < 1 or limit < 1:
+            raise ValueError("lease_ms and limit must be >= 1")
+        got: Any = await self._claim_script(keys=[self.deadlines_key], args=[int(now_ms), int(lease_ms), int(limit)])
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in got or []]
+
+    async def next_deadline(self) -> int | None:
+        """The earliest deadline in the set (ms since the epoch), or None if there is none."""
+        got: Any = await self._client.zrange(self.deadlines_key, 0, 0, withscores=True)
+        return int(got[0][1]) if got else None
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """The indexed deadline of one match (ms since the epoch), or None."""
+        score = await self._client.zscore(self.deadlines_key, match_id)
+        return None if score is None else int(score)
+
+    async def set_deadline(self, match_id: str, deadline_ms: int) -> None:
+        """Index ``match_id``'s deadline (ms since the epoch); -1 removes it. Used by the reaper
+        to put back a claimed deadline that turned out not to be due."""
+        keys.check_match_id(match_id)
+        if deadline_ms < 0:
+            await self._client.zrem(self.deadlines_key, match_id)
+        else:
+            await self._client.zadd(self.deadlines_key, {match_id: int(deadline_ms)})
 
     async def exists(self, match_id: str) -> bool:
         """True if the match exists (one EXISTS)."""

@@ -2,11 +2,14 @@
 --
 -- KEYS[1]  bm:{<match_id>}:state   (hash)
 -- KEYS[2]  bm:{<match_id>}:events  (stream)
+-- KEYS[3]  bm:deadlines            (sorted set: match id -> deadline, ms since the epoch)
 -- ARGV[1]  expected version (decimal)
 -- ARGV[2]  new state blob
--- ARGV[3]  n = number of meta fields to set
--- ARGV[4 .. 3+2n]       meta field name, JSON value, ... (names already "m:<key>")
--- ARGV[4+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
+-- ARGV[3]  match id (the member in KEYS[3])
+-- ARGV[4]  deadline of the new version in ms since the epoch; "-1" = none (ZREM)
+-- ARGV[5]  n = number of meta fields to set
+-- ARGV[6 .. 5+2n]       meta field name, JSON value, ... (names already "m:<key>")
+-- ARGV[6+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
 --
 -- Returns {status, version}:
 --   { 1, new_version}      committed
@@ -27,8 +30,8 @@ if cur ~= tonumber(ARGV[1]) then
 end
 local new = cur + 1
 
-local nmeta = tonumber(ARGV[3])
-local first_event = 4 + 2 * nmeta
+local nmeta = tonumber(ARGV[5])
+local first_event = 6 + 2 * nmeta
 if first_event <= #ARGV then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
   if #last > 0 then
@@ -40,10 +43,16 @@ if first_event <= #ARGV then
 end
 
 local fields = {'version', string.format('%d', new), 'state', ARGV[2]}
-for i = 4, 3 + 2 * nmeta do
+for i = 6, 5 + 2 * nmeta do
   fields[#fields + 1] = ARGV[i]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
+
+if tonumber(ARGV[4]) >= 0 then
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+else
+  redis.call('ZREM', KEYS[3], ARGV[3])
+end
 
 local seq = 0
 for i = first_event, #ARGV do

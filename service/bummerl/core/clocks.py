@@ -1,0 +1,264 @@
+"""Time controls and chess-style clocks, all clock arithmetic in one place (DESIGN §5).
+
+Units: every duration and instant here is an ``int`` of **milliseconds**; instants are server
+wall-clock milliseconds since the Unix epoch, read from an injected ``now_ms()`` (tests pass a fake
+clock and never sleep). Nothing here does I/O.
+
+Model (RULES.md SRV-5 leaves time limits to the server; this is the server's convention):
+
+* A seat's clock starts when the version that makes it that seat's turn is committed
+  (``turn_start_ms``) and stops when its action is committed.
+* The time a seat may use for one action (its *budget*) is its remaining main time, capped by
+  ``move_cap_ms`` when set; with ``base_ms == 0`` there is no main clock and every action has
+  exactly ``move_cap_ms`` ("fixed time per move").
+* ``lag_compensation_ms`` is not charged: an action that took ``e`` ms costs ``max(0, e - lag)``.
+  The deadline of a turn is therefore ``turn_start + budget + lag``.
+* After an action the seat gets ``increment_ms`` (Fischer increment) added to its main time.
+* Scope ``deal``: every seat's main time is reset to ``base_ms`` when a deal starts; scope
+  ``match``: one main time for the whole match.
+
+>>> tc = TimeControl.parse("60+1,move=5")
+>>> (tc.base_ms, tc.increment_ms, tc.move_cap_ms, tc.scope)
+(60000, 1000, 5000, 'match')
+>>> str(tc)
+'60+1,move=5'
+>>> c = Clocks.start(tc, num_seats=2, seat=0, now_ms=1_000)
+>>> c.deadline_ms
+6000
+>>> c = c.after_action(seat=0, now_ms=3_500, next_seat=1, deal_changed=False)
+>>> c.remaining_ms
+[58500, 60000]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+SCOPES = ("match", "deal")
+"""``match``: one clock per seat for the whole match; ``deal``: reset at the start of every deal."""
+
+TIMEOUT_POLICIES = ("forfeit-match", "forfeit-deal", "default-move")
+"""What the server does when a seat's deadline passes (the reaper or a late action applies it):
+
+* ``forfeit-match``: the seat loses the match at once (match result reason ``timeout``).
+* ``forfeit-deal``: the seat loses the current deal, scored for the opponent as if the seat had
+  taken no trick (``DealResult.reason`` ``timeout``); the match goes on and the seat's main time
+  is set back to ``base_ms`` (otherwise it would lose every later turn at once).
+* ``default-move``: the server plays the seat's default legal action (the lowest-id card play,
+  else the first legal action) and the seat's clock stays at zero plus the increment.
+"""
+
+DEFAULT_TIMEOUT_POLICY = "forfeit-match"
+
+MAX_MS = 7 * 24 * 3600 * 1000
+"""Upper bound of every duration of a time control: one week, in milliseconds."""
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_BASE_RE = re.compile(rf"^{_NUM}(?:\+{_NUM})?$")
+
+
+class TimeControlError(ValueError):
+    """A malformed or out-of-range time control; the message names the part that is wrong."""
+
+
+def _ms(seconds_text: str, what: str) -> int:
+    value = float(seconds_text)
+    if not math.isfinite(value) or value < 0:
+        raise TimeControlError(f"{what} must be a number of seconds >= 0, got {seconds_text!r}")
+    ms = round(value * 1000)
+    if ms > MAX_MS:
+        raise TimeControlError(f"{what} must be at most {MAX_MS // 1000} s, got {seconds_text!r}")
+    return ms
+
+
+def _fmt_s(ms: int) -> str:
+    return f"{ms / 1000:g}"
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-seat clock settings of a match (proto ``TimeControl``), all in **milliseconds**."""
+
+    base_ms: int = 0
+    """Main time per seat; 0 = no main clock (then ``move_cap_ms`` must be set)."""
+    increment_ms: int = 0
+    """Added to the seat's main time after each of its actions (Fischer increment)."""
+    move_cap_ms: int = 0
+    """Most time one action may take; 0 = no cap."""
+    lag_compensation_ms: int = 0
+    """Time per action not charged, to compensate network lag."""
+    scope: str = "match"
+    """``match`` or ``deal`` (:data:`SCOPES`)."""
+
+    def __post_init__(self) -> None:
+        for name in ("base_ms", "increment_ms", "move_cap_ms", "lag_compensation_ms"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_MS:
+                raise TimeControlError(f"time_control.{name} must be an integer in 0..{MAX_MS} (ms), got {v!r}")
+        if self.scope not in SCOPES:
+            raise TimeControlError(f"time_control.scope must be one of {', '.join(SCOPES)}, got {self.scope!r}")
+        if self.base_ms == 0 and self.move_cap_ms == 0:
+            raise TimeControlError("a time control needs base_ms > 0 or move_cap_ms > 0")
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """The CLI text form, in **seconds**: ``"5+0.1"`` (base + increment), ``"move=2"`` (fixed
+        time per move), combinable with commas: ``"60+1,move=5"``, plus ``lag=0.05`` and
+        ``scope=deal``. Raises :class:`TimeControlError` naming the bad part.
+
+        >>> TimeControl.parse("move=2")
+        TimeControl(base_ms=0, increment_ms=0, move_cap_ms=2000, lag_compensation_ms=0, scope='match')
+        >>> TimeControl.parse("5+x")
+        Traceback (most recent call last):
+        ...
+        bummerl.core.clocks.TimeControlError: bad time control part '5+x': expected BASE[+INC] in seconds, move=S, lag=S or scope=match|deal
+        """
+        kw: dict[str, Any] = {}
+        parts = [p.strip() for p in str(text).split(",") if p.strip()]
+        if not parts:
+            raise TimeControlError("empty time control; examples: 5+0.1, move=2, 60+1,move=5")
+        for part in parts:
+            key, eq, value = part.partition("=")
+            m = _BASE_RE.match(part)
+            if m and "base_ms" not in kw:
+                kw["base_ms"] = _ms(m.group(1), "base")
+                kw["increment_ms"] = _ms(m.group(2), "increment") if m.group(2) else 0
+            elif eq and key.strip() == "move" and re.fullmatch(_NUM, value.strip()):
+                kw["move_cap_ms"] = _ms(value.strip(), "move")
+            elif eq and key.strip() == "lag" and re.fullmatch(_NUM, value.strip()):
+                kw["lag_compensation_ms"] = _ms(value.strip(), "lag")
+            elif eq and key.strip() == "scope":
+                kw["scope"] = value.strip()
+            else:
+                raise TimeControlError(
+                    f"bad time control part {part!r}: expected BASE[+INC] in seconds, move=S, lag=S or scope=match|deal"
+                )
+        return cls(**kw)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.base_ms:
+            parts.append(_fmt_s(self.base_ms) + (f"+{_fmt_s(self.increment_ms)}" if self.increment_ms else "+0"))
+        if self.move_cap_ms:
+            parts.append(f"move={_fmt_s(self.move_cap_ms)}")
+        if self.lag_compensation_ms:
+            parts.append(f"lag={_fmt_s(self.lag_compensation_ms)}")
+        if self.scope != "match":
+            parts.append(f"scope={self.scope}")
+        return ",".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The proto ``TimeControl`` shape: ``{"base_ms", "increment_ms", "move_cap_ms",
+        "lag_compensation_ms", "scope": "match" | "deal"}``."""
+        return {
+            "base_ms": self.base_ms,
+            "increment_ms": self.increment_ms,
+            "move_cap_ms": self.move_cap_ms,
+            "lag_compensation_ms": self.lag_compensation_ms,
+            "scope": self.scope,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> TimeControl | None:
+        """Inverse of :meth:`to_dict`; ``None``/``{}`` or all-zero durations = no time control.
+        Raises :class:`TimeControlError` for bad values."""
+        if not d:
+            return None
+        values = {k: d.get(k, 0) or 0 for k in ("base_ms", "increment_ms", "move_cap_ms", "lag_compensation_ms")}
+        if not any(values.values()):
+            return None
+        return cls(**{k: int(v) for k, v in values.items()}, scope=str(d.get("scope") or "match"))
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """The clocks of one match at one version (stored with the match, JSON via :meth:`to_dict`).
+
+    ``remaining_ms[s]`` is seat ``s``'s main time at ``turn_start_ms`` (for the seat to act, the
+    time it had when its turn began). ``seat`` is the seat whose clock runs (-1 = none: match
+    over). ``deadline_ms`` is the instant the running seat loses on time (-1 = none)."""
+
+    tc: TimeControl
+    remaining_ms: list[int]
+    seat: int = -1
+    turn_start_ms: int = 0
+    deadline_ms: int = -1
+
+    # ----------------------------------------------------------------- transitions
+    @classmethod
+    def start(cls, tc: TimeControl, num_seats: int, seat: int, now_ms: int) -> Clocks:
+        """Fresh clocks at match creation; ``seat`` (the first to act) starts running at ``now_ms``."""
+        return cls(tc, [tc.base_ms] * num_seats)._run(seat, now_ms)
+
+    def budget_ms(self, seat: int) -> int:
+        """Most time ``seat`` may use for its next action (main time capped by the move cap)."""
+        tc = self.tc
+        if tc.base_ms == 0:
+            return tc.move_cap_ms
+        rem = max(0, self.remaining_ms[seat])
+        return min(rem, tc.move_cap_ms) if tc.move_cap_ms else rem
+
+    def _run(self, seat: int, now_ms: int) -> Clocks:
+        if seat < 0:
+            return replace(self, seat=-1, turn_start_ms=now_ms, deadline_ms=-1)
+        deadline = now_ms + self.budget_ms(seat) + self.tc.lag_compensation_ms
+        return replace(self, seat=seat, turn_start_ms=now_ms, deadline_ms=deadline)
+
+    def charged_ms(self, now_ms: int) -> int:
+        """Time charged to the running seat if it acted at ``now_ms`` (lag compensated)."""
+        return max(0, now_ms - self.turn_start_ms - self.tc.lag_compensation_ms)
+
+    def expired(self, now_ms: int) -> bool:
+        """True once the running seat's deadline has passed (an action at ``now_ms`` is late)."""
+        return self.seat >= 0 and now_ms > self.deadline_ms
+
+    def after_action(self, seat: int, now_ms: int, next_seat: int, deal_changed: bool, refill: bool = False) -> Clocks:
+        """The clocks after ``seat``'s action committed at ``now_ms``: its main time is charged and
+        gets the increment; ``next_seat`` starts running (-1 = none). ``deal_changed`` with scope
+        ``deal`` resets every main time to ``base_ms``. ``refill``: the acting seat's main time is
+        set back to ``base_ms`` (policy ``forfeit-deal``)."""
+        tc = self.tc
+        rem = list(self.remaining_ms)
+        if tc.base_ms and 0 <= seat < len(rem):
+            rem[seat] = max(0, rem[seat] - self.charged_ms(now_ms)) + tc.increment_ms
+            if refill:
+                rem[seat] = tc.base_ms
+        if deal_changed and tc.scope == "deal":
+            rem = [tc.base_ms] * len(rem)
+        return replace(self, remaining_ms=rem)._run(next_seat, now_ms)
+
+    # ----------------------------------------------------------------- views
+    def view(self, now_ms: int) -> list[dict[str, Any]]:
+        """Per seat ``{"seat", "remaining_ms", "running", "move_remaining_ms"}`` at ``now_ms``
+        (proto ``Clock``): the running seat's main time minus the time used so far (never below
+        0); ``move_remaining_ms`` = time left for the current action (0 when not running). With no
+        main clock, ``remaining_ms`` is the move time left."""
+        out = []
+        used = max(0, now_ms - self.turn_start_ms)
+        for s, rem in enumerate(self.remaining_ms):
+            running = s == self.seat
+            if running:
+                move_left = max(0, self.deadline_ms - self.tc.lag_compensation_ms - now_ms)
+                main = max(0, rem - used) if self.tc.base_ms else move_left
+            else:
+                move_left = 0
+                main = rem if self.tc.base_ms else self.tc.move_cap_ms
+            out.append({"seat": s, "remaining_ms": main, "running": running, "move_remaining_ms": move_left})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form stored with the match: ``{"remaining_ms", "seat", "turn_start_ms", "deadline_ms"}``
+        (the time control itself is stored once, in the match meta)."""
+        return {
+            "remaining_ms": list(self.remaining_ms),
+            "seat": self.seat,
+            "turn_start_ms": self.turn_start_ms,
+            "deadline_ms": self.deadline_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, tc: TimeControl, d: dict[str, Any]) -> Clocks:
+        return cls(tc, [int(x) for x in d["remaining_ms"]], int(d["seat"]), int(d["turn_start_ms"]), int(d["deadline_ms"]))
