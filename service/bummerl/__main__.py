@@ -6,6 +6,7 @@
                  [--option name=value ...] [--tc 5+0.1] [--timeout-policy forfeit-match] [--json]
     bummerl bench engine --variant schnapsen-at --seconds 10 [--json]
     bummerl bench service --matches 64 --seconds 10 [--json]
+    bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
 token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
@@ -155,6 +156,13 @@ def _bench(args: argparse.Namespace) -> int:
             else:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
                       f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
+    elif args.what == "timeouts":
+        r = bench.bench_timeouts(args.matches)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"timeouts: deadline to enforced timeout p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
+                  f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
         r = bench.bench_service(args.matches, args.seconds, args.variant)
         if args.json:
@@ -197,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="what happens when a bot runs out of time (default forfeit-match)")
     pl.add_argument("--admin-token", default=None, help="admin token of --server (default: BUMMERL_ADMIN_TOKEN)")
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service"])
+    b.add_argument("what", choices=["engine", "service", "timeouts"])
     b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
     b.add_argument("--seconds", type=float, default=10.0)
     b.add_argument("--matches", type=int, default=64)

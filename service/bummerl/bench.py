@@ -114,3 +114,42 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
 
     with spawn_server() as (_, target):
         return asyncio.run(_service_load(target, matches, seconds, variant))
+
+
+async def _timeout_load(target: str, matches: int, move_ms: int) -> dict[str, Any]:
+    from bummerl_client import AsyncClient
+
+    late: list[float] = []
+    async with AsyncClient(target) as c:
+        await c.wait_ready(20)
+        tc = {"base_ms": 0, "increment_ms": 0, "move_cap_ms": move_ms, "lag_compensation_ms": 0, "scope": "match"}
+
+        async def one(i: int) -> None:
+            cm = await c.create_match("schnapsen-at", seed=i, time_control=tc)
+            info = await c.information_set(cm.match_id, 0, cm.tokens[0])
+            async for upd in c.stream(cm.match_id, 0, cm.tokens[0], from_version=int(info["version"])):
+                if upd["information_set"]["match"]["over"]:
+                    break
+            rec = await c.match_record(cm.match_id)
+            deadline = int(rec["created_at_ms"]) + move_ms
+            late.append(int(rec["actions"][-1]["timestamp_ms"]) - deadline)
+
+        await asyncio.gather(*(one(i) for i in range(matches)))
+    late.sort()
+    n = len(late)
+    return {
+        "matches": n, "move_ms": move_ms,
+        "p50_ms": late[n // 2], "p99_ms": late[min(n - 1, int(n * 0.99))], "max_ms": late[-1], "min_ms": late[0],
+    }
+
+
+def bench_timeouts(matches: int = 200, move_ms: int = 300) -> dict[str, Any]:
+    """Timing accuracy of the reaper (DESIGN §5): ``matches`` matches with a fixed time per move of
+    ``move_ms`` in which nobody acts, on a ``bummerl serve`` subprocess (embedded Valkey, reaper
+    defaults). For each, the lateness = commit time of the timeout (record) minus the deadline,
+    in **milliseconds** (server clock). Returns ``{"matches", "move_ms", "p50_ms", "p99_ms",
+    "max_ms", "min_ms"}``; a negative figure would be a timeout before its deadline."""
+    from bummerl.app import spawn_server
+
+    with spawn_server() as (_, target):
+        return asyncio.run(_timeout_load(target, matches, move_ms))

@@ -51,18 +51,20 @@ class Reaper:
         done = 0
         while True:
             due = await store.claim_due(self.service.now_ms(), self.lease_ms, self.batch)
-            for match_id in due:
-                try:
-                    if await self.service.expire(match_id) is not None:
-                        done += 1
-                except NotFoundError:
-                    continue
-                except Exception:  # noqa: BLE001 - one bad match must not stop the reaper; lease retries it
-                    log.exception("reaper: applying the deadline of a match failed; it is retried after the lease")
+            done += sum(await asyncio.gather(*(self._expire(m) for m in due)))
             if len(due) < self.batch:
                 break
         self.applied += done
         return done
+
+    async def _expire(self, match_id: str) -> int:
+        try:
+            return 0 if await self.service.expire(match_id) is None else 1
+        except NotFoundError:
+            return 0
+        except Exception:  # noqa: BLE001 - one bad match must not stop the reaper; the lease retries it
+            log.exception("reaper: applying the deadline of a match failed; it is retried after the lease")
+            return 0
 
     async def _sleep_s(self) -> float:
         nxt = await self.service.store.next_deadline()
