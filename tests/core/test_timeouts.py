@@ -1,20 +1,14 @@
 """Server clocks, deadlines, the reaper and timeout policies (DESIGN §5; RULES.md SRV-5 leaves
-time limits to the server) against a real Valkey, with an injected clock: no test sleeps.
-
-Each test uses its own deadlines sorted set, so reapers never see another test's matches."""
+time limits to the server) against a real Valkey, with an injected clock: no test sleeps."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 
-from bummerl.core import MatchService, Reaper, TimeControl
+from bummerl.core import MatchService, Reaper
 from bummerl.core.errors import (
     InvalidArgumentError,
     NotYourTurnError,
@@ -25,56 +19,7 @@ from bummerl.core.errors import (
 from bummerl.core.matches import default_action
 from bummerl.store import MatchStore
 
-T0 = 1_700_000_000_000
-
-
-class FakeClock:
-    """Milliseconds since the epoch, moved only by the test."""
-
-    def __init__(self, now: int = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-async def tstore(redis_client: aioredis.Redis) -> AsyncIterator[MatchStore]:
-    s = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
-    try:
-        yield s
-    finally:
-        await redis_client.delete(s.deadlines_key)
-        await s.aclose()
-
-
-@pytest.fixture
-def svc(tstore: MatchStore, clock: FakeClock) -> MatchService:
-    return MatchService(tstore, now_ms=clock)
-
-
-async def new_match(svc: MatchService, tc: str | None = "10+1", policy: str | None = None, **kw: Any) -> Any:
-    return await svc.create_match("schnapsen-at", seed=7, time_control=TimeControl.parse(tc) if tc else None,
-                                  timeout_policy=policy, **kw)
-
-
-async def to_act(svc: MatchService, created: Any) -> tuple[int, dict[str, Any]]:
-    info = await svc.information_set(created.match_id, 0, created.tokens[0])
-    seat = info["deal"]["to_act"]
-    return seat, await svc.information_set(created.match_id, seat, created.tokens[seat])
-
-
-async def act(svc: MatchService, created: Any, seat: int, info: dict[str, Any]) -> Any:
-    return await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
-                                   info["legal_actions"][0]["id"])
+from .conftest import T0, FakeClock, act, new_match, to_act
 
 
 async def test_clocks_are_in_every_information_set_computed_when_sent(svc: MatchService, clock: FakeClock) -> None:

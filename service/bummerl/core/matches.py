@@ -272,16 +272,7 @@ class MatchService:
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
         if expected_version != ld.version:
-            idx = expected_version - 1
-            if 0 <= idx < len(ld.entries):
-                done = ld.entries[idx]
-                if done[0] == seat and done[1] == a and _kind(done) == "NORMAL":
-                    return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
-                                  match_over=ld.state.over)
-                if done[0] == seat and _kind(done) in ("TIMEOUT", "ABANDONED"):
-                    raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
-                                           f"the server applied the {ld.meta.get('timeout_policy')} policy")
-            raise StaleVersionError(ld.version)
+            return self._retry_answer(match_id, ld, seat, expected_version, a)
         before = ld.state
         if before.over:
             raise MatchOverError("the match is over")
@@ -300,17 +291,41 @@ class MatchService:
             after.apply(a)
         except RulesMatchOverError:
             raise MatchOverError("the match is over") from None
-        return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
+        try:
+            return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
+        except StaleVersionError:  # lost the race: maybe to the same action sent twice at once
+            return self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
+
+    def _retry_answer(self, match_id: str, ld: _Loaded, seat: int, expected_version: int, a: int) -> Update:
+        """The answer to an action chosen at an older ``expected_version``: ``duplicate=True`` if
+        this very action of this seat was applied there; TimeoutLostError if the seat timed out
+        there; else StaleVersionError(current)."""
+        idx = expected_version - 1
+        if 0 <= idx < len(ld.entries):
+            done = ld.entries[idx]
+            if done[0] == seat and done[1] == a and _kind(done) == "NORMAL":
+                return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
+                              match_over=ld.state.over)
+            if done[0] == seat and _kind(done) in ("TIMEOUT", "ABANDONED"):
+                raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
+                                       f"the server applied the {ld.meta.get('timeout_policy')} policy")
+        raise StaleVersionError(ld.version)
 
     async def resign(self, match_id: str, seat: int, token: str | None) -> Update:
-        """The seat resigns: the match ends, the other seat wins (reason ``resigned``)."""
-        ld = await self._load(match_id)
-        self._authorize(ld, seat, token)
-        if ld.state.over:
-            raise MatchOverError("the match is over")
-        after = ld.state.copy()
-        after.resign(seat)
-        return await self._commit(match_id, ld, ld.state, after, seat, RESIGN, "RESIGN", self.now_ms())
+        """The seat resigns: the match ends, the other seat wins (reason ``resigned``). A resignation
+        carries no version: if another commit lands first, it is applied on the newer state."""
+        for _ in range(8):
+            ld = await self._load(match_id)
+            self._authorize(ld, seat, token)
+            if ld.state.over:
+                raise MatchOverError("the match is over")
+            after = ld.state.copy()
+            after.resign(seat)
+            try:
+                return await self._commit(match_id, ld, ld.state, after, seat, RESIGN, "RESIGN", self.now_ms())
+            except StaleVersionError:
+                continue
+        raise StaleVersionError(ld.version, "the match changed too often to resign; retry")
 
     # ------------------------------------------------------------------ time
     async def expire(self, match_id: str) -> Update | None:
