@@ -27,7 +27,7 @@ from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gatew
 from bummerl.api.servicer import GameServicer
 from bummerl.config import Settings
 from bummerl.core import MatchService, Reaper
-from bummerl.store import EmbeddedValkey, MatchStore, resolve_redis_url
+from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,7 @@ class Runtime:
         self.gateway_port = gateway_port
         self.embedded: EmbeddedValkey | None = None
         self.store: MatchStore | None = None
+        self.hub: StreamHub | None = None
         self.service: MatchService | None = None
         self.reaper: Reaper | None = None
         self._reaper_stop = asyncio.Event()
@@ -65,9 +66,15 @@ class Runtime:
     async def start(self) -> Runtime:
         s = self.settings
         self.redis_url, self.embedded = resolve_redis_url(s.redis_url, str(s.data_dir) if s.data_dir else None)
-        self.store = MatchStore.from_url(self.redis_url)
+        self.store = MatchStore.from_url(self.redis_url, max_connections=s.redis_max_connections,
+                                         pool_timeout_s=s.redis_pool_timeout_s)
         await self.store.ping()
-        self.service = MatchService(self.store, admin_token=s.admin_token, idle_limit_ms=round(s.idle_limit_s * 1000))
+        self.hub = await StreamHub(self.store).start()
+        self.service = MatchService(
+            self.store, admin_token=s.admin_token, idle_limit_ms=round(s.idle_limit_s * 1000), hub=self.hub,
+            max_streams_per_seat=s.max_streams_per_seat, retention_ms=round(s.retention_days * 86_400_000),
+            create_per_min=s.rate_create_per_min, actions_per_s=s.rate_actions_per_s,
+        )
         if not s.admin_token:
             log.warning("no admin token configured (BUMMERL_ADMIN_TOKEN / --admin-token): anyone can create matches "
                         "and choose their deck seed; set one for a public server")
@@ -104,6 +111,9 @@ class Runtime:
         if self.server is not None:
             await self.server.stop(SHUTDOWN_GRACE_SECONDS)
             self.server = None
+        if self.hub is not None:
+            await self.hub.aclose()
+            self.hub = None
         if self.store is not None:
             await self.store.aclose()
             self.store = None

@@ -59,6 +59,24 @@ class Settings:
     reaper_poll_ms: int = 50
     """Longest pause of the timeout reaper between two looks at the deadlines, milliseconds."""
 
+    redis_max_connections: int = 128
+    """Redis connections per process for requests; a request that finds them all busy waits."""
+
+    redis_pool_timeout_s: float = 10.0
+    """How long a request waits for a free Redis connection, seconds, before UNAVAILABLE."""
+
+    max_streams_per_seat: int = 8
+    """Open StreamMatch calls per match seat and process; more get RESOURCE_EXHAUSTED. 0 = no cap."""
+
+    retention_days: float = 30.0
+    """Finished matches (state, events, record) expire this many days after they end; 0 = keep."""
+
+    rate_create_per_min: int = 0
+    """CreateMatch calls per caller (peer address) and minute; 0 = unlimited (local use)."""
+
+    rate_actions_per_s: int = 0
+    """SubmitAction calls per seat and second; 0 = unlimited (local use)."""
+
     log_level: str = "INFO"
     """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
 
@@ -73,6 +91,15 @@ class Settings:
         object.__setattr__(self, "log_level", level)
         if self.data_dir is not None and not isinstance(self.data_dir, Path):
             object.__setattr__(self, "data_dir", Path(self.data_dir))
+        for name in ("redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
+                raise ValueError(f"{name} must be an int in 0..1000000, got {value!r}")
+        if self.redis_max_connections < 2:
+            raise ValueError("redis_max_connections must be at least 2")
+        for name in ("redis_pool_timeout_s", "retention_days"):
+            if not 0 <= float(getattr(self, name)) <= 3650:
+                raise ValueError(f"{name} must be a number in 0..3650, got {getattr(self, name)!r}")
         if not 0 <= float(self.idle_limit_s) <= 30 * 86400:
             raise ValueError(f"idle_limit_s must be in 0..{30 * 86400} seconds, got {self.idle_limit_s!r}")
         if not isinstance(self.reaper_poll_ms, int) or not 1 <= self.reaper_poll_ms <= 60000:
@@ -102,12 +129,13 @@ class Settings:
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is None:
                 continue
-            if name == "idle_limit_s":
+            default = names[name].default
+            if isinstance(default, float):
                 try:
                     values[name] = float(raw)
                 except ValueError:
-                    raise ValueError(f"{ENV_PREFIX}{name.upper()} must be a number of seconds, got {raw!r}") from None
-            elif name in ("port", "http_port", "metrics_port", "reaper_poll_ms"):
+                    raise ValueError(f"{ENV_PREFIX}{name.upper()} must be a number, got {raw!r}") from None
+            elif isinstance(default, int):
                 try:
                     values[name] = int(raw)
                 except ValueError:

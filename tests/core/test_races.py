@@ -54,7 +54,8 @@ async def test_stream_sends_each_event_exactly_once_under_concurrent_commits(svc
         for _ in range(start_delay):
             await asyncio.sleep(0)
         seen: list[tuple[int, str]] = []
-        async for u in svc.stream(created.match_id, 0, created.tokens[0]):
+        seat = (start_delay // 4) % 2  # five watchers per seat, under the cap of open streams per seat
+        async for u in svc.stream(created.match_id, seat, created.tokens[seat]):
             seen.extend((e["version"], json.dumps(e, sort_keys=True)) for e in u.events)
             if u.match_over:
                 break

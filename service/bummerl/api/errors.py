@@ -25,6 +25,7 @@ MatchOverError         FAILED_PRECONDITION  409
 TimeoutLostError       FAILED_PRECONDITION  409  (the action came after the seat's deadline)
 UnauthenticatedError   UNAUTHENTICATED      401
 PermissionDeniedError  PERMISSION_DENIED    403
+ResourceExhaustedError RESOURCE_EXHAUSTED   429  (rate limit, streams per seat; retry-after-ms metadata)
 redis ConnectionError  UNAVAILABLE          503  (generic message: retry)
 redis TimeoutError     UNAVAILABLE          503  (generic message: retry)
 anything else          INTERNAL             500
@@ -53,6 +54,7 @@ from bummerl.core.errors import (
     MatchOverError,
     NotFoundError,
     PermissionDeniedError,
+    ResourceExhaustedError,
     ServiceError,
     StaleVersionError,
     TimeoutLostError,
@@ -67,7 +69,7 @@ from bummerl.rules.errors import (
 from bummerl.store.errors import MatchExistsError, MatchNotFoundError, VersionConflictError
 
 __all__ = [
-    "CURRENT_VERSION_KEY", "HTTP_STATUS", "STATUS_TABLE", "IllegalActionError", "InvalidActionError",
+    "CURRENT_VERSION_KEY", "RETRY_AFTER_KEY", "HTTP_STATUS", "STATUS_TABLE", "IllegalActionError", "InvalidActionError",
     "InvalidArgumentError", "InvalidOptionError", "MatchExistsError", "MatchNotFoundError", "MatchOverError",
     "NotFoundError", "PermissionDeniedError", "ServiceError", "StaleVersionError", "Status",
     "UnauthenticatedError", "UnknownVariantError", "VersionConflictError", "abort_with", "grpc_code_name",
@@ -79,6 +81,10 @@ log = logging.getLogger(__name__)
 #: Trailing metadata key (gRPC) / response header (REST) carrying the match's current version
 #: when a request is rejected as stale (ABORTED).
 CURRENT_VERSION_KEY = "bummerl-current-version"
+
+#: Trailing metadata key (gRPC) / response header (REST) with the milliseconds after which a
+#: request rejected as RESOURCE_EXHAUSTED may be retried.
+RETRY_AFTER_KEY = "bummerl-retry-after-ms"
 
 #: The one mapping of domain exceptions to gRPC status; the first isinstance match wins.
 STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
@@ -96,6 +102,7 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (TimeoutLostError, grpc.StatusCode.FAILED_PRECONDITION),
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED),
+    (ResourceExhaustedError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),
     (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE),
 )
@@ -156,6 +163,9 @@ def status_of(exc: BaseException) -> Status:
             current = getattr(exc, "current_version", None)
             if code == grpc.StatusCode.ABORTED and current is not None:
                 trailing = ((CURRENT_VERSION_KEY, str(current)),)
+            retry = getattr(exc, "retry_after_ms", None)
+            if code == grpc.StatusCode.RESOURCE_EXHAUSTED and retry is not None:
+                trailing = ((RETRY_AFTER_KEY, str(retry)),)
             return Status(code, str(exc) or code.name.lower(), trailing)
     ref = secrets.token_hex(4)
     log.error("unhandled %s (ref %s)", type(exc).__name__, ref, exc_info=exc)

@@ -22,6 +22,14 @@ def _update_fields(u: Update) -> dict[str, Any]:
     }
 
 
+def _peer_host(context: Any) -> str:
+    """The caller's address without the port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``), for rate
+    limits; "" when the context has none."""
+    peer = getattr(context, "peer", None)
+    text = str(peer() if callable(peer) else "")
+    return text.rsplit(":", 1)[0] if text.count(":") > 1 else text
+
+
 class GameServicer(game_pb2_grpc.GameServiceServicer):
     """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata."""
 
@@ -41,6 +49,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             timeout_policy=request.timeout_policy or None,
             idle_limit_ms=request.idle_limit_ms if request.HasField("idle_limit_ms") else None,
             admin_token=bearer_token(context),
+            caller=_peer_host(context),
         )
         return game_pb2.CreateMatchResponse(
             match_id=created.match_id,

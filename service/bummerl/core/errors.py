@@ -55,3 +55,12 @@ class TimeoutLostError(ServiceError):
     """An action that arrived after the seat's deadline (DESIGN §5): the server applied the
     match's timeout policy instead (by this call or by the reaper), never both. ->
     FAILED_PRECONDITION."""
+
+
+class ResourceExhaustedError(ServiceError):
+    """A per-caller limit was hit (rate limit, open streams per seat). -> RESOURCE_EXHAUSTED, with
+    ``retry_after_ms`` (milliseconds until a retry may succeed; 0 = when something is closed)."""
+
+    def __init__(self, message: str, retry_after_ms: int = 0) -> None:
+        self.retry_after_ms = int(retry_after_ms)
+        super().__init__(message)

@@ -66,10 +66,12 @@ from .errors import (
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
+    ResourceExhaustedError,
     StaleVersionError,
     TimeoutLostError,
     UnauthenticatedError,
 )
+from .limits import Limit, RateLimiter
 
 RESIGN = "resign"
 OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
@@ -152,7 +154,11 @@ class MatchService:
     ``admin_token``: when set, :meth:`create_match` needs it (PermissionDeniedError otherwise);
     None = anyone may create matches (local use). ``idle_limit_ms``: server default of the idle
     limit of matches without a time control (0 = none): a match where nobody acts for that long
-    ends as ``abandoned``.
+    ends as ``abandoned``. ``hub``: a :class:`~bummerl.store.StreamHub` that serves the blocking
+    waits of every stream over one connection (None = one ``XREAD BLOCK`` connection per
+    stream). ``max_streams_per_seat``: open streams per match seat in this process (0 = no cap).
+    ``retention_ms``: finished matches expire this many ms after their last commit (0 = keep).
+    ``create_per_min`` / ``actions_per_s``: per-caller rate limits (0 = none).
     """
 
     def __init__(
@@ -162,12 +168,23 @@ class MatchService:
         stream_poll_ms: int = 15000,
         admin_token: str | None = None,
         idle_limit_ms: int = 0,
+        hub: Any = None,
+        max_streams_per_seat: int = 8,
+        retention_ms: int = 30 * 24 * 3600 * 1000,
+        create_per_min: int = 0,
+        actions_per_s: int = 0,
     ) -> None:
         self.store = store
         self.now_ms = now_ms
         self.stream_poll_ms = stream_poll_ms
         self._admin_hash = hash_token(admin_token) if admin_token else None
         self.idle_limit_ms = idle_limit_ms
+        self._wait_events = hub.wait_events if hub is not None else store.wait_events
+        self.max_streams_per_seat = max_streams_per_seat
+        self._open_streams: dict[tuple[str, int], int] = {}
+        self.retention_ms = retention_ms
+        self.limiter = RateLimiter(store, {"create": Limit(create_per_min, 60_000), "action": Limit(actions_per_s, 1000)},
+                                   now_ms)
 
     def check_admin(self, token: str | None) -> None:
         """Raise PermissionDeniedError unless ``token`` is the admin token (no-op when the server
@@ -195,6 +212,7 @@ class MatchService:
         timeout_policy: str | None = None,
         idle_limit_ms: int | None = None,
         admin_token: str | None = None,
+        caller: str = "",
     ) -> CreatedMatch:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
         name per player (1-64 printable characters each). ``time_control``: a
@@ -208,6 +226,7 @@ class MatchService:
         a bad value (naming the option), a wrong seat count or name, a bad time control, policy or
         idle limit."""
         self.check_admin(admin_token)
+        await self.limiter.check("create", caller)
         try:
             spec = find_variant(variant)
             rules = spec.configure(dict(options or {}))
@@ -271,6 +290,7 @@ class MatchService:
         a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
+        await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
         if expected_version != ld.version:
             return self._retry_answer(match_id, ld, seat, expected_version, a)
         before = ld.state
@@ -390,6 +410,7 @@ class MatchService:
             new_version = await self.store.commit(
                 match_id, ld.version, self._encode(after, entries, clocks, deadline),
                 [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
+                ttl_ms=self.retention_ms if after.over else 0,
             )
         except VersionConflictError as e:
             metrics.cas_conflict()
@@ -421,6 +442,22 @@ class MatchService:
         match. Uses blocking stream reads (XREAD BLOCK), no polling of the state."""
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
+        slot = (match_id, seat)
+        if self.max_streams_per_seat and self._open_streams.get(slot, 0) >= self.max_streams_per_seat:
+            raise ResourceExhaustedError(f"seat {seat} already has {self.max_streams_per_seat} open streams of this "
+                                         f"match on this server; close one first")
+        self._open_streams[slot] = self._open_streams.get(slot, 0) + 1
+        try:
+            async for u in self._stream(match_id, seat, ld, from_version):
+                yield u
+        finally:
+            n = self._open_streams.get(slot, 1) - 1
+            if n > 0:
+                self._open_streams[slot] = n
+            else:
+                self._open_streams.pop(slot, None)
+
+    async def _stream(self, match_id: str, seat: int, ld: _Loaded, from_version: int) -> AsyncIterator[Update]:
         since = await self.store.events_since(match_id, max(0, from_version))
         # events committed after the load come with the next update, not twice
         yield Update(ld.version, [json.loads(p) for v, p in since if v <= ld.version], self._infoset(match_id, ld, seat),
@@ -428,7 +465,7 @@ class MatchService:
         last = max(ld.version, from_version)
         over = ld.state.over
         while not over:
-            got = await self.store.wait_events(match_id, last, self.stream_poll_ms)
+            got = await self._wait_events(match_id, last, self.stream_poll_ms)
             if not got:
                 continue
             ld = await self._load(match_id)

@@ -143,13 +143,20 @@ class MatchStore:
         self._claim_script = client.register_script(_lua("claim.lua"))
 
     @classmethod
-    def from_url(cls, url: str, **client_kwargs: Any) -> MatchStore:
+    def from_url(
+        cls, url: str, max_connections: int = 128, pool_timeout_s: float = 10.0, **client_kwargs: Any
+    ) -> MatchStore:
         """A store on a new client for ``url`` (``redis://``, ``rediss://`` or ``unix://``).
 
-        ``client_kwargs`` go to ``redis.asyncio.from_url`` (``decode_responses``
-        must stay False).  :meth:`aclose` closes the client too.
+        The client's pool holds at most ``max_connections`` connections; a request that finds
+        them all busy **waits** up to ``pool_timeout_s`` seconds for one (redis-py's
+        ``BlockingConnectionPool``) instead of failing at once.  ``client_kwargs`` go to the
+        pool (``decode_responses`` must stay False).  :meth:`aclose` closes the client too.
         """
-        store = cls(aioredis.from_url(url, **client_kwargs))
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout_s, **client_kwargs
+        )
+        store = cls(aioredis.Redis(connection_pool=pool))
         store._owns_client = True
         return store
 
@@ -234,6 +241,7 @@ class MatchStore:
         events: Sequence[bytes],
         meta_updates: Mapping[str, Any] | None = None,
         deadline_ms: int = -1,
+        ttl_ms: int = 0,
     ) -> int:
         """Compare-and-set: replace the state of version ``expected_version``.
 
@@ -244,7 +252,8 @@ class MatchStore:
         and appends ``events`` to the stream with ids ``<new_version>-0``,
         ``<new_version>-1``, ...  and sets the match's entry in the deadlines
         sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it).
-        Returns the new version.
+        ``ttl_ms`` > 0 sets the match keys to expire that many **milliseconds**
+        later (retention of a finished match).  Returns the new version.
 
         Raises (nothing is written in any of these cases):
             VersionConflictError: the stored version differs; ``.current_version``
@@ -265,6 +274,7 @@ class MatchStore:
             bytes(new_state),
             match_id,
             int(deadline_ms),
+            max(0, int(ttl_ms)),
             len(meta_args) // 2,
             *meta_args,
             *_check_events(events),

@@ -7,9 +7,10 @@
 -- ARGV[2]  new state blob
 -- ARGV[3]  match id (the member in KEYS[3])
 -- ARGV[4]  deadline of the new version in ms since the epoch; "-1" = none (ZREM)
--- ARGV[5]  n = number of meta fields to set
--- ARGV[6 .. 5+2n]       meta field name, JSON value, ... (names already "m:<key>")
--- ARGV[6+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
+-- ARGV[5]  time to live of the match keys in ms (retention of a finished match); "0" = keep
+-- ARGV[6]  n = number of meta fields to set
+-- ARGV[7 .. 6+2n]       meta field name, JSON value, ... (names already "m:<key>")
+-- ARGV[7+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
 --
 -- Returns {status, version}:
 --   { 1, new_version}      committed
@@ -30,8 +31,8 @@ if cur ~= tonumber(ARGV[1]) then
 end
 local new = cur + 1
 
-local nmeta = tonumber(ARGV[5])
-local first_event = 6 + 2 * nmeta
+local nmeta = tonumber(ARGV[6])
+local first_event = 7 + 2 * nmeta
 if first_event <= #ARGV then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
   if #last > 0 then
@@ -43,7 +44,7 @@ if first_event <= #ARGV then
 end
 
 local fields = {'version', string.format('%d', new), 'state', ARGV[2]}
-for i = 6, 5 + 2 * nmeta do
+for i = 7, 6 + 2 * nmeta do
   fields[#fields + 1] = ARGV[i]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
@@ -58,5 +59,10 @@ local seq = 0
 for i = first_event, #ARGV do
   redis.call('XADD', KEYS[2], string.format('%d-%d', new, seq), 'e', ARGV[i])
   seq = seq + 1
+end
+
+if tonumber(ARGV[5]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
 end
 return {1, new}
