@@ -66,3 +66,21 @@ async def test_stream_sends_each_event_exactly_once_under_concurrent_commits(svc
                   for v, p in await svc.store.events_since(created.match_id, 0)]
     for seen in results[2:]:
         assert seen == everything, "each public event exactly once, in order, none missing"
+
+
+async def test_events_of_a_commit_that_ends_a_deal_carry_that_deals_number(svc: MatchService) -> None:
+    created = await new_match(svc, None)
+    crossed = 0
+    while crossed < 2:
+        seat, info = await to_act(svc, created)
+        if info["match"]["over"]:
+            break
+        u = await act(svc, created, seat, info)
+        types = [e["type"] for e in u.events]
+        if "deal_end" in types:
+            crossed += 1
+            ended = next(e for e in u.events if e["type"] == "deal_end")["result"]["deal_number"]
+            cut = types.index("deal") if "deal" in types else len(types)
+            assert {e["deal_number"] for e in u.events[:cut]} == {ended}
+            assert {e["deal_number"] for e in u.events[cut:]} <= {ended + 1}
+    assert crossed == 2

@@ -392,10 +392,12 @@ class MatchService:
     async def _commit(self, match_id: str, ld: _Loaded, before: MatchState, after: MatchState, seat: int,
                       action: int | str, kind: str, now: int, refill: bool = False) -> Update:
         version = ld.version + 1
-        events = [dict(e, version=version, deal_number=after.deal_number) for e in events_between(before, after)]
-        for e in events:  # a deal_end belongs to the deal it ends
-            if e["type"] == "deal_end":
-                e["deal_number"] = e["result"]["deal_number"]
+        events = []
+        deal_number = before.deal_number
+        for e in events_between(before, after):  # each event carries the deal it belongs to
+            if e["type"] == "deal":
+                deal_number += 1
+            events.append(dict(e, version=version, deal_number=deal_number))
         clocks = ld.clocks
         think = clock_ms = -1
         if clocks is not None:
