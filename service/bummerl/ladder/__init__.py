@@ -1,0 +1,1 @@
+"""Ladders: scheduling, pairings, duplicate deals, ratings and statistics (DESIGN §5)."""

@@ -1,0 +1,137 @@
+"""Statistics of bot-vs-bot results: Elo difference with a 95% confidence interval, likelihood of
+superiority (LOS) and the sequential probability ratio test (SPRT), from single games
+(trinomial: loss, draw, win) or duplicate pairs (pentanomial: a pair's two games scored together).
+
+Formulas (the ones fastchess and fishtest publish):
+
+* Score to Elo (logistic): ``elo(s) = -400 * log10(1 / s - 1)``; Elo to score:
+  ``s(e) = 1 / (1 + 10 ** (-e / 400))``.
+* Pentanomial: a duplicate pair (the same deck played twice with the seats swapped) scores
+  ``x`` in ``{0, 1/4, 1/2, 3/4, 1}`` (its two game scores averaged). Over ``N`` pairs with
+  frequencies ``p_i``: mean ``m = sum p_i x_i``, per-pair variance ``var = sum p_i (x_i - m)^2``,
+  standard error ``se = sqrt(var / N)``. The 95% interval of the score is ``m -/+ 1.959964 se``,
+  mapped through ``elo()``; ``elo_ci95`` is half its width (fastchess ``elo.cpp``,
+  ``EloPentanomial``). Trinomial: the same with game scores ``{0, 1/2, 1}`` and ``N`` games.
+  Pairs cancel the luck of the deal, so their ``var`` is smaller than two independent games'.
+* LOS: ``Phi((m - 1/2) / se)`` (fastchess ``los``; Phi the normal CDF).
+* SPRT, normal approximation of the generalised SPRT (Michel Van den Bergh, fishtest
+  ``stat_util.py``, ``LLR_logistic``): with ``s0 = s(elo0)``, ``s1 = s(elo1)``,
+  ``LLR = N * (s1 - s0) * (2 m - s0 - s1) / (2 var)``; bounds ``A = ln(beta / (1 - alpha))``,
+  ``B = ln((1 - beta) / alpha)``: accept H1 (``elo >= elo1``) when ``LLR >= B``, H0 when
+  ``LLR <= A``, else continue. Elo bounds are logistic Elo.
+
+Scores are from the first bot's side: 1 = it won, 1/2 = drawn, 0 = it lost.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Z95 = 1.959963984540054
+"""Two-sided 95% quantile of the standard normal distribution."""
+
+_CLAMP = 1e-6
+
+
+def elo_from_score(s: float) -> float:
+    """Logistic Elo difference of an expected score ``s`` in (0, 1); +-inf at the ends.
+
+    >>> round(elo_from_score(0.75), 2)
+    190.85
+    """
+    if s <= 0:
+        return -math.inf
+    if s >= 1:
+        return math.inf
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score of a logistic Elo difference.
+
+    >>> round(score_from_elo(100), 4)
+    0.6401
+    """
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """``elo`` (a - b), ``elo_ci95`` (half width of the 95% interval; inf when unknown), ``los``
+    (0..1), ``score`` (mean per game), ``var`` (per unit: pair or game), ``n`` (units)."""
+
+    elo: float
+    elo_ci95: float
+    los: float
+    score: float
+    var: float
+    n: int
+
+
+def estimate(values: Sequence[float]) -> Estimate:
+    """Elo, interval and LOS from per-unit scores in [0, 1]: pair scores (pentanomial, each the
+    mean of a pair's two games) or single game scores (trinomial)."""
+    n = len(values)
+    if n == 0:
+        return Estimate(0.0, math.inf, 0.5, 0.5, 0.0, 0)
+    m = sum(values) / n
+    var = sum((x - m) ** 2 for x in values) / n
+    se = math.sqrt(var / n)
+    lo, hi = m - Z95 * se, m + Z95 * se
+    elo_lo = elo_from_score(min(max(lo, _CLAMP), 1 - _CLAMP))
+    elo_hi = elo_from_score(min(max(hi, _CLAMP), 1 - _CLAMP))
+    los = (1.0 if m > 0.5 else 0.0 if m < 0.5 else 0.5) if se == 0 else _phi((m - 0.5) / se)
+    return Estimate(elo_from_score(min(max(m, _CLAMP), 1 - _CLAMP)), (elo_hi - elo_lo) / 2, los, m, var, n)
+
+
+def pentanomial(pair_scores: Sequence[float]) -> list[int]:
+    """Counts of pair scores ``[0, 1/4, 1/2, 3/4, 1]`` (each a pair's mean game score)."""
+    counts = [0] * 5
+    for x in pair_scores:
+        counts[min(4, max(0, round(x * 4)))] += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """SPRT settings: H0 ``elo <= elo0``, H1 ``elo >= elo1`` (logistic Elo), error rates."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo1 > self.elo0:
+            raise ValueError("sprt needs elo1 > elo0")
+        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
+            raise ValueError("sprt alpha and beta must be in (0, 0.5)")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """``(A, B)``: accept H0 at ``LLR <= A``, H1 at ``LLR >= B``."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, values: Sequence[float]) -> float:
+        """Log-likelihood ratio of H1 against H0 from per-unit scores (pairs or games)."""
+        n = len(values)
+        if n < 2:
+            return 0.0
+        m = sum(values) / n
+        var = sum((x - m) ** 2 for x in values) / n
+        if var <= 0:
+            var = 1e-3  # every result equal so far: regularise instead of dividing by zero
+        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * var)
+
+    def verdict(self, values: Sequence[float]) -> str:
+        """``"H1"``, ``"H0"`` or ``""`` (undecided)."""
+        a, b = self.bounds
+        llr = self.llr(values)
+        return "H1" if llr >= b else "H0" if llr <= a else ""
