@@ -616,6 +616,7 @@ class MatchState:
     __slots__ = (
         "rules", "seed", "decks", "first_dealer", "deal", "deal_number", "game_points", "sets_won",
         "carried", "results", "histories", "over", "winner", "end_reason", "match_schneider", "actions",
+        "max_deals", "suit_perm",
     )
 
     rules: Rules
@@ -634,6 +635,8 @@ class MatchState:
     end_reason: str
     match_schneider: bool
     actions: list[tuple[int, int]]
+    max_deals: int
+    suit_perm: tuple[int, ...]
 
     def __init__(
         self,
@@ -641,7 +644,20 @@ class MatchState:
         seed: int,
         decks: list[list[int]] | tuple[tuple[int, ...], ...] = (),
         first_dealer: int | None = None,
+        max_deals: int = 0,
+        suit_perm: tuple[int, ...] | list[int] = (),
     ) -> None:
+        """``max_deals`` > 0 ends the match after that many deals (SRV-5: a server format for
+        ladders, not a game rule): the seat with more game points wins, equal points draw
+        (winner -1), reason ``deal_limit``. ``suit_perm`` (a permutation of 0..3, suit ``s`` becomes
+        ``suit_perm[s]``) relabels the suits of every deck made from the seed, so that a
+        duplicate deal cannot be recognised; the rules are the same for every suit."""
+        if suit_perm and sorted(suit_perm) != [0, 1, 2, 3]:
+            raise ValueError("suit_perm must be a permutation of 0, 1, 2, 3")
+        if max_deals < 0:
+            raise ValueError("max_deals must be >= 0")
+        self.max_deals = max_deals
+        self.suit_perm = tuple(suit_perm)
         self.rules = rules
         self.seed = seed
         self.decks = tuple(tuple(d) for d in decks)
@@ -662,8 +678,15 @@ class MatchState:
         self.deal = DealState.new(rules, self.deck_for(0), first_dealer)
 
     def deck_for(self, n: int) -> list[int] | tuple[int, ...]:
-        """Deck order (card ids, top first) of deal ``n``: ``decks[n]`` if given, else from the seed."""
-        return self.decks[n] if n < len(self.decks) else deal_deck(self.seed, n, self.rules.deck)
+        """Deck order (card ids, top first) of deal ``n``: ``decks[n]`` if given, else from the seed
+        (with the suits relabelled by ``suit_perm`` when set)."""
+        if n < len(self.decks):
+            return self.decks[n]
+        deck = deal_deck(self.seed, n, self.rules.deck)
+        if self.suit_perm:
+            p = self.suit_perm
+            deck = [p[c // 6] * 6 + c % 6 for c in deck]
+        return deck
 
     def copy(self) -> MatchState:
         m = MatchState.__new__(MatchState)
@@ -743,6 +766,12 @@ class MatchState:
                     self.match_schneider = loser_zero
                     return
                 self.game_points = [0, 0]
+        if self.max_deals and self.deal_number + 1 >= self.max_deals:  # SRV-5 deal limit (ladders)
+            gp = [sum(res.game_points[s] for res in self.results) for s in (0, 1)]
+            self.over = True
+            self.winner = 0 if gp[0] > gp[1] else 1 if gp[1] > gp[0] else -1
+            self.end_reason = "deal_limit"
+            return
         self.deal_number += 1
         self.deal = DealState.new(r, self.deck_for(self.deal_number), self._next_dealer(d.dealer, o.winner))
 
@@ -801,6 +830,8 @@ class MatchState:
             "actions": [list(a) for a in self.actions],
             "resigned": self.deal.history[-1][1] if self.end_reason == "resigned" else None,
             "ended": [self.deal.history[-1][1], self.end_reason] if self.end_reason in END_REASONS else None,
+            "max_deals": self.max_deals,
+            "suit_perm": list(self.suit_perm),
         }
 
     @classmethod
@@ -809,7 +840,8 @@ class MatchState:
         from .variant import find_variant
 
         rules = find_variant(data["variant"]).configure(data["options"])
-        m = cls(rules, int(data["seed"]), data.get("decks") or (), int(data["first_dealer"]))
+        m = cls(rules, int(data["seed"]), data.get("decks") or (), int(data["first_dealer"]),
+                int(data.get("max_deals") or 0), tuple(data.get("suit_perm") or ()))
         for seat, a in data["actions"]:
             if m.to_act != seat:
                 raise IllegalActionError(f"log replay: seat {seat} acted out of turn")
@@ -854,6 +886,8 @@ class MatchState:
         m.seed = int(log["seed"])
         m.decks = tuple(tuple(x) for x in log.get("decks") or ())
         m.first_dealer = int(log["first_dealer"])
+        m.max_deals = int(log.get("max_deals") or 0)
+        m.suit_perm = tuple(log.get("suit_perm") or ())
         m.actions = [(a[0], a[1]) for a in log["actions"]]
         m.deal_number = data["deal_number"]
         m.game_points = list(data["game_points"])
@@ -885,7 +919,7 @@ class MatchState:
         """Every field that defines the state, for equality checks in tests."""
         d = self.deal
         return (
-            self.rules, self.seed, self.decks, self.first_dealer, self.deal_number, tuple(self.game_points),
+            self.rules, self.seed, self.decks, self.first_dealer, self.max_deals, self.suit_perm, self.deal_number, tuple(self.game_points),
             tuple(self.sets_won), self.carried, tuple(self.results), self.over, self.winner, self.end_reason,
             self.match_schneider, tuple(self.actions),
             tuple(getattr(d, n) if not isinstance(getattr(d, n), list) else tuple(getattr(d, n))

@@ -1,0 +1,55 @@
+"""Server formats of the match used by ladders (RULES.md SRV-5 leaves them to the server): a deal
+limit and suit relabelling of seeded decks (duplicate deals a bot cannot recognise)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bummerl.rules import find_variant
+from bummerl.rules.state import MatchState
+
+
+def play_random(m: MatchState, seed: int) -> None:
+    rng = random.Random(seed)
+    while not m.over:
+        m.apply(rng.choice(m.legal_actions()))
+
+
+@pytest.mark.parametrize("variant", ["schnapsen-at", "snaps-original66", "santase", "snapszer-hu-2p", "snaps-obican"])
+def test_srv5_deal_limit_ends_the_match_after_n_deals(variant: str) -> None:
+    rules = find_variant(variant).configure({})
+    for seed in range(8):
+        m = MatchState(rules, seed, max_deals=1)
+        play_random(m, seed)
+        assert len(m.results) == 1 and m.end_reason in ("deal_limit", "target_reached")
+        r = m.results[0]
+        assert m.winner == (r.winner if r.winner >= 0 else -1)
+        m3 = MatchState(rules, seed, max_deals=3)
+        play_random(m3, seed)
+        assert len(m3.results) <= 3
+        if m3.end_reason == "deal_limit":
+            totals = [sum(x.game_points[s] for x in m3.results) for s in (0, 1)]
+            assert m3.winner == (0 if totals[0] > totals[1] else 1 if totals[1] > totals[0] else -1)
+        again = MatchState.from_dict(m3.to_dict())
+        assert again == m3
+
+
+def test_srv5_suit_relabelling_maps_every_card_and_keeps_ranks() -> None:
+    rules = find_variant("schnapsen-at").configure({})
+    plain = MatchState(rules, 42)
+    perm = (2, 0, 3, 1)
+    relabelled = MatchState(rules, 42, suit_perm=perm)
+    for n in range(3):
+        a, b = plain.deck_for(n), relabelled.deck_for(n)
+        assert [perm[c // 6] * 6 + c % 6 for c in a] == list(b)
+    assert plain.first_dealer == relabelled.first_dealer
+    d0, d1 = plain.deal, relabelled.deal
+    assert perm[d0.talon[-1] // 6] == d1.talon[-1] // 6  # the trump suit follows the permutation
+    m = MatchState(rules, 42, suit_perm=perm, max_deals=2)
+    play_random(m, 1)
+    assert MatchState.from_dict(m.to_dict()) == m
+    assert MatchState.from_snapshot(m.snapshot()) == m
+    with pytest.raises(ValueError, match="permutation"):
+        MatchState(rules, 1, suit_perm=(0, 0, 1, 2))
