@@ -213,6 +213,13 @@ class MatchService:
         idle_limit_ms: int | None = None,
         admin_token: str | None = None,
         caller: str = "",
+        *,
+        max_deals: int = 0,
+        suit_perm: Sequence[int] = (),
+        seat_bot_hashes: Sequence[str] = (),
+        match_id: str | None = None,
+        ladder_id: str = "",
+        trusted: bool = False,
     ) -> CreatedMatch:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
         name per player (1-64 printable characters each). ``time_control``: a
@@ -224,9 +231,15 @@ class MatchService:
         Raises PermissionDeniedError without the admin token when the server has one;
         InvalidArgumentError for an unknown variant (naming the known ones), an unknown option or
         a bad value (naming the option), a wrong seat count or name, a bad time control, policy or
-        idle limit."""
-        self.check_admin(admin_token)
-        await self.limiter.check("create", caller)
+        idle limit.
+
+        Internal (ladders, ``trusted=True`` skips the admin and rate checks): ``max_deals`` and
+        ``suit_perm`` (see :class:`~bummerl.rules.MatchState`), ``seat_bot_hashes`` (SHA-256 of the
+        bot token allowed to play each seat besides its seat token), a fixed ``match_id`` (raises
+        the store's MatchExistsError if taken), ``ladder_id`` (kept in the meta)."""
+        if not trusted:
+            self.check_admin(admin_token)
+            await self.limiter.check("create", caller)
         try:
             spec = find_variant(variant)
             rules = spec.configure(dict(options or {}))
@@ -248,9 +261,9 @@ class MatchService:
         idle = self.idle_limit_ms if idle_limit_ms is None else idle_limit_ms
         if not 0 <= idle <= 30 * 24 * 3600 * 1000:
             raise InvalidArgumentError("idle_limit_ms must be in 0 .. 30 days (ms)")
-        m = MatchState(rules, secrets.randbits(63) if seed is None else seed)
+        m = MatchState(rules, secrets.randbits(63) if seed is None else seed, max_deals=max_deals, suit_perm=tuple(suit_perm))
         tokens = [secrets.token_hex(32) for _ in names]  # 256-bit, hex (no leading "-" for CLIs)
-        match_id = secrets.token_hex(12)
+        match_id = match_id or secrets.token_hex(12)
         created = self.now_ms()
         meta = {
             "variant": spec.id,
@@ -262,6 +275,10 @@ class MatchService:
             "timeout_policy": policy,
             "idle_limit_ms": idle,
         }
+        if seat_bot_hashes:
+            meta["seat_bots"] = list(seat_bot_hashes)
+        if ladder_id:
+            meta["ladder_id"] = ladder_id
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
         deadline = self._deadline(m, clocks, meta, created)
         events = [dict(event_to_dict(e), version=1, deal_number=0) for e in m.deal.history]
@@ -527,6 +544,15 @@ class MatchService:
         return rec
 
     # ------------------------------------------------------------------ helpers
+    async def summary(self, match_id: str) -> dict[str, Any]:
+        """The public summary of a match (``MatchSummary`` shape) with ``match_result`` once over."""
+        ld = await self._load(match_id)
+        out = self._summary(match_id, ld.version, ld.state, ld.meta)
+        if ld.state.over:
+            out["match_result"] = match_result(ld.state)
+            out["deal_results"] = [r.to_dict() for r in ld.state.results]
+        return out
+
     async def _load(self, match_id: str) -> _Loaded:
         if not match_id or len(match_id) > 64 or not match_id.isalnum():
             raise InvalidArgumentError("match_id must be 1-64 letters or digits")
@@ -549,7 +575,10 @@ class MatchService:
         h = hash_token(token)
         if hmac.compare_digest(h, hashes[seat]):
             return
-        if any(hmac.compare_digest(h, x) for x in hashes):
+        bots = ld.meta.get("seat_bots") or ()
+        if seat < len(bots) and hmac.compare_digest(h, bots[seat]):
+            return  # the bot token of the bot assigned to this seat (ladders)
+        if any(hmac.compare_digest(h, x) for x in [*hashes, *bots]):
             raise PermissionDeniedError(f"this token belongs to another seat, not seat {seat}")
         raise UnauthenticatedError("invalid seat token")
 

@@ -161,6 +161,16 @@ class MatchStore:
         return store
 
     @property
+    def blocking_client(self) -> aioredis.Redis:
+        """The client for blocking reads (``XREAD BLOCK``), on its own pool."""
+        return self._blocking
+
+    async def is_over(self, match_id: str) -> bool:
+        """Whether the match's meta says it is over (one HGET); False for an unknown match."""
+        raw = await self._client.hget(keys.state_key(match_id), keys.META_PREFIX + b"over")
+        return raw is not None and json.loads(raw) is True
+
+    @property
     def client(self) -> aioredis.Redis:
         """The client used for non-blocking commands (shared with other components if you like)."""
         return self._client

@@ -1,0 +1,14 @@
+-- Record a finished game exactly once (bummerl.ladder.service.LadderService.drive).
+--
+-- KEYS[1]  bm:ladder:<id>:running  (hash: game number -> game spec JSON)
+-- KEYS[2]  bm:ladder:<id>:results  (list of result JSON)
+-- ARGV[1]  game number
+-- ARGV[2]  result JSON
+--
+-- Returns 1 when recorded, 0 when another process recorded it first.
+
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  return 1
+end
+return 0

@@ -1,0 +1,483 @@
+"""Registered bots and ladders: scheduling in Redis, duplicate deals, results, leaderboards
+(DESIGN §5).
+
+Bots: ``register_bot`` (admin) returns a bot id and a secret bot token (stored as SHA-256 only).
+A bot connects once to its assignment stream (:meth:`LadderService.assignments`); every ladder
+match it is to play arrives there, and the bot token itself authorises its seat in that match
+(the match stores the token's hash for the seat), so no seat token is ever stored in plain.
+
+Ladders: ``create_ladder`` (admin) plans every game at once (round robin, gauntlet, or a
+head-to-head SPRT that stops as soon as it is decided), as JSON specs in a Redis list. Any server
+process's :class:`LadderDriver` claims the next game atomically (a Lua script that also enforces
+the ladder's concurrency), creates its match under a fixed id (``<ladder>g<game>``; creating it
+twice is impossible), assigns both bots, and records the result exactly once when the match ends
+(another Lua script: the game leaves the running hash and its result is appended in one step).
+A ladder therefore survives a restart of every process and continues where it stopped; no game
+is played twice or lost.
+
+Duplicate deals: games come in pairs on the same seed with the seats swapped; the second game
+relabels the suits (a random permutation) so that a bot with memory cannot recognise the deck.
+
+Redis keys (``bm:`` aux keys): ``bot:<id>`` (JSON), ``botname:<name>`` (id), ``bots`` (set),
+``botq:<id>`` (stream of assignments), ``ladder:<id>`` (JSON config), ``ladder:<id>:status``,
+``ladders`` (zset by creation time), ``ladders:running`` (set), ``ladder:<id>:pending`` (list of
+game specs), ``ladder:<id>:running`` (hash game -> spec), ``ladder:<id>:results`` (list),
+``ladder:<id>:events`` (stream of progress events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import random
+import re
+import secrets
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
+from bummerl.core.errors import InvalidArgumentError, NotFoundError, UnauthenticatedError
+from bummerl.core.matches import MatchService, hash_token
+from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
+from bummerl.store.errors import MatchExistsError
+from bummerl.store.keys import aux_key
+
+from .stats import Sprt, estimate, pentanomial
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("round_robin", "gauntlet", "sprt")
+"""Ladder formats: every pair ``rounds`` times; the first bot against each other bot; two bots
+until the SPRT decides (at most ``rounds`` games or pairs)."""
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
+
+
+def _lua(name: str) -> str:
+    return resources.files("bummerl.ladder").joinpath(name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    """What ``create_ladder`` accepts (proto ``CreateLadderRequest``)."""
+
+    name: str
+    variant: str
+    bot_ids: Sequence[str]
+    format: str = "round_robin"
+    rounds: int = 1
+    """Games per pairing, or duplicate pairs per pairing when ``duplicate_deals``."""
+    duplicate_deals: bool = True
+    deals_per_game: int = 0
+    """0 = each game is a whole match (Bummerl); N = each game ends after N deals."""
+    options: dict[str, str] | None = None
+    time_control: dict[str, Any] | None = None
+    timeout_policy: str = DEFAULT_TIMEOUT_POLICY
+    sprt: dict[str, float] | None = None
+    concurrency: int = 4
+    seed: int | None = None
+
+
+class LadderService:
+    """Bots and ladders over the match service's store (one Redis); ``now_ms`` = its clock."""
+
+    def __init__(self, matches: MatchService) -> None:
+        self.matches = matches
+        self.store = matches.store
+        self.redis = matches.store.client
+        self._claim = self.redis.register_script(_lua("claim.lua"))
+        self._finish = self.redis.register_script(_lua("finish.lua"))
+
+    # ------------------------------------------------------------------ bots
+    async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
+        """Register a bot (admin). Returns ``{"bot_id", "bot_token", "name"}``; the token is shown
+        only here. Raises InvalidArgumentError for a bad or taken name (1-64 of letters, digits,
+        ``_.:+-``), PermissionDeniedError without the admin token."""
+        self.matches.check_admin(admin_token)
+        if not _NAME_RE.match(name or ""):
+            raise InvalidArgumentError("bot name must be 1-64 letters, digits or _.:+- (starting with a letter or digit)")
+        if len(description) > 500:
+            raise InvalidArgumentError("bot description is longer than 500 characters")
+        bot_id = "b" + secrets.token_hex(8)
+        if not await self.redis.set(aux_key("botname", name), bot_id, nx=True):
+            raise InvalidArgumentError(f"a bot named {name!r} is already registered")
+        token = secrets.token_hex(32)
+        bot = {"bot_id": bot_id, "name": name, "description": description, "token_hash": hash_token(token),
+               "created_at_ms": self.matches.now_ms()}
+        await self.redis.set(aux_key("bot", bot_id), json.dumps(bot))
+        await self.redis.sadd(aux_key("bots"), bot_id)
+        return {"bot_id": bot_id, "bot_token": token, "name": name}
+
+    async def bot(self, bot_id: str) -> dict[str, Any]:
+        """The stored bot (with its token hash); NotFoundError if unknown."""
+        if not bot_id or not bot_id.isalnum():
+            raise InvalidArgumentError("bot_id must be letters and digits")
+        raw = await self.redis.get(aux_key("bot", bot_id))
+        if raw is None:
+            raise NotFoundError(f"no bot {bot_id!r}")
+        return dict(json.loads(raw))
+
+    async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
+        """The bot if ``token`` is its bot token; UnauthenticatedError otherwise."""
+        bot = await self.bot(bot_id)
+        if not token or not hmac.compare_digest(hash_token(token), bot["token_hash"]):
+            raise UnauthenticatedError("missing or wrong bot token (authorization: Bearer <bot token>)")
+        return bot
+
+    async def assignments(self, bot_id: str, token: str | None, poll_ms: int = 15_000) -> AsyncIterator[dict[str, Any]]:
+        """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: first every one
+        whose match is still running (a bot that reconnects gets its games back), then each new
+        one as it is made. Endless; the caller closes it. The seat is played with the bot token."""
+        await self.authenticate_bot(bot_id, token)
+        key = aux_key("botq", bot_id)
+        last = "0-0"
+        for eid, fields in await self.redis.xrange(key, "-", "+"):
+            last = eid.decode()
+            a = json.loads(fields[b"a"])
+            if not await self.store.is_over(a["match_id"]):
+                yield a
+        blocking = self.store.blocking_client
+        while True:
+            reply: Any = await blocking.xread({key: last}, block=poll_ms)
+            if not reply:
+                continue
+            lists = [lst for w in reply.values() for lst in w] if isinstance(reply, dict) else [e for _, e in reply]
+            for entries in lists:
+                for eid, fields in entries:
+                    last = eid.decode()
+                    yield json.loads(fields[b"a"])
+
+    async def _assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
+        key = aux_key("botq", bot_id)
+        await self.redis.xadd(key, {b"a": json.dumps(assignment).encode()}, maxlen=10_000, approximate=True)
+
+    # ------------------------------------------------------------------ ladders
+    async def create_ladder(self, spec: LadderSpec, admin_token: str | None = None) -> dict[str, Any]:
+        """Validate and plan a ladder (admin); returns :meth:`ladder`. Raises InvalidArgumentError
+        naming the bad field, NotFoundError for an unknown bot, PermissionDeniedError."""
+        self.matches.check_admin(admin_token)
+        try:
+            variant = find_variant(spec.variant)
+            variant.configure(dict(spec.options or {}))
+            tc = TimeControl.from_dict(spec.time_control) if spec.time_control else None
+        except (UnknownVariantError, InvalidOptionError, TimeControlError) as e:
+            raise InvalidArgumentError(str(e)) from None
+        if variant.num_players != 2:
+            raise InvalidArgumentError("ladders support two-player variants for now")
+        if spec.format not in FORMATS:
+            raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+        if spec.timeout_policy not in TIMEOUT_POLICIES:
+            raise InvalidArgumentError(f"timeout_policy must be one of {', '.join(TIMEOUT_POLICIES)}")
+        bots = list(spec.bot_ids)
+        if len(set(bots)) != len(bots) or len(bots) < 2:
+            raise InvalidArgumentError("a ladder needs at least two different bots")
+        if spec.format == "sprt" and len(bots) != 2:
+            raise InvalidArgumentError("an SPRT ladder is a head-to-head of exactly two bots")
+        if not 1 <= spec.rounds <= 100_000 or not 1 <= spec.concurrency <= 1000 or not 0 <= spec.deals_per_game <= 1000:
+            raise InvalidArgumentError("rounds must be 1..100000, concurrency 1..1000, deals_per_game 0..1000")
+        try:
+            sprt = Sprt(**(spec.sprt or {})) if spec.format == "sprt" else None
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(f"sprt: {e}") from None
+        names = {b: (await self.bot(b))["name"] for b in bots}
+        ladder_id = "l" + secrets.token_hex(8)
+        rng = random.Random(spec.seed if spec.seed is not None else secrets.randbits(63))
+        games = _plan(ladder_id, spec.format, bots, spec.rounds, spec.duplicate_deals, rng)
+        cfg = {
+            "ladder_id": ladder_id, "name": spec.name or ladder_id, "variant": variant.id,
+            "options": dict(spec.options or {}), "format": spec.format, "bot_ids": bots, "bot_names": names,
+            "rounds": spec.rounds, "duplicate_deals": spec.duplicate_deals, "deals_per_game": spec.deals_per_game,
+            "time_control": tc.to_dict() if tc else None, "timeout_policy": spec.timeout_policy,
+            "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta} if sprt else None,
+            "concurrency": spec.concurrency, "created_at_ms": self.matches.now_ms(), "matches_total": len(games),
+        }
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(aux_key("ladder", ladder_id), json.dumps(cfg))
+        pipe.set(aux_key("ladder", ladder_id, "status"), "running")
+        pipe.rpush(aux_key("ladder", ladder_id, "pending"), *[json.dumps(g) for g in games])
+        pipe.zadd(aux_key("ladders"), {ladder_id: cfg["created_at_ms"]})
+        pipe.sadd(aux_key("ladders", "running"), ladder_id)
+        await pipe.execute()
+        await self._event(ladder_id, {"type": "created", "matches_total": len(games)})
+        return await self.ladder(ladder_id)
+
+    async def _config(self, ladder_id: str) -> dict[str, Any]:
+        if not ladder_id or not ladder_id.isalnum():
+            raise InvalidArgumentError("ladder_id must be letters and digits")
+        raw = await self.redis.get(aux_key("ladder", ladder_id))
+        if raw is None:
+            raise NotFoundError(f"no ladder {ladder_id!r}")
+        return dict(json.loads(raw))
+
+    async def ladder(self, ladder_id: str) -> dict[str, Any]:
+        """The ladder's config with ``status`` (running, finished, stopped), ``matches_played``,
+        ``matches_running`` and ``matches_total`` (an SPRT that stopped early has played fewer)."""
+        cfg = await self._config(ladder_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(aux_key("ladder", ladder_id, "status"))
+        pipe.llen(aux_key("ladder", ladder_id, "results"))
+        pipe.hlen(aux_key("ladder", ladder_id, "running"))
+        status, played, running = await pipe.execute()
+        cfg.update(status=(status or b"running").decode(), matches_played=int(played), matches_running=int(running))
+        return cfg
+
+    async def list_ladders(self) -> list[dict[str, Any]]:
+        ids = [x.decode() for x in await self.redis.zrange(aux_key("ladders"), 0, -1)]
+        return [await self.ladder(i) for i in ids]
+
+    async def results(self, ladder_id: str) -> list[dict[str, Any]]:
+        """Every finished game in order: ``{"game", "pair", "leg", "match_id", "bots", "winner",
+        "scores", "reason", "deals_won", "game_points"}`` (scores per seat: 1 won, 0.5 drawn, 0 lost)."""
+        await self._config(ladder_id)
+        return [json.loads(x) for x in await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1)]
+
+    async def leaderboard(self, ladder_id: str) -> dict[str, Any]:
+        """``{"ladder_id", "entries": [...], "pairs": [...]}`` from the results (see :func:`leaderboard`)."""
+        cfg = await self._config(ladder_id)
+        return leaderboard(cfg, await self.results(ladder_id))
+
+    async def _event(self, ladder_id: str, ev: dict[str, Any]) -> None:
+        ev = dict(ev, ladder_id=ladder_id, at_ms=self.matches.now_ms())
+        await self.redis.xadd(aux_key("ladder", ladder_id, "events"), {b"e": json.dumps(ev).encode()},
+                              maxlen=100_000, approximate=True)
+
+    async def stream_ladder(self, ladder_id: str, poll_ms: int = 15_000) -> AsyncIterator[dict[str, Any]]:
+        """Progress events of a ladder as they happen, from its creation: ``created``, ``started``
+        (a game's match was created), ``result`` (a game ended, with its result), ``finished``
+        (with the final leaderboard). Ends after ``finished``."""
+        await self._config(ladder_id)
+        key = aux_key("ladder", ladder_id, "events")
+        last = "0-0"
+        blocking = self.store.blocking_client
+        while True:
+            reply: Any = await blocking.xread({key: last}, block=poll_ms)
+            if not reply:
+                continue
+            lists = [lst for w in reply.values() for lst in w] if isinstance(reply, dict) else [e for _, e in reply]
+            for entries in lists:
+                for eid, fields in entries:
+                    last = eid.decode()
+                    ev = json.loads(fields[b"e"])
+                    yield ev
+                    if ev["type"] == "finished":
+                        return
+
+    async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """Stop scheduling new games (admin); running games finish and are recorded."""
+        self.matches.check_admin(admin_token)
+        await self._config(ladder_id)
+        await self.redis.delete(aux_key("ladder", ladder_id, "pending"))
+        await self.redis.set(aux_key("ladder", ladder_id, "status"), "stopped")
+        return await self.ladder(ladder_id)
+
+    # ------------------------------------------------------------------ driving
+    async def drive(self, ladder_id: str) -> int:
+        """One pass over a running ladder: record finished games, (re)create and assign claimed
+        games, claim new ones up to the concurrency. Returns the number of results recorded.
+        Safe to run in any number of processes at once."""
+        cfg = await self._config(ladder_id)
+        running_key = aux_key("ladder", ladder_id, "running")
+        recorded = 0
+        for raw in (await self.redis.hgetall(running_key)).values():
+            game = json.loads(raw)
+            if not game.get("assigned"):
+                await self._start(cfg, game)
+                continue
+            if await self.store.is_over(game["match_id"]):
+                recorded += await self._record(cfg, game)
+        pending_key = aux_key("ladder", ladder_id, "pending")
+        while True:
+            raw = await self._claim(keys=[pending_key, running_key], args=[cfg["concurrency"]])
+            if not raw:
+                break
+            await self._start(cfg, json.loads(raw))
+        if recorded or not await self.redis.hlen(running_key):
+            await self._maybe_finish(cfg)
+        return recorded
+
+    async def _start(self, cfg: dict[str, Any], game: dict[str, Any]) -> None:
+        bots = game["bots"]
+        hashes = [(await self.bot(b))["token_hash"] for b in bots]
+        try:
+            await self.matches.create_match(
+                cfg["variant"], cfg["options"], [cfg["bot_names"][b] for b in bots], game["seed"],
+                time_control=cfg["time_control"], timeout_policy=cfg["timeout_policy"], trusted=True,
+                max_deals=cfg["deals_per_game"], suit_perm=game.get("suit_perm") or (), seat_bot_hashes=hashes,
+                match_id=game["match_id"], ladder_id=cfg["ladder_id"],
+            )
+        except MatchExistsError:
+            pass  # another process created it before it could mark the game assigned
+        for seat, b in enumerate(bots):
+            await self._assign(b, {"match_id": game["match_id"], "seat": seat, "variant": cfg["variant"],
+                                   "ladder_id": cfg["ladder_id"]})
+        game["assigned"] = True
+        await self.redis.hset(aux_key("ladder", cfg["ladder_id"], "running"), str(game["game"]), json.dumps(game))
+        await self._event(cfg["ladder_id"], {"type": "started", "game": game["game"], "match_id": game["match_id"],
+                                             "bots": bots})
+
+    async def _record(self, cfg: dict[str, Any], game: dict[str, Any]) -> int:
+        s = await self.matches.summary(game["match_id"])
+        res = s["match_result"]
+        w = int(res["winner"])
+        scores = [0.5, 0.5] if w < 0 else [1.0 if i == w else 0.0 for i in (0, 1)]
+        deals_won = [sum(1 for d in s["deal_results"] if d["winner"] == i) for i in (0, 1)]
+        result = {
+            "game": game["game"], "pair": game["pair"], "leg": game["leg"], "match_id": game["match_id"],
+            "bots": game["bots"], "winner": w, "scores": scores, "reason": res["reason"], "deals_won": deals_won,
+            "deals": len(s["deal_results"]),
+            "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
+        }
+        lid = cfg["ladder_id"]
+        done = await self._finish(
+            keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results")],
+            args=[str(game["game"]), json.dumps(result)],
+        )
+        if int(done) != 1:
+            return 0
+        await self._event(lid, {"type": "result", "result": result})
+        if cfg["format"] == "sprt" and cfg["sprt"]:
+            board = leaderboard(cfg, await self.results(lid))
+            if board["pairs"] and board["pairs"][0]["sprt_result"]:
+                await self.redis.delete(aux_key("ladder", lid, "pending"))
+        return 1
+
+    async def _maybe_finish(self, cfg: dict[str, Any]) -> None:
+        lid = cfg["ladder_id"]
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.llen(aux_key("ladder", lid, "pending"))
+        pipe.hlen(aux_key("ladder", lid, "running"))
+        pending, running = await pipe.execute()
+        if pending or running:
+            return
+        if await self.redis.srem(aux_key("ladders", "running"), lid) != 1:
+            return  # another process finished it
+        status_key = aux_key("ladder", lid, "status")
+        if (await self.redis.get(status_key)) != b"stopped":
+            await self.redis.set(status_key, "finished")
+        await self._event(lid, {"type": "finished", "leaderboard": leaderboard(cfg, await self.results(lid))})
+
+    async def running_ladders(self) -> list[str]:
+        return sorted(x.decode() for x in await self.redis.smembers(aux_key("ladders", "running")))
+
+
+def _plan(ladder_id: str, fmt: str, bots: list[str], rounds: int, duplicate: bool,
+          rng: random.Random) -> list[dict[str, Any]]:
+    """Every game of a ladder, round by round so that pairings interleave. A duplicate pair is two
+    games on one seed with the seats swapped, the second with relabelled suits."""
+    if fmt == "round_robin":
+        pairings = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1:]]
+    else:  # gauntlet: the first bot against every other; sprt: the two bots
+        pairings = [(bots[0], b) for b in bots[1:]]
+    games: list[dict[str, Any]] = []
+    pair = 0
+    for r in range(rounds):
+        for a, b in pairings:
+            seed = rng.randrange(2**63)
+            first = (a, b) if r % 2 == 0 else (b, a)
+            legs = [list(first), list(reversed(first))] if duplicate else [list(first)]
+            for leg, seats in enumerate(legs):
+                perm: list[int] = []
+                if leg == 1:
+                    perm = [0, 1, 2, 3]
+                    while perm == [0, 1, 2, 3]:
+                        rng.shuffle(perm)
+                n = len(games)
+                games.append({"game": n, "pair": pair, "leg": leg, "bots": seats, "seed": seed,
+                              "suit_perm": perm, "match_id": f"{ladder_id}g{n:06d}"})
+            pair += 1
+    return games
+
+
+def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Ratings and pairwise statistics from a ladder's results, in result order.
+
+    ``entries``: per bot ``{"rank", "bot_id", "name", "mu", "sigma", "ordinal", "games", "wins",
+    "losses", "draws", "deals_won", "deals_lost"}``, sorted by ``ordinal`` (openskill's
+    ``mu - 3 sigma``; Plackett-Luce model, one rating update per game in result order).
+    ``pairs``: per pairing ``{"a", "b", "elo", "elo_ci95", "los", "deal_pairs", "games",
+    "pentanomial", "sprt_llr", "sprt_result"}`` from ``a``'s side (see :mod:`bummerl.ladder.stats`):
+    from complete duplicate pairs (pentanomial) when the ladder plays them, else from games.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    names = cfg.get("bot_names", {})
+    ratings = {b: model.rating(name=b) for b in cfg["bot_ids"]}
+    tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "deals_won": 0, "deals_lost": 0} for b in cfg["bot_ids"]}
+    by_pair: dict[int, list[dict[str, Any]]] = {}
+    for r in results:
+        a, b = r["bots"]
+        sa, sb = r["scores"]
+        ranks = [0, 0] if sa == sb else ([0, 1] if sa > sb else [1, 0])
+        [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+        ratings[a], ratings[b] = ra, rb
+        for bot, mine, theirs, dw, dl in ((a, sa, sb, r["deals_won"][0], r["deals_won"][1]),
+                                          (b, sb, sa, r["deals_won"][1], r["deals_won"][0])):
+            t = tally[bot]
+            t["games"] += 1
+            t["wins" if mine > theirs else "losses" if mine < theirs else "draws"] += 1
+            t["deals_won"] += dw
+            t["deals_lost"] += dl
+        by_pair.setdefault(r["pair"], []).append(r)
+    entries = []
+    for b, rt in ratings.items():
+        entries.append({"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma,
+                        "ordinal": rt.ordinal(), **tally[b]})
+    entries.sort(key=lambda e: -e["ordinal"])
+    for i, e in enumerate(entries):
+        e["rank"] = i + 1
+    sprt = Sprt(**cfg["sprt"]) if cfg.get("sprt") else None
+    pairings: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for games in by_pair.values():
+        a, b = sorted(games[0]["bots"])
+        side = pairings.setdefault((a, b), {"pairs": [], "games": []})
+        own = [g["scores"][g["bots"].index(a)] for g in games]
+        side["games"].extend(own)
+        if cfg.get("duplicate_deals") and len(games) == 2:
+            side["pairs"].append(sum(own) / 2)
+    pairs = []
+    for (a, b), side in sorted(pairings.items()):
+        units = side["pairs"] if cfg.get("duplicate_deals") else side["games"]
+        est = estimate(units)
+        llr = sprt.llr(units) if sprt else 0.0
+        pairs.append({
+            "a": a, "b": b, "a_name": names.get(a, a), "b_name": names.get(b, b), "elo": est.elo,
+            "elo_ci95": est.elo_ci95, "los": est.los, "deal_pairs": len(side["pairs"]), "games": len(side["games"]),
+            "pentanomial": pentanomial(side["pairs"]), "sprt_llr": llr, "sprt_result": sprt.verdict(units) if sprt else "",
+        })
+    return {"ladder_id": cfg["ladder_id"], "entries": entries, "pairs": pairs}
+
+
+class LadderDriver:
+    """Runs :meth:`LadderService.drive` for every running ladder every ``poll_ms`` (one per
+    server process, like the reaper)."""
+
+    def __init__(self, ladders: LadderService, poll_ms: int = 100,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        self.ladders = ladders
+        self.poll_ms = poll_ms
+        self._sleep = sleep
+
+    async def run_once(self) -> int:
+        done = 0
+        for lid in await self.ladders.running_ladders():
+            try:
+                done += await self.ladders.drive(lid)
+            except Exception:  # noqa: BLE001 - one ladder's trouble must not stop the others
+                log.exception("ladder driver: ladder %s failed this pass; retrying", lid)
+        return done
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self.run_once()
+            except Exception:  # noqa: BLE001 - redis down: retry
+                log.warning("ladder driver: pass failed; retrying", exc_info=True)
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=self.poll_ms / 1000)
+            except TimeoutError:
+                pass
