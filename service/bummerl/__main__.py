@@ -54,6 +54,8 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
     bots = [bot_from_spec(b, None if seed is None else seed + i) for i, b in enumerate(bot_names)]
     rec = await play_match(client, variant, bots, options, seed, **create_kwargs)
     names = [s["name"] for s in rec["seats"]]
+    for f in rec.get("faults", []):
+        print(f"bummerl play: seat {f['seat']} ({names[f['seat']]}): bot {f['kind']}: {f['detail']}", file=sys.stderr)
     if not as_json:
         print(f"{rec['variant']}: {' vs '.join(f'{n} (seat {i})' for i, n in enumerate(names))}, match {rec['match_id']}")
         for d in rec["deals"]:
@@ -64,6 +66,7 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
         "winner_bot": names[res["winner"]] if res["winner"] >= 0 else None,
         "game_points": res["game_points"], "sets_won": res["sets_won"], "deals": len(rec["deals"]),
         "actions": len(rec["actions"]), "reason": res["reason"], "match_schneider": res["match_schneider"],
+        "faults": rec.get("faults", []),
     }
     if as_json:
         print(json.dumps(summary))

@@ -7,11 +7,11 @@ plays a seat over the server's event stream, a stdin/stdout bridge, and example 
 ...         return info.legal_actions[0]["id"]
 """
 
-from .bot import Bot, InfoSet, card_points
+from .bot import Bot, BotFault, InfoSet, card_points
 from .client import AsyncClient, BummerlError, Client, CreatedMatch
 from .runner import play_match, play_seat
 
 __all__ = [
-    "AsyncClient", "Bot", "BummerlError", "Client", "CreatedMatch", "InfoSet", "card_points", "play_match",
+    "AsyncClient", "Bot", "BotFault", "BummerlError", "Client", "CreatedMatch", "InfoSet", "card_points", "play_match",
     "play_seat",
 ]

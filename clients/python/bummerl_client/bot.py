@@ -48,6 +48,15 @@ class InfoSet:
     history = property(lambda self: list(self.deal.get("history", [])))
     to_act = property(lambda self: int(self.deal.get("to_act", -1)))
     over = property(lambda self: bool(self.match.get("over", False)))
+    clocks = property(lambda self: list(self.raw.get("clocks", [])))
+
+    def move_time_ms(self) -> int | None:
+        """Milliseconds this seat has left for its current action (``clocks[seat]
+        .move_remaining_ms`` while its clock runs), or None without a time control."""
+        for c in self.clocks:
+            if int(c.get("seat", -1)) == self.seat and c.get("running"):
+                return int(c.get("move_remaining_ms", 0))
+        return None
 
     def actions_of(self, kind: str) -> list[dict[str, Any]]:
         return [a for a in self.legal_actions if a.get("kind") == kind]
@@ -70,8 +79,24 @@ class InfoSet:
         return pts + (marriages if tricks else 0)
 
 
+class BotFault(Exception):
+    """A bot failed to give a usable decision. ``kind``: ``timeout`` (no answer in time),
+    ``illegal`` (an action that is not among the legal actions), ``unparsable`` (not an action
+    id or text), ``crash`` (the bot process exited or raised). ``detail``: one line for people;
+    ``seat``: filled in by the runner."""
+
+    KINDS = ("timeout", "illegal", "unparsable", "crash")
+
+    def __init__(self, kind: str, detail: str, seat: int = -1) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.seat = seat
+
+
 class Bot:
-    """Base class: override :meth:`choose`. ``seed`` makes a bot's random choices repeatable."""
+    """Base class: override :meth:`choose` (or :meth:`achoose` for a bot that waits on I/O).
+    ``seed`` makes a bot's random choices repeatable."""
 
     name = "bot"
 
@@ -81,3 +106,12 @@ class Bot:
     def choose(self, info: InfoSet) -> int | str:
         """Return a legal action id or text for the information set (``info.legal_actions``)."""
         raise NotImplementedError
+
+    async def achoose(self, info: InfoSet) -> int | str:
+        """The decision, awaited by the runner; default: :meth:`choose`. Raise :class:`BotFault`
+        for a decision that cannot be made."""
+        return self.choose(info)
+
+    async def aclose(self, final: dict[str, Any] | None = None) -> None:
+        """Called once when the seat's match is over (``final``: the last information set) or the
+        runner stops; default: nothing."""

@@ -1,51 +1,136 @@
 """Play a seat until the match ends, driven by the server's event stream (no polling).
 
-:func:`play_seat` subscribes to ``StreamMatch`` for the seat; whenever an update says the seat
-is to act, it asks the bot and submits the action with the update's version as
-``expected_version``. A stale version (ABORTED) is ignored: the stream brings the newer state.
-:func:`play_match` creates a match and runs one bot per seat concurrently.
+:func:`play_seat` subscribes to ``StreamMatch`` for the seat; whenever an update says the seat is
+to act and it has not acted at that version, it awaits the bot's decision, checks it against the
+legal actions, and submits it with the update's version as ``expected_version``.
+
+Faults of the network are survived: a SubmitAction that failed with UNAVAILABLE,
+DEADLINE_EXCEEDED or a dropped connection is *in doubt* and is sent again, with the same
+``expected_version`` and action, with exponential backoff until the server answers (applied,
+``duplicate``, or stale); a dropped stream is resubscribed from the last version seen. A version
+counts as acted on only once the server has answered, so a snapshot in which the seat is to act
+is never skipped. Faults of the bot (no answer in time, an illegal or unparsable answer, a crash)
+raise :class:`~bummerl_client.bot.BotFault`; :func:`play_match` then resigns that seat so that
+the match ends, and reports the fault.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import grpc
 
-from .bot import Bot, InfoSet
+from bummerl.rules import parse_action
+from bummerl.rules.errors import InvalidActionError
+
+from .bot import Bot, BotFault, InfoSet
 from .client import AsyncClient, BummerlError
 
+IN_DOUBT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED,
+                      grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL})
+"""Status codes after which the fate of a call is unknown: retry it as it was."""
 
-async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, bot: Bot) -> dict[str, Any]:
+
+class Backoff:
+    """Exponential backoff with jitter, in **seconds**: 0.05, 0.1, 0.2 ... capped at ``cap_s``."""
+
+    def __init__(self, first_s: float = 0.05, cap_s: float = 2.0) -> None:
+        self.first_s = first_s
+        self.cap_s = cap_s
+        self.n = 0
+
+    def reset(self) -> None:
+        self.n = 0
+
+    async def sleep(self) -> None:
+        delay = min(self.cap_s, self.first_s * 2**self.n)
+        self.n += 1
+        await asyncio.sleep(delay * (0.5 + random.random() / 2))
+
+
+def checked_action(info: InfoSet, answer: int | str) -> int:
+    """The legal action id the bot's answer names (an id, a decimal string, or a text form such
+    as ``"play QH"``); raises BotFault ``unparsable`` or ``illegal``."""
+    legal = {int(a["id"]) for a in info.legal_actions}
+    if isinstance(answer, bool) or not isinstance(answer, int | str):
+        raise BotFault("unparsable", f"the bot answered {type(answer).__name__}, not an action id or text")
+    if isinstance(answer, str):
+        text = answer.strip()
+        if text.lstrip("-").isdigit():
+            answer = int(text)
+        else:
+            try:
+                answer = parse_action(text)
+            except InvalidActionError:
+                raise BotFault("unparsable", f"{text[:80]!r} is not an action (expected an id or a text such as "
+                                             f"'play QH')") from None
+    if answer not in legal:
+        texts = ", ".join(str(a["text"]) for a in info.legal_actions)
+        raise BotFault("illegal", f"action {answer} is not legal now; legal: {texts}")
+    return answer
+
+
+async def _submit(client: AsyncClient, match_id: str, seat: int, token: str, version: int, action: int,
+                  give_up_s: float) -> None:
+    """Submit until the server answers; returns on applied, duplicate, stale (ABORTED) or a
+    refusal that the stream will explain (FAILED_PRECONDITION: match over, out of time)."""
+    backoff = Backoff()
+    stop = time.monotonic() + give_up_s
+    while True:
+        try:
+            await client.submit_action(match_id, seat, token, version, action)
+            return
+        except BummerlError as e:
+            if e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                return
+            if e.code not in IN_DOUBT or time.monotonic() > stop:
+                raise
+        await backoff.sleep()
+
+
+async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, bot: Bot, *,
+                    give_up_s: float = 120.0) -> dict[str, Any]:
     """Play ``seat`` with ``bot`` until the match is over; returns the final information set dict.
 
-    Raises BummerlError for errors other than a stale version (e.g. an illegal action by the bot).
-    """
+    ``token``: the seat token (or, in a ladder, the bot token). ``give_up_s``: how long (seconds)
+    the server may stay unreachable before the last error is raised. Raises BotFault (with
+    ``seat`` set) when the bot fails, BummerlError for other errors (e.g. a wrong token)."""
     last: dict[str, Any] = {}
-    acted_at = -1
+    acted_at = -1  # the newest version at which the server answered our action
+    backoff = Backoff()
+    down_since: float | None = None
     while True:
         try:
             async for upd in client.stream(match_id, seat, token, from_version=max(0, acted_at)):
+                down_since = None
+                backoff.reset()
                 info = InfoSet(upd["information_set"])
                 last = upd["information_set"]
                 if info.over:
                     return last
                 if info.to_act == seat and info.legal_actions and info.version > acted_at:
-                    action = bot.choose(info)
-                    acted_at = info.version
                     try:
-                        await client.submit_action(match_id, seat, token, info.version, action)
-                    except BummerlError as e:
-                        if e.code != grpc.StatusCode.ABORTED:
-                            raise
+                        action = checked_action(info, await bot.achoose(info))
+                    except BotFault as f:
+                        f.seat = seat
+                        raise
+                    except Exception as e:  # noqa: BLE001 - a bot's own bug is a crash of the bot
+                        raise BotFault("crash", f"{type(e).__name__}: {str(e)[:200]}", seat) from e
+                    await _submit(client, match_id, seat, token, info.version, action, give_up_s)
+                    acted_at = info.version
             if InfoSet(last).over:
                 return last
-        except BummerlError as e:  # stream dropped (server restart): resubscribe
-            if e.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+        except BummerlError as e:  # the stream dropped (server restart): resubscribe
+            if e.code not in IN_DOUBT:
                 raise
-            await asyncio.sleep(0.2)
+            down_since = down_since or time.monotonic()
+            if time.monotonic() - down_since > give_up_s:
+                raise
+            await backoff.sleep()
 
 
 async def play_match(
@@ -59,9 +144,30 @@ async def play_match(
 ) -> dict[str, Any]:
     """Create a match of ``variant`` and play it with one bot per seat; returns the match record.
     ``create_kwargs`` go to :meth:`AsyncClient.create_match` (``time_control``, ``timeout_policy``,
-    ``idle_limit_ms``, ``admin_token``)."""
+    ``idle_limit_ms``, ``admin_token``). A seat whose bot fails is resigned (unless the server
+    already ended the match, e.g. on time) so that the match ends; the record then has
+    ``"faults": [{"seat", "kind", "detail"}]``."""
     created = await client.create_match(variant, options, [b.name for b in bots], seed, **create_kwargs)
     if on_created:
         on_created(created.match_id)
-    await asyncio.gather(*(play_seat(client, created.match_id, s, t, b) for s, (t, b) in enumerate(zip(created.tokens, bots, strict=True))))
-    return await client.match_record(created.match_id)
+    faults: list[dict[str, Any]] = []
+
+    async def seat_task(seat: int, token: str, bot: Bot) -> None:
+        final = None
+        try:
+            final = await play_seat(client, created.match_id, seat, token, bot)
+        except BotFault as f:
+            faults.append({"seat": seat, "kind": f.kind, "detail": f.detail})
+            try:
+                await client.resign(created.match_id, seat, token)
+            except BummerlError as e:
+                if e.code != grpc.StatusCode.FAILED_PRECONDITION:  # already over (e.g. lost on time)
+                    raise
+        finally:
+            await bot.aclose(final)
+
+    await asyncio.gather(*(seat_task(s, t, b) for s, (t, b) in enumerate(zip(created.tokens, bots, strict=True))))
+    rec = await client.match_record(created.match_id)
+    if faults:
+        rec["faults"] = sorted(faults, key=lambda f: f["seat"])
+    return rec

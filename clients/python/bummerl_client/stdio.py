@@ -1,59 +1,157 @@
 """Bridge for bots written in any language: an executable that reads JSON lines on stdin and
-answers one line per decision on stdout.
+answers one line per decision on stdout. The protocol is documented in
+``docs/ENGINE_PROTOCOL.md``:
 
-Protocol (one line each way, UTF-8, newline-terminated):
+* server -> bot: ``{"type": "hello", "protocol": 1, "match_id", "seat", "variant"}`` once, then
+  ``{"type": "decide", "information_set": {...}, "time_limit_ms": N}`` whenever the seat is to act
+  (the information set is the JSON of the ``InformationSet`` message, legal actions included),
+  and ``{"type": "over", "information_set": {...}}`` at the end; then stdin closes.
+* bot -> server: one line per ``decide``: the chosen action's id (``"12"``) or text
+  (``"play QH"``). The bot must flush stdout after each line.
 
-* server -> bot: ``{"type": "decide", "information_set": {...}}`` — the seat is to act; the
-  information set is the JSON of the ``InformationSet`` message (legal actions included).
-* bot -> server: the chosen action, either its id (``"12"``) or its text (``"play QH"``).
-* server -> bot, at the end: ``{"type": "over", "information_set": {...}}``; then stdin closes.
-
-Anything the bot prints on stderr is passed through. A bot that exits or answers an empty line
-makes :class:`StdioBot` raise ``RuntimeError``.
+The child runs under asyncio (it never blocks the event loop), its stderr goes to a log file,
+and each decision has a time limit: the seat's move time left on the server clock plus
+``grace_s`` (so that the server's timeout policy acts first), or ``decision_timeout_s`` without a
+clock. Faults raise :class:`~bummerl_client.bot.BotFault`: ``timeout``, ``crash`` (the process
+exited), ``unparsable`` (an empty or non-UTF-8 line; the runner checks the rest).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import itertools
 import json
+import os
 import shlex
-import subprocess
+import tempfile
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
-from .bot import Bot, InfoSet
+from .bot import Bot, BotFault, InfoSet
+
+PROTOCOL_VERSION = 1
+_counter = itertools.count()
+
+
+def default_log_dir() -> Path:
+    """Where bot stderr logs go by default: ``$TMPDIR/bummerl-bots``."""
+    return Path(tempfile.gettempdir()) / "bummerl-bots"
 
 
 class StdioBot(Bot):
-    """A :class:`Bot` whose decisions come from a child process (``argv`` or a shell-like string)."""
+    """A :class:`Bot` whose decisions come from a child process (``argv`` or a shell-like string).
+
+    ``decision_timeout_s``: limit per decision without a server clock, seconds. ``grace_s``:
+    added to the server clock's move time left. ``log_path``: file for the child's stderr
+    (default: a new file in :func:`default_log_dir`). The process starts at the first decision.
+    Raises ValueError for an empty command and BotFault ``crash`` if it cannot be started.
+    """
 
     name = "stdio"
 
-    def __init__(self, argv: Sequence[str] | str, seed: int | None = None) -> None:
+    def __init__(self, argv: Sequence[str] | str, seed: int | None = None, decision_timeout_s: float = 60.0,
+                 grace_s: float = 0.5, log_path: str | os.PathLike[str] | None = None) -> None:
         super().__init__(seed)
         self.argv = shlex.split(argv) if isinstance(argv, str) else list(argv)
-        self.name = f"exec:{self.argv[0]}"
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        if not self.argv:
+            raise ValueError("exec: needs a command, e.g. exec:./my_bot")
+        self.name = f"exec:{Path(self.argv[0]).name}"
+        self.decision_timeout_s = decision_timeout_s
+        self.grace_s = grace_s
+        self.log_path = Path(log_path) if log_path else None
+        self.proc: asyncio.subprocess.Process | None = None
+        self._log: IO[bytes] | None = None
 
-    def _send(self, msg: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(msg, separators=(",", ":")) + "\n")
-        self.proc.stdin.flush()
+    def _where(self) -> str:
+        return f" (its stderr is in {self.log_path})" if self.log_path else ""
 
-    def choose(self, info: InfoSet) -> int | str:
-        self._send({"type": "decide", "information_set": info.raw})
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()
-        if not line:
-            raise RuntimeError(f"bot {self.argv[0]!r} gave no answer (exit code {self.proc.poll()})")
-        return int(line) if line.lstrip("-").isdigit() else line
-
-    def close(self, final: dict[str, Any] | None = None) -> None:
-        """Send the final information set (if any), close stdin and wait for the child (5 s)."""
+    async def _start(self, info: InfoSet) -> asyncio.subprocess.Process:
+        if self.log_path is None:
+            default_log_dir().mkdir(parents=True, exist_ok=True)
+            stem = f"{self.name.removeprefix('exec:')}-{os.getpid()}-{next(_counter)}"
+            self.log_path = default_log_dir() / f"{''.join(c if c.isalnum() or c in '-_.' else '_' for c in stem)}.log"
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in aclose
         try:
-            if final is not None and self.proc.poll() is None:
-                self._send({"type": "over", "information_set": final})
-            if self.proc.stdin:
-                self.proc.stdin.close()
-            self.proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._log,
+                limit=4 * 1024 * 1024,
+            )
+        except OSError as e:
+            raise BotFault("crash", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
+        self.proc = proc
+        await self._send({"type": "hello", "protocol": PROTOCOL_VERSION, "match_id": info.raw.get("match_id", ""),
+                          "seat": info.seat, "variant": info.variant})
+        return proc
+
+    async def _send(self, msg: dict[str, Any]) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+            await self.proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise BotFault("crash", f"{self.name} closed its stdin (exit code {await self._exit_code()}){self._where()}") from None
+
+    async def _exit_code(self) -> int | None:
+        if self.proc is None:
+            return None
+        with contextlib.suppress(TimeoutError):
+            return await asyncio.wait_for(self.proc.wait(), 1.0)
+        return None
+
+    def time_limit_s(self, info: InfoSet) -> float:
+        """Seconds this decision may take: the server clock's move time left + ``grace_s``, or
+        ``decision_timeout_s`` without a clock."""
+        ms = info.move_time_ms()
+        return self.decision_timeout_s if ms is None else ms / 1000 + self.grace_s
+
+    async def achoose(self, info: InfoSet) -> int | str:
+        proc = self.proc or await self._start(info)
+        limit = self.time_limit_s(info)
+        await self._send({"type": "decide", "information_set": info.raw, "time_limit_ms": int(limit * 1000)})
+        assert proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(proc.stdout.readline(), limit)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()  # a bot that missed its deadline is not trusted with another decision
+            raise BotFault("timeout", f"{self.name} gave no answer within {limit:.1f} s; a bot must print one line "
+                                      f"per decision and flush stdout{self._where()}") from None
+        except ValueError:  # a line longer than the stream limit
+            raise BotFault("unparsable", f"{self.name} printed a line longer than 4 MiB") from None
+        if not line:
+            raise BotFault("crash", f"{self.name} exited (code {await self._exit_code()}) instead of answering"
+                                    f"{self._where()}")
+        try:
+            text = line.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise BotFault("unparsable", f"{self.name} printed a line that is not UTF-8") from None
+        if not text:
+            raise BotFault("unparsable", f"{self.name} printed an empty line")
+        return int(text) if text.lstrip("-").isdigit() else text
+
+    async def aclose(self, final: dict[str, Any] | None = None) -> None:
+        """Send ``over`` (if the match ended), close stdin, wait 5 s for the child, then kill it."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            if final is not None and proc.returncode is None:
+                with contextlib.suppress(BotFault, OSError):
+                    self.proc = proc
+                    await self._send({"type": "over", "information_set": final})
+                self.proc = None
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+            transport = getattr(proc, "_transport", None)  # close the pipes now, not at garbage collection
+            if transport is not None:
+                transport.close()
+        if self._log is not None:
+            self._log.close()
+            self._log = None

@@ -1,0 +1,101 @@
+"""The stdio bridge (docs/ENGINE_PROTOCOL.md): example engines in two languages play whole
+matches, and every kind of bot fault ends the match with a clear outcome, never a hang or a
+traceback. A real server on port 0 and a real Valkey."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bummerl.app import Runtime
+from bummerl.config import Settings
+from bummerl_client import AsyncClient, play_match
+from bummerl_client.bots import make_bot
+from bummerl_client.stdio import StdioBot
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"
+
+
+@pytest.fixture
+async def rt(redis_url: str) -> AsyncIterator[Runtime]:
+    async with Runtime(Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url,
+                                         reaper_poll_ms=10)) as r:
+        yield r
+
+
+async def test_posix_sh_example_engine_plays_a_whole_match(rt: Runtime, tmp_path: Path) -> None:
+    bot = StdioBot(["sh", str(EXAMPLES / "random.sh")], log_path=tmp_path / "sh.log")
+    async with AsyncClient(rt.target) as c:
+        rec = await play_match(c, "schnapsen-at", [bot, make_bot("greedy", 1)])
+    assert rec["over"] and "faults" not in rec and rec["match_result"]["reason"] == "target_reached"
+    assert any(int(a["seat"]) == 0 for a in rec["actions"])
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+async def test_node_example_engine_plays_a_whole_match(rt: Runtime, tmp_path: Path) -> None:
+    bot = StdioBot(["node", str(EXAMPLES / "random.mjs")], log_path=tmp_path / "node.log")
+    async with AsyncClient(rt.target) as c:
+        rec = await play_match(c, "santase", [make_bot("random", 2), bot])
+    assert rec["over"] and "faults" not in rec
+
+
+@pytest.mark.parametrize(
+    ("script", "kind", "needle"),
+    [
+        ("while read l; do echo garbage words; done", "unparsable", "garbage words"),
+        ("while read l; do echo 40; done", "illegal", "action 40 is not legal"),
+        ("read l; echo bye >&2; exit 3", "crash", "code 3"),
+        ("while read l; do echo; done", "unparsable", "empty line"),
+        ("sleep 30", "timeout", "within 0.5 s"),
+    ],
+)
+async def test_bot_faults_end_the_match_and_are_reported(rt: Runtime, tmp_path: Path, script: str, kind: str,
+                                                         needle: str) -> None:
+    log = tmp_path / "bot.log"
+    bot = StdioBot(["sh", "-c", script], decision_timeout_s=0.5, log_path=log)
+    async with AsyncClient(rt.target) as c:
+        rec = await play_match(c, "schnapsen-at", [make_bot("greedy", 1), bot])
+    assert rec["over"] and rec["match_result"]["reason"] == "resigned" and rec["match_result"]["winner"] == 0
+    [fault] = rec["faults"]
+    assert fault["seat"] == 1 and fault["kind"] == kind and needle in fault["detail"]
+    if kind == "crash":
+        assert "bye" in log.read_text() and str(log) in fault["detail"]
+
+
+async def test_a_server_clock_timeout_is_the_servers_policy_not_a_resignation(rt: Runtime, tmp_path: Path) -> None:
+    bot = StdioBot(["sh", "-c", "sleep 30"], log_path=tmp_path / "b.log", grace_s=0.5)
+    tc = {"base_ms": 300, "increment_ms": 0, "move_cap_ms": 0, "lag_compensation_ms": 0, "scope": "match"}
+    async with AsyncClient(rt.target) as c:
+        rec = await play_match(c, "schnapsen-at", [bot, make_bot("greedy", 1)], time_control=tc)
+    assert rec["match_result"]["reason"] == "timeout" and rec["match_result"]["winner"] == 1
+    assert rec["faults"][0]["kind"] == "timeout"
+    assert [a["kind"] for a in rec["actions"]][-1] == "OUTCOME_KIND_TIMEOUT"
+
+
+async def test_join_reads_the_token_from_the_environment_and_exits_with_one_line(rt: Runtime) -> None:
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("schnapsen-at")
+    env = dict(os.environ, BUMMERL_SEAT_TOKEN=m.tokens[0])
+    other = subprocess.Popen([sys.executable, "-m", "bummerl_client", "join", "--server", rt.target, "--match",
+                              m.match_id, "--seat", "1", "--token-file", "-", "--bot", "greedy"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert other.stdin is not None
+    other.stdin.write(m.tokens[1] + "\n")
+    other.stdin.close()
+    proc = await __import__("asyncio").to_thread(
+        subprocess.run, [sys.executable, "-m", "bummerl_client", "join", "--server", rt.target, "--match", m.match_id,
+                         "--seat", "0", "--bot", "exec:sh -c 'while read l; do echo nonsense; done'"],
+        env=env, capture_output=True, text=True, timeout=60)
+    other.wait(60)
+    assert proc.returncode == 4, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert "unparsable" in proc.stderr and "seat resigned" in proc.stderr
+    assert m.tokens[0] not in proc.stderr + proc.stdout
+    assert '"fault": "unparsable"' in proc.stdout
+    assert other.returncode == 0
