@@ -233,3 +233,13 @@ async def test_not_your_turn_is_its_own_error_and_changes_nothing(svc: MatchServ
     assert await tstore.load(created.match_id) == before
     with pytest.raises(StaleVersionError):
         await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"] + 3, 0)
+
+
+async def test_resign_with_a_reported_bot_fault_is_recorded_as_such(svc: MatchService) -> None:
+    created = await new_match(svc, None)
+    with pytest.raises(InvalidArgumentError, match="reason"):
+        await svc.resign(created.match_id, 1, created.tokens[1], "bored")
+    await svc.resign(created.match_id, 1, created.tokens[1], "illegal")
+    rec = await svc.record(created.match_id)
+    assert rec["match_result"]["reason"] == "illegal" and rec["match_result"]["winner"] == 0
+    assert rec["actions"][-1]["kind"] == "ILLEGAL"

@@ -61,7 +61,9 @@ async def test_bot_faults_end_the_match_and_are_reported(rt: Runtime, tmp_path: 
     bot = StdioBot(["sh", "-c", script], decision_timeout_s=0.5, log_path=log)
     async with AsyncClient(rt.target) as c:
         rec = await play_match(c, "schnapsen-at", [make_bot("greedy", 1), bot])
-    assert rec["over"] and rec["match_result"]["reason"] == "resigned" and rec["match_result"]["winner"] == 0
+    expected = {"unparsable": "illegal", "illegal": "illegal", "crash": "disconnect", "timeout": "timeout"}[kind]
+    assert rec["over"] and rec["match_result"]["reason"] == expected and rec["match_result"]["winner"] == 0
+    assert rec["actions"][-1]["kind"] == "OUTCOME_KIND_" + {"timeout": "TIMEOUT", "illegal": "ILLEGAL", "disconnect": "DISCONNECT"}[expected]
     [fault] = rec["faults"]
     assert fault["seat"] == 1 and fault["kind"] == kind and needle in fault["detail"]
     if kind == "crash":

@@ -24,7 +24,7 @@ import grpc
 from .bot import Bot, BotFault
 from .bots import make_bot
 from .client import AsyncClient, BummerlError
-from .runner import play_seat
+from .runner import FAULT_REASONS, play_seat
 from .stdio import StdioBot
 
 EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
@@ -64,7 +64,7 @@ async def _join(args: argparse.Namespace, token: str) -> int:
         except BotFault as f:
             info = await client.information_set(args.match, args.seat, token)
             if not info["match"]["over"]:
-                await client.resign(args.match, args.seat, token)
+                await client.resign(args.match, args.seat, token, FAULT_REASONS[f.kind])
             print(f"bummerl_client join: seat {args.seat}: bot {f.kind}: {f.detail}; seat resigned"
                   if not info["match"]["over"] else f"bummerl_client join: seat {args.seat}: bot {f.kind}: {f.detail}",
                   file=sys.stderr)

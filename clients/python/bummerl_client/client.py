@@ -170,9 +170,11 @@ class AsyncClient:
         finally:
             call.cancel()
 
-    async def resign(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
+    async def resign(self, match_id: str, seat: int, token: str, reason: str = "") -> dict[str, Any]:
+        """Resign the seat; ``reason``: "" (plain), "illegal", "disconnect" or "timeout" (a bot fault)."""
         try:
-            return to_dict(await self.stub.Resign(game_pb2.ResignRequest(match_id=match_id, seat=seat), metadata=_auth(token)))
+            req = game_pb2.ResignRequest(match_id=match_id, seat=seat, reason=reason)
+            return to_dict(await self.stub.Resign(req, metadata=_auth(token)))
         except grpc.RpcError as e:
             raise _convert(e) from None
 

@@ -35,6 +35,10 @@ IN_DOUBT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCE
 """Status codes after which the fate of a call is unknown: retry it as it was."""
 
 
+FAULT_REASONS = {"timeout": "timeout", "illegal": "illegal", "unparsable": "illegal", "crash": "disconnect"}
+"""The resign reason a bot fault is reported with (ResignRequest.reason)."""
+
+
 class Backoff:
     """Exponential backoff with jitter, in **seconds**: 0.05, 0.1, 0.2 ... capped at ``cap_s``."""
 
@@ -159,7 +163,7 @@ async def play_match(
         except BotFault as f:
             faults.append({"seat": seat, "kind": f.kind, "detail": f.detail})
             try:
-                await client.resign(created.match_id, seat, token)
+                await client.resign(created.match_id, seat, token, FAULT_REASONS[f.kind])
             except BummerlError as e:
                 if e.code != grpc.StatusCode.FAILED_PRECONDITION:  # already over (e.g. lost on time)
                     raise

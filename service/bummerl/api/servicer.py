@@ -82,7 +82,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     @map_errors
     async def Resign(self, request: Any, context: Any) -> game_pb2.ResignResponse:
-        u = await self.service.resign(request.match_id, request.seat, bearer_token(context))
+        u = await self.service.resign(request.match_id, request.seat, bearer_token(context), request.reason)
         result = next(e["result"] for e in u.events if e["type"] == "match_end")
         return game_pb2.ResignResponse(version=u.version, match_result=codec.match_result_to_pb(result))
 

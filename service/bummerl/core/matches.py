@@ -78,6 +78,9 @@ OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
 """Log entries that are service outcomes rather than engine actions (action id -1 in records)."""
 OUTCOME_KINDS = ("NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")
 """Outcome kind of each log entry (proto ``OutcomeKind``)."""
+RESIGN_REASONS = {"": ("resigned", "RESIGN"), "illegal": ("illegal", "ILLEGAL"),
+                  "disconnect": ("disconnect", "DISCONNECT"), "timeout": ("timeout", "TIMEOUT")}
+"""Resign reasons a client may give -> (match end reason, record kind)."""
 MAX_SEAT_NAME = 64
 """Longest seat name, in characters (printable, no control characters)."""
 
@@ -348,18 +351,24 @@ class MatchService:
                                        f"the server applied the {ld.meta.get('timeout_policy')} policy")
         raise StaleVersionError(ld.version)
 
-    async def resign(self, match_id: str, seat: int, token: str | None) -> Update:
+    async def resign(self, match_id: str, seat: int, token: str | None, reason: str = "") -> Update:
         """The seat resigns: the match ends, the other seat wins (reason ``resigned``). A resignation
-        carries no version: if another commit lands first, it is applied on the newer state."""
+        carries no version: if another commit lands first, it is applied on the newer state.
+        ``reason`` (a bot runner's report, see :data:`RESIGN_REASONS`): ``""`` plain, ``"illegal"``,
+        ``"disconnect"`` or ``"timeout"``: the match result reason and the record's kind follow it.
+        Raises InvalidArgumentError for another reason."""
+        if reason not in RESIGN_REASONS:
+            raise InvalidArgumentError(f"reason must be one of {', '.join(repr(r) for r in RESIGN_REASONS)}")
+        end, kind = RESIGN_REASONS[reason]
         for _ in range(8):
             ld = await self._load(match_id)
             self._authorize(ld, seat, token)
             if ld.state.over:
                 raise MatchOverError("the match is over")
             after = ld.state.copy()
-            after.resign(seat)
+            after.concede(seat, end)
             try:
-                return await self._commit(match_id, ld, ld.state, after, seat, RESIGN, "RESIGN", self.now_ms())
+                return await self._commit(match_id, ld, ld.state, after, seat, RESIGN, kind, self.now_ms())
             except StaleVersionError:
                 continue
         raise StaleVersionError(ld.version, "the match changed too often to resign; retry")
