@@ -140,6 +140,12 @@ class LadderService:
             a = json.loads(fields[b"a"])
             if not await self.store.is_over(a["match_id"]):
                 yield a
+        async for a in self._tail(key, last, poll_ms):
+            yield a
+
+    async def _tail(self, key: str, last: str, poll_ms: int) -> AsyncIterator[dict[str, Any]]:
+        """The JSON payloads (field ``a`` or ``e``) of a stream's entries after id ``last``, as they
+        are added (XREAD BLOCK on the store's blocking client, ``poll_ms`` per read). Endless."""
         blocking = self.store.blocking_client
         while True:
             reply: Any = await blocking.xread({key: last}, block=poll_ms)
@@ -149,7 +155,7 @@ class LadderService:
             for entries in lists:
                 for eid, fields in entries:
                     last = eid.decode()
-                    yield json.loads(fields[b"a"])
+                    yield json.loads(fields.get(b"a") or fields[b"e"])
 
     async def _assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
         key = aux_key("botq", bot_id)
@@ -250,21 +256,10 @@ class LadderService:
         (a game's match was created), ``result`` (a game ended, with its result), ``finished``
         (with the final leaderboard). Ends after ``finished``."""
         await self._config(ladder_id)
-        key = aux_key("ladder", ladder_id, "events")
-        last = "0-0"
-        blocking = self.store.blocking_client
-        while True:
-            reply: Any = await blocking.xread({key: last}, block=poll_ms)
-            if not reply:
-                continue
-            lists = [lst for w in reply.values() for lst in w] if isinstance(reply, dict) else [e for _, e in reply]
-            for entries in lists:
-                for eid, fields in entries:
-                    last = eid.decode()
-                    ev = json.loads(fields[b"e"])
-                    yield ev
-                    if ev["type"] == "finished":
-                        return
+        async for ev in self._tail(aux_key("ladder", ladder_id, "events"), "0-0", poll_ms):
+            yield ev
+            if ev["type"] == "finished":
+                return
 
     async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
         """Stop scheduling new games (admin); running games finish and are recorded."""
