@@ -207,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
                     choices=["forfeit-match", "forfeit-deal", "default-move"],
                     help="what happens when a bot runs out of time (default forfeit-match)")
     pl.add_argument("--admin-token", default=None, help="admin token of --server (default: BUMMERL_ADMIN_TOKEN)")
+    from bummerl import cli_ladder
+
+    cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
     b.add_argument("what", choices=["engine", "service", "timeouts"])
     b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
@@ -221,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_serve(args))
         if args.cmd == "play":
             return asyncio.run(_play_cmd(args))
+        if args.cmd in ("ladder", "bot"):
+            return cli_ladder.dispatch(args)
         return _bench(args)
     except KeyboardInterrupt:
         return 130

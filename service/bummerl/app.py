@@ -23,10 +23,12 @@ from grpc_health.v1 import health
 
 from bummerl import metrics
 from bummerl.api.gateway import Gateway
+from bummerl.api.ladder_servicer import LadderServicer
 from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gateway
 from bummerl.api.servicer import GameServicer
 from bummerl.config import Settings
 from bummerl.core import MatchService, Reaper
+from bummerl.ladder.service import LadderDriver, LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,8 @@ class Runtime:
         self.hub: StreamHub | None = None
         self.service: MatchService | None = None
         self.reaper: Reaper | None = None
+        self.ladders: LadderService | None = None
+        self._driver_task: asyncio.Task[None] | None = None
         self._reaper_stop = asyncio.Event()
         self._reaper_task: asyncio.Task[None] | None = None
         self.server: Any = None
@@ -81,12 +85,15 @@ class Runtime:
         self.reaper = Reaper(self.service, poll_ms=s.reaper_poll_ms)
         self._reaper_stop.clear()
         self._reaper_task = asyncio.create_task(self.reaper.run(self._reaper_stop), name="bummerl-reaper")
+        self.ladders = LadderService(self.service)
+        self._driver_task = asyncio.create_task(LadderDriver(self.ladders).run(self._reaper_stop), name="bummerl-ladders")
         servicer = GameServicer(self.service)
-        self.server, self.grpc_port = await build_server(servicer, s, health_servicer=self.health)
+        ladder_servicer = LadderServicer(self.ladders)
+        self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
         await self.server.start()
         port = self.gateway_port if self.gateway_port is not None else (s.http_port or None)
         if port is not None:
-            self.gateway = await start_gateway([servicer], s.host, port)
+            self.gateway = await start_gateway([servicer, ladder_servicer], s.host, port)
             self.http_port = self.gateway.port
         if s.metrics_port:
             self.metrics_port = metrics.start_metrics_server(s.metrics_port, s.host)
@@ -100,11 +107,12 @@ class Runtime:
             await self.health.enter_graceful_shutdown()
         except Exception:  # noqa: BLE001 - best effort
             pass
-        if self._reaper_task is not None:
-            self._reaper_stop.set()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self._reaper_task, 5)
-            self._reaper_task = None
+        self._reaper_stop.set()
+        for task in (self._reaper_task, self._driver_task):
+            if task is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asyncio.wait_for(task, 5)
+        self._reaper_task = self._driver_task = None
         if self.gateway is not None:
             await self.gateway.close()
             self.gateway = None

@@ -5,36 +5,17 @@ and no action is lost or applied twice (the record's versions are contiguous and
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
+from e2e_servers import free_port, start_server
 
 from bummerl.rules import find_variant
 from bummerl.rules.state import MatchState
 from bummerl_client import AsyncClient, play_seat
 from bummerl_client.bots import make_bot
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(redis_url: str, port: int) -> subprocess.Popen[str]:
-    env = dict(os.environ, BUMMERL_REDIS_URL=redis_url)
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--port", str(port), "--http-port", "0",
-                             "--metrics-port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if "gRPC listening" in line:
-            return proc
-    raise RuntimeError("the server did not start")
 
 
 @pytest.fixture

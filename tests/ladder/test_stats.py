@@ -53,6 +53,8 @@ def test_trinomial_games_and_empty_input() -> None:
     assert est.score == pytest.approx(0.7) and est.elo == pytest.approx(147.19, abs=0.01)
     assert estimate([]).elo_ci95 == math.inf
     assert estimate([1.0, 1.0]).los == 1.0
+    assert estimate([1.0, 1.0]).elo == math.inf and estimate([1.0, 1.0]).elo_ci95 == math.inf
+    assert estimate([0.0, 0.0]).elo == -math.inf
 
 
 def test_sprt_llr_hand_computed_and_verdicts() -> None:

@@ -17,7 +17,7 @@ import grpc.aio
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
+from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc, ladder_pb2, ladder_pb2_grpc
 
 CURRENT_VERSION_KEY = "bummerl-current-version"
 
@@ -104,6 +104,7 @@ class AsyncClient:
         self.target = target
         self.channel = channel or grpc.aio.insecure_channel(target)
         self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+        self.ladder_stub = ladder_pb2_grpc.LadderServiceStub(self.channel)
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -183,6 +184,60 @@ class AsyncClient:
             return to_dict(await self.stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=match_id)))
         except grpc.RpcError as e:
             raise _convert(e) from None
+
+
+    # ------------------------------------------------------------------ ladders (LadderService)
+    async def _ladder_call(self, method: str, req: Message, token: str | None = None) -> dict[str, Any]:
+        try:
+            return to_dict(await getattr(self.ladder_stub, method)(req, metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
+        """``{"bot_id", "bot_token", "name"}``; the bot token is shown only here."""
+        return await self._ladder_call("RegisterBot", ladder_pb2.RegisterBotRequest(name=name, description=description),
+                                       admin_token)
+
+    async def assignments(self, bot_id: str, bot_token: str) -> AsyncIterator[dict[str, Any]]:
+        """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: the running ones
+        first, then new ones as they come. Endless; raises BummerlError when the stream fails."""
+        call = self.ladder_stub.StreamAssignments(ladder_pb2.StreamAssignmentsRequest(bot_id=bot_id),
+                                                  metadata=_auth(bot_token))
+        try:
+            async for a in call:
+                yield to_dict(a)
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+        finally:
+            call.cancel()
+
+    async def create_ladder(self, admin_token: str | None = None, **fields: Any) -> dict[str, Any]:
+        """Create a ladder; ``fields`` are CreateLadderRequest's (``name``, ``variant``, ``bot_ids``,
+        ``format`` ("LADDER_FORMAT_ROUND_ROBIN"...), ``rounds``, ``duplicate_deals``, ``deals_per_game``,
+        ``time_control`` (dict, ms), ``timeout_policy``, ``sprt`` (dict), ``concurrency``, ``seed``)."""
+        req = json_format.ParseDict(fields, ladder_pb2.CreateLadderRequest())
+        return await self._ladder_call("CreateLadder", req, admin_token)
+
+    async def ladder(self, ladder_id: str) -> dict[str, Any]:
+        return await self._ladder_call("GetLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+
+    async def leaderboard(self, ladder_id: str) -> dict[str, Any]:
+        return await self._ladder_call("GetLeaderboard", ladder_pb2.GetLeaderboardRequest(ladder_id=ladder_id))
+
+    async def ladder_matches(self, ladder_id: str) -> list[dict[str, Any]]:
+        got = await self._ladder_call("ListLadderMatches", ladder_pb2.ListLadderMatchesRequest(ladder_id=ladder_id))
+        return list(got["results"])
+
+    async def stream_ladder(self, ladder_id: str) -> AsyncIterator[dict[str, Any]]:
+        """Progress events of a ladder from its creation; ends after ``finished``."""
+        call = self.ladder_stub.StreamLadder(ladder_pb2.StreamLadderRequest(ladder_id=ladder_id))
+        try:
+            async for ev in call:
+                yield to_dict(ev)
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+        finally:
+            call.cancel()
 
 
 class Client:

@@ -94,8 +94,8 @@ class LadderService:
 
     # ------------------------------------------------------------------ bots
     async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
-        """Register a bot (admin). Returns ``{"bot_id", "bot_token", "name"}``; the token is shown
-        only here. Raises InvalidArgumentError for a bad or taken name (1-64 of letters, digits,
+        """Register a bot (admin). Returns ``{"bot_id", "bot_token", "name"}``; the token
+        (``<bot id>.<256-bit hex secret>``) is shown only here. Raises InvalidArgumentError for a bad or taken name (1-64 of letters, digits,
         ``_.:+-``), PermissionDeniedError without the admin token."""
         self.matches.check_admin(admin_token)
         if not _NAME_RE.match(name or ""):
@@ -105,7 +105,7 @@ class LadderService:
         bot_id = "b" + secrets.token_hex(8)
         if not await self.redis.set(aux_key("botname", name), bot_id, nx=True):
             raise InvalidArgumentError(f"a bot named {name!r} is already registered")
-        token = secrets.token_hex(32)
+        token = f"{bot_id}.{secrets.token_hex(32)}"  # the id in front lets a bot connect with its token alone
         bot = {"bot_id": bot_id, "name": name, "description": description, "token_hash": hash_token(token),
                "created_at_ms": self.matches.now_ms()}
         await self.redis.set(aux_key("bot", bot_id), json.dumps(bot))
@@ -131,7 +131,9 @@ class LadderService:
     async def assignments(self, bot_id: str, token: str | None, poll_ms: int = 15_000) -> AsyncIterator[dict[str, Any]]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: first every one
         whose match is still running (a bot that reconnects gets its games back), then each new
-        one as it is made. Endless; the caller closes it. The seat is played with the bot token."""
+        one as it is made. Endless; the caller closes it. The seat is played with the bot token.
+        An empty ``bot_id`` is taken from the token."""
+        bot_id = bot_id or (token or "").split(".", 1)[0]
         await self.authenticate_bot(bot_id, token)
         key = aux_key("botq", bot_id)
         last = "0-0"

@@ -87,7 +87,9 @@ def estimate(values: Sequence[float]) -> Estimate:
     elo_lo = elo_from_score(min(max(lo, _CLAMP), 1 - _CLAMP))
     elo_hi = elo_from_score(min(max(hi, _CLAMP), 1 - _CLAMP))
     los = (1.0 if m > 0.5 else 0.0 if m < 0.5 else 0.5) if se == 0 else _phi((m - 0.5) / se)
-    return Estimate(elo_from_score(min(max(m, _CLAMP), 1 - _CLAMP)), (elo_hi - elo_lo) / 2, los, m, var, n)
+    if m in (0.0, 1.0):  # every unit lost or won: the Elo difference is unbounded, the interval unknown
+        return Estimate(elo_from_score(m), math.inf, los, m, var, n)
+    return Estimate(elo_from_score(m), (elo_hi - elo_lo) / 2, los, m, var, n)
 
 
 def pentanomial(pair_scores: Sequence[float]) -> list[int]:

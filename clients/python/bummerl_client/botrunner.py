@@ -1,0 +1,105 @@
+"""Connected bots (DESIGN §5): a registered bot connects once to its assignment stream and plays
+every match the server assigns to it, many at once, with its bot token as the seat token.
+
+:func:`run_bot` reconnects with backoff whenever the stream drops (a server restart loses no
+match: the stream first replays every assignment whose match still runs) and never starts a
+match twice. Each finished match is reported to ``on_done`` as one dict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from .bot import Bot, BotFault
+from .client import AsyncClient, BummerlError
+from .runner import FAULT_REASONS, IN_DOUBT, Backoff, play_seat
+
+FATAL = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND,
+                   grpc.StatusCode.INVALID_ARGUMENT})
+
+
+def bot_id_of(token: str) -> str:
+    """The bot id part of a bot token (``<bot id>.<secret>``)."""
+    return token.split(".", 1)[0]
+
+
+async def play_assignment(client: AsyncClient, assignment: dict[str, Any], bot_token: str, bot: Bot) -> dict[str, Any]:
+    """Play one assigned seat to the end; returns ``{"match_id", "seat", "ladder_id", "winner",
+    "outcome" (won, lost, drawn), "reason", "game_points", "fault"}``. A bot fault resigns the seat
+    with the fault's reason."""
+    mid, seat = assignment["match_id"], int(assignment["seat"])
+    final: dict[str, Any] | None = None
+    fault = ""
+    try:
+        final = await play_seat(client, mid, seat, bot_token, bot)
+    except BotFault as f:
+        fault = f"{f.kind}: {f.detail}"
+        with contextlib.suppress(BummerlError):
+            await client.resign(mid, seat, bot_token, FAULT_REASONS[f.kind])
+        final = await client.information_set(mid, seat, bot_token)
+    finally:
+        await bot.aclose(final)
+    m = final["match"] if final else {}
+    winner = int(m.get("winner", -1))
+    rec = await client.match_record(mid)
+    return {
+        "match_id": mid, "seat": seat, "ladder_id": assignment.get("ladder_id", ""), "winner": winner,
+        "outcome": "drawn" if winner < 0 else "won" if winner == seat else "lost",
+        "reason": rec.get("match_result", {}).get("reason", ""), "game_points": m.get("game_points"), "fault": fault,
+    }
+
+
+async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bot],
+                  on_done: Callable[[dict[str, Any]], None] | None = None, stop: asyncio.Event | None = None) -> None:
+    """Play every match assigned to the bot of ``bot_token`` until ``stop`` is set (or forever).
+    ``make_bot()`` gives a fresh bot per match. Raises BummerlError for a wrong token or unknown
+    bot; other stream errors are retried with backoff."""
+    stop = stop or asyncio.Event()
+    bot_id = bot_id_of(bot_token)
+    started: set[str] = set()
+    tasks: set[asyncio.Task[None]] = set()
+    backoff = Backoff(cap_s=5.0)
+
+    async def play(a: dict[str, Any]) -> None:
+        try:
+            summary = await play_assignment(client, a, bot_token, make_bot())
+        except BummerlError as e:
+            summary = {"match_id": a["match_id"], "seat": int(a["seat"]), "outcome": "error",
+                       "fault": f"{e.code.name}: {e.details}"}
+        if on_done:
+            on_done(summary)
+
+    async def follow() -> None:
+        async for a in client.assignments(bot_id, bot_token):
+            backoff.reset()
+            if a["match_id"] in started:
+                continue
+            started.add(a["match_id"])
+            t = asyncio.create_task(play(a))
+            tasks.add(t)
+            t.add_done_callback(tasks.discard)
+
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        while not stop.is_set():
+            follower = asyncio.create_task(follow())
+            await asyncio.wait({follower, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if not follower.done():
+                follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError, BummerlError):
+                    await follower
+                break
+            exc = follower.exception()
+            if isinstance(exc, BummerlError) and (exc.code in FATAL or exc.code not in IN_DOUBT):
+                raise exc
+            await backoff.sleep()
+    finally:
+        stopper.cancel()
+        for t in list(tasks):
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

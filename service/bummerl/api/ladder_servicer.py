@@ -1,0 +1,78 @@
+"""``bummerl.v1.LadderService`` over gRPC (and, through the gateway, REST): each handler decodes,
+calls :class:`bummerl.ladder.service.LadderService`, encodes. Errors are mapped in one place
+(:func:`bummerl.api.errors.map_errors`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from bummerl.api import codec
+from bummerl.api.errors import map_errors
+from bummerl.api.metadata import bearer_token
+from bummerl.ladder.service import LadderService, LadderSpec
+from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
+
+_LADDER_FIELDS = frozenset(ladder_pb2.Ladder.DESCRIPTOR.fields_by_name)
+
+
+def _ladder_pb(d: dict[str, Any]) -> ladder_pb2.Ladder:
+    return codec.dict_to_pb({k: v for k, v in d.items() if k in _LADDER_FIELDS}, ladder_pb2.Ladder)
+
+
+class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
+    """The ladder RPCs. Admin calls read the admin token, StreamAssignments the bot token, from
+    ``authorization: Bearer <token>``."""
+
+    def __init__(self, ladders: LadderService) -> None:
+        self.ladders = ladders
+
+    @map_errors
+    async def RegisterBot(self, request: Any, context: Any) -> ladder_pb2.RegisterBotResponse:
+        out = await self.ladders.register_bot(request.name, request.description, bearer_token(context))
+        return ladder_pb2.RegisterBotResponse(**out)
+
+    @map_errors
+    async def StreamAssignments(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.Assignment]:
+        async for a in self.ladders.assignments(request.bot_id, bearer_token(context)):
+            yield codec.dict_to_pb(a, ladder_pb2.Assignment)
+
+    @map_errors
+    async def CreateLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+        d = codec.pb_to_dict(request)
+        spec = LadderSpec(
+            name=d["name"], variant=d["variant"], bot_ids=d["bot_ids"], format=d["format"] or "round_robin",
+            rounds=d["rounds"] or 1, duplicate_deals=d["duplicate_deals"], deals_per_game=d["deals_per_game"],
+            options=d["options"], time_control=d.get("time_control"),
+            timeout_policy=d["timeout_policy"] or "forfeit-match",
+            sprt={**{"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05},
+                  **{k: v for k, v in (d.get("sprt") or {}).items() if v}},
+            concurrency=d["concurrency"] or 4, seed=d.get("seed"),
+        )
+        return _ladder_pb(await self.ladders.create_ladder(spec, bearer_token(context)))
+
+    @map_errors
+    async def GetLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+        return _ladder_pb(await self.ladders.ladder(request.ladder_id))
+
+    @map_errors
+    async def ListLadders(self, request: Any, context: Any) -> ladder_pb2.ListLaddersResponse:
+        return ladder_pb2.ListLaddersResponse(ladders=[_ladder_pb(x) for x in await self.ladders.list_ladders()])
+
+    @map_errors
+    async def GetLeaderboard(self, request: Any, context: Any) -> ladder_pb2.Leaderboard:
+        return codec.dict_to_pb(await self.ladders.leaderboard(request.ladder_id), ladder_pb2.Leaderboard)
+
+    @map_errors
+    async def StreamLadder(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.LadderEvent]:
+        async for ev in self.ladders.stream_ladder(request.ladder_id):
+            yield codec.dict_to_pb(ev, ladder_pb2.LadderEvent)
+
+    @map_errors
+    async def ListLadderMatches(self, request: Any, context: Any) -> ladder_pb2.ListLadderMatchesResponse:
+        return codec.dict_to_pb({"results": await self.ladders.results(request.ladder_id)},
+                                ladder_pb2.ListLadderMatchesResponse)
+
+    @map_errors
+    async def StopLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+        return _ladder_pb(await self.ladders.stop_ladder(request.ladder_id, bearer_token(context)))

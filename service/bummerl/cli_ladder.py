@@ -1,0 +1,275 @@
+"""``bummerl ladder run | export`` and ``bummerl bot run``: ladders from the command line.
+
+    bummerl ladder run --variant schnapsen-at --bots greedy,random,strong --deals 100 --tc 5+0.1 [--json]
+    bummerl ladder run --format sprt --bots greedy,random --sprt elo0=0,elo1=10 --deals 2000
+    bummerl ladder export --ladder ID --server HOST:PORT > records.jsonl
+    bummerl bot run --bot greedy --token <bot token> --server HOST:PORT
+
+``ladder run`` starts a local server (embedded Valkey) unless ``--server`` is given, registers one
+bot per ``--bots`` entry (bundled names or ``exec:COMMAND``), runs each as a connected bot in this
+process, follows the ladder with a live progress bar (matches done, ETA, current leader) on
+stderr, and prints the leaderboard; with ``--json`` the last stdout line is
+``{"leaderboard": [...], "pairs": [...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import re
+import secrets
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from bummerl.config import Settings
+
+
+def _finite(x: Any) -> float | None:
+    """A proto double from JSON (``"Infinity"`` arrives as a string) as a float; None if infinite."""
+    v = float(x)
+    return v if math.isfinite(v) else None
+
+
+def _fmt(x: Any, spec: str = ".1f") -> str:
+    v = _finite(x)
+    return "inf" if v is None else format(v, spec)
+
+
+def _sprt(text: str | None) -> dict[str, float]:
+    out = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        k, eq, v = part.partition("=")
+        if not eq or k.strip() not in out:
+            raise SystemExit(f"bummerl ladder: --sprt takes elo0=,elo1=,alpha=,beta= (got {part!r})")
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            raise SystemExit(f"bummerl ladder: --sprt {k.strip()} must be a number, got {v!r}") from None
+    return out
+
+
+def _bot_name(spec: str, i: int, tag: str) -> str:
+    base = re.sub(r"[^A-Za-z0-9_.+-]+", "-", spec.removeprefix("exec:").split()[0] if spec.startswith("exec:") else spec)
+    return f"{base.strip('-')[:40] or 'bot'}-{i}-{tag}"
+
+
+def final_json(board: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The ``--json`` line: leaderboard entries and pair statistics by bot name."""
+    entries = [{"name": e["name"], "mu": float(e["mu"]), "sigma": float(e["sigma"]), "ordinal": float(e["ordinal"]),
+                "games": int(e.get("games", 0)), "wins": int(e.get("wins", 0)), "losses": int(e.get("losses", 0)),
+                "draws": int(e.get("draws", 0)), "deals_won": int(e.get("deals_won", 0)),
+                "deals_lost": int(e.get("deals_lost", 0))} for e in board.get("entries", [])]
+    pairs = [{"a": names.get(p["a"], p["a"]), "b": names.get(p["b"], p["b"]), "elo": _finite(p["elo"]),
+              "elo_ci95": _finite(p["elo_ci95"]), "los": float(p["los"]), "deal_pairs": int(p.get("deal_pairs", 0)),
+              "games": int(p.get("games", 0)), "sprt_llr": float(p.get("sprt_llr", 0.0)),
+              "sprt_result": p.get("sprt_result", "")}
+             for p in board.get("pairs", [])]
+    return {"leaderboard": entries, "pairs": pairs}
+
+
+def _table(board: dict[str, Any], names: dict[str, str]) -> Table:
+    t = Table(title="Leaderboard (openskill: ordinal = mu - 3 sigma)")
+    for col in ("#", "bot", "ordinal", "mu", "sigma", "games", "W", "L", "D", "deals won"):
+        t.add_column(col, justify="right" if col not in ("bot",) else "left")
+    for e in board.get("entries", []):
+        t.add_row(str(e["rank"]), e["name"], _fmt(e["ordinal"], ".2f"), _fmt(e["mu"], ".2f"), _fmt(e["sigma"], ".2f"),
+                  str(e.get("games", 0)), str(e.get("wins", 0)), str(e.get("losses", 0)), str(e.get("draws", 0)),
+                  f"{e.get('deals_won', 0)}/{e.get('deals_won', 0) + e.get('deals_lost', 0)}")
+    return t
+
+
+def _pairs_table(board: dict[str, Any], names: dict[str, str]) -> Table:
+    t = Table(title="Pairs (Elo of a over b, 95% CI; LOS)")
+    for col in ("a", "b", "Elo", "+/-", "LOS", "pairs", "games", "SPRT"):
+        t.add_column(col)
+    for p in board.get("pairs", []):
+        t.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), _fmt(p["elo"]),
+                  _fmt(p["elo_ci95"]), _fmt(p["los"], ".3f"), str(p.get("deal_pairs", 0)),
+                  str(p.get("games", 0)), p.get("sprt_result", "") or "-")
+    return t
+
+
+async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict[str, Any]:
+    from bummerl_client import AsyncClient
+    from bummerl_client.__main__ import bot_from_spec
+    from bummerl_client.botrunner import run_bot
+
+    specs = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if len(specs) < 2:
+        raise SystemExit("bummerl ladder run: --bots needs at least two bots, e.g. greedy,random")
+    err = Console(stderr=True)
+    tc = None
+    if args.tc:
+        from bummerl.core.clocks import TimeControl, TimeControlError
+
+        try:
+            tc = TimeControl.parse(args.tc).to_dict()
+        except TimeControlError as e:
+            raise SystemExit(f"bummerl ladder run: --tc: {e}") from None
+    tag = secrets.token_hex(3)
+    async with AsyncClient(target) as c:
+        await c.wait_ready(15)
+        regs = []
+        for i, spec in enumerate(specs):
+            bot_from_spec(spec)  # fail early on an unknown bot
+            regs.append(await c.register_bot(_bot_name(spec, i, tag), f"bummerl ladder run: {spec}", admin_token=admin))
+        names = {r["bot_id"]: r["name"] for r in regs}
+        stop = asyncio.Event()
+        runners = [asyncio.create_task(run_bot(c, r["bot_token"], lambda s=spec, k=i: bot_from_spec(s, k), stop=stop))
+                   for i, (spec, r) in enumerate(zip(specs, regs, strict=True))]
+        fmt = {"round_robin": "LADDER_FORMAT_ROUND_ROBIN", "gauntlet": "LADDER_FORMAT_GAUNTLET",
+               "sprt": "LADDER_FORMAT_SPRT"}[args.format]
+        fields: dict[str, Any] = {
+            "name": args.name or f"{args.variant} {args.format}", "variant": args.variant,
+            "bot_ids": [r["bot_id"] for r in regs], "format": fmt,
+            "rounds": args.deals or args.matches, "duplicate_deals": not args.no_duplicate,
+            "deals_per_game": 1 if args.deals else 0, "timeout_policy": args.timeout_policy,
+            "concurrency": args.concurrency, "options": dict(o.split("=", 1) for o in args.option),
+        }
+        if tc:
+            fields["time_control"] = {**tc, "scope": "TIME_CONTROL_SCOPE_" + tc["scope"].upper()}
+        if args.format == "sprt":
+            fields["sprt"] = _sprt(args.sprt)
+        if args.seed is not None:
+            fields["seed"] = args.seed
+        lad = await c.create_ladder(admin_token=admin, **fields)
+        lid = lad["ladder_id"]
+        leader = "-"
+        board: dict[str, Any] = {}
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), TextColumn("leader: {task.fields[leader]}"), console=err,
+                      disable=args.quiet) as progress:
+            task = progress.add_task(f"ladder {lid}", total=int(lad["matches_total"]), leader=leader)
+            async for ev in c.stream_ladder(lid):
+                if ev["type"] == "result":
+                    board = await c.leaderboard(lid)
+                    if board.get("entries"):
+                        leader = board["entries"][0]["name"]
+                    progress.update(task, advance=1, leader=leader)
+                elif ev["type"] == "finished":
+                    board = ev.get("leaderboard") or await c.leaderboard(lid)
+                    played = int((await c.ladder(lid))["matches_played"])
+                    progress.update(task, completed=played, total=played, leader=leader)
+        stop.set()
+        await asyncio.gather(*runners, return_exceptions=True)
+        out = final_json(board, names)
+        out["ladder_id"] = lid
+        if not args.json:
+            con = Console()
+            con.print(_table(board, names))
+            con.print(_pairs_table(board, names))
+            if args.format == "sprt" and board.get("pairs"):
+                p = board["pairs"][0]
+                verdict = {"H1": f"H1 accepted: {names[p['a']]} is stronger than {names[p['b']]} by >= elo1",
+                           "H0": f"H0 accepted: {names[p['a']]} is not stronger than {names[p['b']]} by elo1"}.get(
+                    p["sprt_result"], "undecided after the maximum number of games")
+                con.print(f"SPRT: {verdict} (LLR {_fmt(p['sprt_llr'], '.2f')})")
+            con.print(f"ladder {lid}: {sum(e['games'] for e in out['leaderboard']) // 2} games")
+        return out
+
+
+async def ladder_run(args: argparse.Namespace) -> int:
+    if args.server:
+        out = await _run(args, args.server, args.admin_token or os.environ.get("BUMMERL_ADMIN_TOKEN"))
+    else:
+        import logging
+
+        from bummerl.app import Runtime
+
+        logging.basicConfig(level=logging.ERROR)
+        settings = Settings.from_env(port=0, http_port=0, metrics_port=0, reaper_poll_ms=10)
+        async with Runtime(settings) as rt:
+            out = await _run(args, rt.target, settings.admin_token)
+    if args.json:
+        print(json.dumps(out))
+    return 0
+
+
+async def ladder_export(args: argparse.Namespace) -> int:
+    from bummerl_client import AsyncClient
+
+    async with AsyncClient(args.server) as c:
+        await c.wait_ready(15)
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+        try:
+            for r in await c.ladder_matches(args.ladder):
+                rec = await c.match_record(r["match_id"])
+                out.write(json.dumps({"ladder_id": args.ladder, "game": r["game"], "pair": r["pair"], "leg": r["leg"],
+                                      "bots": r["bots"], "record": rec}) + "\n")
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    return 0
+
+
+async def bot_run(args: argparse.Namespace) -> int:
+    from bummerl_client import AsyncClient
+    from bummerl_client.__main__ import bot_from_spec
+    from bummerl_client.botrunner import run_bot
+
+    token = args.token or os.environ.get("BUMMERL_BOT_TOKEN", "")
+    if not token:
+        raise SystemExit("bummerl bot run: no bot token: pass --token or set BUMMERL_BOT_TOKEN")
+    bot_from_spec(args.bot)
+
+    def done(s: dict[str, Any]) -> None:
+        fault = f", bot fault {s['fault']}" if s.get("fault") else ""
+        print(f"match {s['match_id']} seat {s['seat']}: {s['outcome']} ({s.get('reason', '')}), "
+              f"game points {s.get('game_points')}{fault}", flush=True)
+
+    async with AsyncClient(args.server) as c:
+        await c.wait_ready(15)
+        await run_bot(c, token, lambda: bot_from_spec(args.bot), on_done=done)
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``ladder`` and ``bot`` to the ``bummerl`` command line."""
+    lad = sub.add_parser("ladder", help="run a ladder of bots, or export its match records")
+    lsub = lad.add_subparsers(dest="ladder_cmd", required=True)
+    r = lsub.add_parser("run", help="run a ladder (local server unless --server)")
+    r.add_argument("--variant", default="schnapsen-at")
+    r.add_argument("--bots", required=True, help="comma-separated: random, greedy, exec:COMMAND")
+    r.add_argument("--format", choices=["round_robin", "gauntlet", "sprt"], default="round_robin")
+    g = r.add_mutually_exclusive_group()
+    g.add_argument("--deals", type=int, default=0, help="single-deal games per pairing (duplicate pairs)")
+    g.add_argument("--matches", type=int, default=1, help="whole matches (Bummerls) per pairing")
+    r.add_argument("--no-duplicate", action="store_true", help="do not replay decks with the seats swapped")
+    r.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=1")
+    r.add_argument("--timeout-policy", default="forfeit-match", choices=["forfeit-match", "forfeit-deal", "default-move"])
+    r.add_argument("--sprt", default=None, help="elo0=0,elo1=10,alpha=0.05,beta=0.05 (format sprt)")
+    r.add_argument("--concurrency", type=int, default=4)
+    r.add_argument("--option", action="append", default=[], help="table option name=value")
+    r.add_argument("--name", default=None)
+    r.add_argument("--seed", type=int, default=None)
+    r.add_argument("--server", default=None)
+    r.add_argument("--admin-token", default=None)
+    r.add_argument("--json", action="store_true", help="last line: the final leaderboard as JSON")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    e = lsub.add_parser("export", help="the match records of a ladder as JSON lines")
+    e.add_argument("--ladder", required=True)
+    e.add_argument("--server", default="localhost:50051")
+    e.add_argument("--out", default=None)
+    bot = sub.add_parser("bot", help="connect a bot to a server and play its assigned matches")
+    bsub = bot.add_subparsers(dest="bot_cmd", required=True)
+    br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")
+    br.add_argument("--bot", default="greedy", help="random | greedy | exec:COMMAND")
+    br.add_argument("--token", default=None, help="bot token (default: BUMMERL_BOT_TOKEN)")
+    br.add_argument("--server", default="localhost:50051")
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    if args.cmd == "bot":
+        return asyncio.run(bot_run(args))
+    if args.ladder_cmd == "run":
+        return asyncio.run(ladder_run(args))
+    return asyncio.run(ladder_export(args))
