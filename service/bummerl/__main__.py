@@ -7,6 +7,7 @@
     bummerl bench engine --variant schnapsen-at --seconds 10 [--json]
     bummerl bench service --matches 64 --seconds 10 [--json]
     bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
+    bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
 token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
@@ -159,6 +160,14 @@ def _bench(args: argparse.Namespace) -> int:
             else:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
                       f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
+    elif args.what == "ladder":
+        r = bench.bench_ladder(args.matches if args.matches != 64 else 100, variant=args.variant)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"ladder: {r['matches_per_min']:,.0f} matches/min ({r['games']} single-deal games, concurrency "
+                  f"{r['concurrency']}, {r['seconds']} s); service overhead {r['overhead_ms_per_move']} ms per move "
+                  f"({r['ms_per_move_server']} ms through the server - {r['ms_per_move_engine']} ms in process)")
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -211,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "timeouts"])
+    b.add_argument("what", choices=["engine", "service", "timeouts", "ladder"])
     b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
     b.add_argument("--seconds", type=float, default=10.0)
     b.add_argument("--matches", type=int, default=64)

@@ -153,3 +153,53 @@ def bench_timeouts(matches: int = 200, move_ms: int = 300) -> dict[str, Any]:
 
     with spawn_server() as (_, target):
         return asyncio.run(_timeout_load(target, matches, move_ms))
+
+
+async def _ladder_load(target: str, pairs: int, concurrency: int, variant: str) -> dict[str, Any]:
+    from bummerl_client import AsyncClient
+    from bummerl_client.botrunner import run_bot
+    from bummerl_client.bots import make_bot
+
+    async with AsyncClient(target) as c:
+        await c.wait_ready(20)
+        tag = random.randrange(16**6)
+        regs = [await c.register_bot(f"bench-{name}-{tag:06x}") for name in ("a", "b")]
+        stop = asyncio.Event()
+        runners = [asyncio.create_task(run_bot(c, r["bot_token"], lambda k=k: make_bot("random", k), stop=stop))
+                   for k, r in enumerate(regs)]
+        t0 = time.perf_counter()
+        lad = await c.create_ladder(name="bench", variant=variant, bot_ids=[r["bot_id"] for r in regs], rounds=pairs,
+                                    duplicate_deals=True, deals_per_game=1, concurrency=concurrency, seed=1)
+        async for ev in c.stream_ladder(lad["ladder_id"]):
+            if ev["type"] == "finished":
+                break
+        dt = time.perf_counter() - t0
+        stop.set()
+        await asyncio.gather(*runners, return_exceptions=True)
+        results = await c.ladder_matches(lad["ladder_id"])
+        moves = 0
+        for r in results:
+            moves += len((await c.match_record(r["match_id"]))["actions"])
+    return {"games": len(results), "seconds": round(dt, 3), "moves": moves}
+
+
+def bench_ladder(pairs: int = 100, concurrency: int = 8, variant: str = "schnapsen-at") -> dict[str, Any]:
+    """A ladder of single-deal duplicate pairs between two instant (random) connected bots, on a
+    ``bummerl serve`` subprocess (embedded Valkey); the bots run in this process. Reports games
+    (matches) per minute and the service overhead per move: the ladder's wall time divided by its
+    moves (at ``concurrency`` games at once, so the inverse of the move throughput, not one move's
+    latency) minus the time per move of the same kind of play in process (:func:`bench_engine`
+    with the random policy), in **milliseconds**. Returns ``{"games", "seconds",
+    "matches_per_min", "moves", "ms_per_move_server", "ms_per_move_engine", "overhead_ms_per_move"}``."""
+    from bummerl.app import spawn_server
+
+    with spawn_server() as (_, target):
+        r = asyncio.run(_ladder_load(target, pairs, concurrency, variant))
+    eng = bench_engine(variant, 2.0)
+    per_move_server = r["seconds"] * 1000 / max(1, r["moves"])
+    per_move_engine = 1000 / eng["actions_per_s"]
+    return {
+        **r, "concurrency": concurrency, "matches_per_min": round(r["games"] / r["seconds"] * 60, 1),
+        "ms_per_move_server": round(per_move_server, 3), "ms_per_move_engine": round(per_move_engine, 4),
+        "overhead_ms_per_move": round(per_move_server - per_move_engine, 3),
+    }

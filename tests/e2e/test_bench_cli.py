@@ -31,3 +31,18 @@ def test_bench_service_prints_throughput_and_latency() -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["submit_calls"] > 0 and r["errors"] == 0
     assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
+
+
+def test_bench_timeouts_and_ladder_print_their_figures() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "timeouts", "--matches", "3", "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["matches"] == 3 and r["min_ms"] >= 0 and r["p99_ms"] >= r["p50_ms"]
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "ladder", "--matches", "2", "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["games"] == 4 and r["moves"] >= 4 * 5 and r["matches_per_min"] > 0
