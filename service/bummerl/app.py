@@ -68,6 +68,15 @@ class Runtime:
         return f"{host}:{self.grpc_port}"
 
     async def start(self) -> Runtime:
+        """Start everything; if any part fails (port in use, Redis unreachable...), what was
+        started is stopped again before the exception propagates."""
+        try:
+            return await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> Runtime:
         s = self.settings
         self.redis_url, self.embedded = resolve_redis_url(s.redis_url, str(s.data_dir) if s.data_dir else None)
         self.store = MatchStore.from_url(self.redis_url, max_connections=s.redis_max_connections,
@@ -93,7 +102,11 @@ class Runtime:
         await self.server.start()
         port = self.gateway_port if self.gateway_port is not None else (s.http_port or None)
         if port is not None:
-            self.gateway = await start_gateway([servicer, ladder_servicer], s.host, port)
+            self.gateway = await start_gateway(
+                [servicer, ladder_servicer], s.host, port, max_connections=s.http_max_connections,
+                body_timeout_s=s.http_body_timeout_s,
+                cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()],
+            )
             self.http_port = self.gateway.port
         if s.metrics_port:
             self.metrics_port = metrics.start_metrics_server(s.metrics_port, s.host)

@@ -77,6 +77,15 @@ class Settings:
     rate_actions_per_s: int = 0
     """SubmitAction calls per seat and second; 0 = unlimited (local use)."""
 
+    http_max_connections: int = 1000
+    """Open connections of the REST gateway; more are answered 503 and closed."""
+
+    http_body_timeout_s: float = 10.0
+    """Seconds within which a REST request body must arrive (408 otherwise)."""
+
+    http_cors_origins: str = ""
+    """Comma-separated origins allowed by CORS on the REST gateway (``*`` = any); empty = no CORS."""
+
     log_level: str = "INFO"
     """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
 
@@ -91,13 +100,16 @@ class Settings:
         object.__setattr__(self, "log_level", level)
         if self.data_dir is not None and not isinstance(self.data_dir, Path):
             object.__setattr__(self, "data_dir", Path(self.data_dir))
-        for name in ("redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s"):
+        for name in ("redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
+                     "http_max_connections"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
                 raise ValueError(f"{name} must be an int in 0..1000000, got {value!r}")
         if self.redis_max_connections < 2:
             raise ValueError("redis_max_connections must be at least 2")
-        for name in ("redis_pool_timeout_s", "retention_days"):
+        if not 1 <= self.http_max_connections <= 1_000_000:
+            raise ValueError("http_max_connections must be in 1..1000000")
+        for name in ("redis_pool_timeout_s", "retention_days", "http_body_timeout_s"):
             if not 0 <= float(getattr(self, name)) <= 3650:
                 raise ValueError(f"{name} must be a number in 0..3650, got {getattr(self, name)!r}")
         if not 0 <= float(self.idle_limit_s) <= 30 * 86400:

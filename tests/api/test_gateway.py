@@ -244,7 +244,7 @@ async def test_ndjson_stream_error_after_first_message(servers) -> None:
     status, _, payload = await http("GET", f"{base}/v1/matches/{MATCH}/seats/0/stream?from_version=4")
     lines = [json.loads(line) for line in payload.decode().splitlines()]
     assert status == 200 and lines[0]["result"]["version"] == "5"
-    assert lines[1] == {"error": {"code": "ABORTED", "message": lines[1]["error"]["message"],
+    assert lines[1] == {"error": {"code": "ABORTED", "message": lines[1]["error"]["message"], "reason": "STALE_VERSION",
                                   "metadata": {"bummerl-current-version": "5"}}}
 
 

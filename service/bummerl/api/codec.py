@@ -280,7 +280,7 @@ def _event_shape(d: Mapping[str, Any]) -> dict[str, Any]:
     type_ = rest.pop("type", None)
     kind = EVENT_KINDS.get(type_) if isinstance(type_, str) else None
     if kind is None:
-        raise CodecError(f"Event: unknown or missing type {type_!r} (known: {sorted(EVENT_KINDS)})")
+        raise CodecError(f"Event: unknown or missing type {type_!r} (known: {', '.join(sorted(EVENT_KINDS))})")
     shape = {k: rest.pop(k) for k in _EVENT_COMMON if k in rest}
     if type_ in _RESULT_EVENTS and "result" not in rest:
         if type_ == "deal_end" and "deal_number" in shape:

@@ -53,6 +53,7 @@ from bummerl.core.errors import (
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
+    NotYourTurnError,
     PermissionDeniedError,
     ResourceExhaustedError,
     ServiceError,
@@ -66,6 +67,7 @@ from bummerl.rules.errors import (
     InvalidOptionError,
     UnknownVariantError,
 )
+from bummerl.rules.errors import MatchOverError as RulesMatchOverError
 from bummerl.store.errors import MatchExistsError, MatchNotFoundError, VersionConflictError
 
 __all__ = [
@@ -133,13 +135,67 @@ INTERNAL_MESSAGE = "internal error"
 UNAVAILABLE_MESSAGE = "storage temporarily unavailable, retry"
 
 
+ERROR_DOMAIN = "bummerl.v1"
+"""``google.rpc.ErrorInfo.domain`` of every error the service sends."""
+
+MAX_DETAILS = 1000
+"""Longest error message sent, characters (longer ones are clipped: echoed input stays small)."""
+
+#: Machine-readable reason (``google.rpc.ErrorInfo.reason``, and ``reason`` of the REST error
+#: body) per domain exception; the first isinstance match wins.
+REASON_TABLE: tuple[tuple[type[BaseException], str], ...] = (
+    (StaleVersionError, "STALE_VERSION"),
+    (VersionConflictError, "STALE_VERSION"),
+    (NotYourTurnError, "NOT_YOUR_TURN"),
+    (TimeoutLostError, "TIMEOUT"),
+    (MatchOverError, "MATCH_OVER"),
+    (RulesMatchOverError, "MATCH_OVER"),
+    (IllegalActionError, "ILLEGAL_ACTION"),
+    (InvalidActionError, "INVALID_ACTION"),
+    (UnknownVariantError, "UNKNOWN_VARIANT"),
+    (InvalidOptionError, "INVALID_OPTION"),
+    (InvalidArgumentError, "INVALID_ARGUMENT"),
+    (NotFoundError, "NOT_FOUND"),
+    (MatchNotFoundError, "NOT_FOUND"),
+    (MatchExistsError, "ALREADY_EXISTS"),
+    (UnauthenticatedError, "UNAUTHENTICATED"),
+    (PermissionDeniedError, "PERMISSION_DENIED"),
+    (ResourceExhaustedError, "RESOURCE_EXHAUSTED"),
+)
+
+
+def clip(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters with a note of how much was cut (echoed input).
+
+    >>> clip("x" * 200, 10)
+    'xxxxxxxxxx... (190 more characters)'
+    """
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
 @dataclass(frozen=True)
 class Status:
-    """A gRPC status to send: code, details (safe for the caller) and trailing metadata pairs."""
+    """A gRPC status to send: code, details (safe for the caller), trailing metadata pairs, and
+    the machine-readable ``reason`` with its ``info`` (``google.rpc.ErrorInfo``)."""
 
     code: grpc.StatusCode
     details: str
     trailing_metadata: tuple[tuple[str, str], ...] = ()
+    reason: str = ""
+    info: tuple[tuple[str, str], ...] = ()
+
+    def details_bin(self) -> bytes:
+        """The serialized ``google.rpc.Status`` with one ``ErrorInfo`` (the value of the trailing
+        metadata key ``grpc-status-details-bin``, read by ``grpc_status.rpc_status.from_call``)."""
+        from google.protobuf import any_pb2
+        from google.rpc import error_details_pb2, status_pb2
+
+        detail = any_pb2.Any()
+        detail.Pack(error_details_pb2.ErrorInfo(reason=self.reason or self.code.name, domain=ERROR_DOMAIN,
+                                                metadata=dict(self.info)))
+        code = self.code.value[0]
+        return status_pb2.Status(code=code, message=self.details, details=[detail]).SerializeToString()
 
     @property
     def http_status(self) -> int:
@@ -158,7 +214,7 @@ def status_of(exc: BaseException) -> Status:
         if isinstance(exc, cls):
             if code == grpc.StatusCode.UNAVAILABLE:  # infrastructure: log, do not describe
                 log.warning("storage unavailable: %s", type(exc).__name__)
-                return Status(code, UNAVAILABLE_MESSAGE)
+                return Status(code, UNAVAILABLE_MESSAGE, reason="UNAVAILABLE")
             trailing: tuple[tuple[str, str], ...] = ()
             current = getattr(exc, "current_version", None)
             if code == grpc.StatusCode.ABORTED and current is not None:
@@ -166,10 +222,18 @@ def status_of(exc: BaseException) -> Status:
             retry = getattr(exc, "retry_after_ms", None)
             if code == grpc.StatusCode.RESOURCE_EXHAUSTED and retry is not None:
                 trailing = ((RETRY_AFTER_KEY, str(retry)),)
-            return Status(code, str(exc) or code.name.lower(), trailing)
+            reason = next((r for c, r in REASON_TABLE if isinstance(exc, c)), code.name)
+            info = tuple((k.removeprefix("bummerl-").replace("-", "_"), v) for k, v in trailing)
+            return Status(code, clip(str(exc) or code.name.lower(), MAX_DETAILS), trailing, reason, info)
     ref = secrets.token_hex(4)
     log.error("unhandled %s (ref %s)", type(exc).__name__, ref, exc_info=exc)
-    return Status(grpc.StatusCode.INTERNAL, f"{INTERNAL_MESSAGE} (ref {ref})")
+    return Status(grpc.StatusCode.INTERNAL, f"{INTERNAL_MESSAGE} (ref {ref})", reason="INTERNAL",
+                  info=(("ref", ref),))
+
+
+def reason_of(status: Status) -> str:
+    """The machine-readable reason of a status (its code's name when it has none)."""
+    return status.reason or status.code.name
 
 
 def grpc_code_name(code: grpc.StatusCode) -> str:
@@ -181,7 +245,12 @@ async def abort_with(context: Any, exc: BaseException) -> None:
     """Abort the RPC on ``context`` (a ``grpc.aio.ServicerContext`` or the gateway's context)
     with the status of ``exc``. Always raises (``grpc.aio.AbortError`` or the gateway's subclass)."""
     status = status_of(exc)
-    await context.abort(status.code, status.details, status.trailing_metadata)
+    trailing = status.trailing_metadata
+    if hasattr(context, "is_gateway"):  # REST: the reason goes in the JSON error body
+        context.reason = status.reason
+    else:  # gRPC: the google.rpc.Status with its ErrorInfo in grpc-status-details-bin
+        trailing = (*trailing, ("grpc-status-details-bin", status.details_bin()))  # type: ignore[assignment]
+    await context.abort(status.code, status.details, trailing)
     raise AssertionError("context.abort returned")  # pragma: no cover
 
 

@@ -36,6 +36,7 @@ import base64
 import json
 import logging
 import re
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -44,16 +45,23 @@ from typing import Any
 
 import grpc
 import grpc.aio
+from aiohttp import ClientPayloadError, web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
 from google.api import annotations_pb2, http_pb2
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 
+from bummerl import metrics
 from bummerl.api import errors
 from bummerl.api.codec import to_json_dict
+from bummerl.api.interceptors import Recorder
 from bummerl.api.services import bind_all
 
 log = logging.getLogger(__name__)
+access = logging.getLogger("bummerl.access")
 
 MAX_BODY_BYTES = 1 << 20
 """Largest accepted request body, bytes (413 above)."""
@@ -61,6 +69,14 @@ MAX_HEADER_BYTES = 64 << 10
 """Largest accepted request line plus headers, bytes."""
 KEEP_ALIVE_SECONDS = 75.0
 """Idle time after which a keep-alive connection is closed, seconds."""
+BODY_TIMEOUT_SECONDS = 10.0
+"""A request body that has not fully arrived after this many seconds is answered 408."""
+MAX_CONNECTIONS = 1000
+"""Open connections per gateway; more are answered 503 and closed."""
+GZIP_MIN_BYTES = 1024
+"""Responses at least this large are gzip-compressed when the client accepts gzip."""
+MAX_JSON_DEPTH = 64
+"""Deepest nesting a JSON body may have (400 beyond)."""
 
 _HTTP_VERBS = ("get", "put", "post", "delete", "patch")
 
@@ -82,6 +98,9 @@ class GatewayContext:
     :class:`GatewayAbort`; ``set_code``/``set_details``/``set_trailing_metadata`` are honoured.
     """
 
+    is_gateway = True
+    """Marks a gateway context (errors go in the JSON body, not in ``grpc-status-details-bin``)."""
+
     def __init__(self, metadata: tuple[tuple[str, str], ...], peer: str) -> None:
         self._metadata = metadata
         self._peer = peer
@@ -90,6 +109,8 @@ class GatewayContext:
         self._trailing: tuple[tuple[str, str], ...] = ()
         self._initial: tuple[tuple[str, str], ...] = ()
         self._cancelled = False
+        self.reason = ""
+        """Machine-readable reason of the error the handler aborted with (set by map_errors)."""
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return self._metadata
@@ -333,6 +354,22 @@ def _set_path(msg: Message, path: str, values: list[str]) -> None:
             raise BadRequest(f"bad value for {path!r}: {exc}") from None
 
 
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON (iterative: no recursion limit)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > MAX_JSON_DEPTH:
+            return deepest
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
 def build_request(route: Route, path_params: Mapping[str, str], query: str, body: bytes) -> Message:
     """The RPC request message from path params (field path -> raw text), query string and body.
     Raises :class:`BadRequest`."""
@@ -342,14 +379,20 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
             try:
                 data = json.loads(body)
             except ValueError as exc:
-                raise BadRequest(f"body is not JSON: {exc}") from None
+                raise BadRequest(f"body is not JSON: {errors.clip(str(exc), 120)}") from None
+            except RecursionError:
+                raise BadRequest("body is nested too deeply") from None
+            if _depth(data) > MAX_JSON_DEPTH:
+                raise BadRequest(f"body is nested deeper than {MAX_JSON_DEPTH} levels")
+            if route.body == "*" and not isinstance(data, dict):
+                raise BadRequest(f"body must be a JSON object, got {type(data).__name__.replace('NoneType', 'null')}")
             try:
                 if route.body == "*":
                     json_format.ParseDict(data, msg)
                 else:
                     json_format.ParseDict({route.body: data}, msg)
-            except json_format.ParseError as exc:
-                raise BadRequest(str(exc)) from None
+            except (json_format.ParseError, TypeError, AttributeError, RecursionError) as exc:
+                raise BadRequest(errors.clip(str(exc), 300)) from None
     elif body.strip():
         raise BadRequest(f"{route.http_method} {route.template} takes no body")
     if query:
@@ -365,90 +408,7 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
 
 
 # ---------------------------------------------------------------------------------------------
-# HTTP server
-
-
-class _ClientError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass
-class _Request:
-    method: str
-    target: str
-    version: str
-    headers: list[tuple[str, str]]
-    body: bytes
-
-    def header(self, name: str) -> str | None:
-        for k, v in self.headers:
-            if k == name:
-                return v
-        return None
-
-    @property
-    def keep_alive(self) -> bool:
-        conn = (self.header("connection") or "").lower()
-        if self.version == "HTTP/1.0":
-            return conn == "keep-alive"
-        return conn != "close"
-
-
-async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
-    try:
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), KEEP_ALIVE_SECONDS)
-    except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
-        return None
-    except asyncio.LimitOverrunError:
-        raise _ClientError(431, "request header too large") from None
-    lines = head.decode("latin-1").split("\r\n")
-    try:
-        method, target, version = lines[0].split(" ")
-    except ValueError:
-        raise _ClientError(400, "malformed request line") from None
-    if not version.startswith("HTTP/1."):
-        raise _ClientError(505, "HTTP/1.x only")
-    headers = []
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        if not sep:
-            raise _ClientError(400, "malformed header")
-        headers.append((name.strip().lower(), value.strip()))
-    request = _Request(method.upper(), target, version, headers, b"")
-    if (request.header("transfer-encoding") or "").lower() == "chunked":
-        request.body = await _read_chunked(reader)
-    else:
-        length_text = request.header("content-length") or "0"
-        try:
-            length = int(length_text)
-        except ValueError:
-            raise _ClientError(400, "bad Content-Length") from None
-        if length < 0 or length > MAX_BODY_BYTES:
-            raise _ClientError(413, "request body too large")
-        request.body = await reader.readexactly(length) if length else b""
-    return request
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    body = bytearray()
-    while True:
-        size_line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(size_line.split(b";")[0].strip(), 16)
-        except ValueError:
-            raise _ClientError(400, "bad chunk size") from None
-        if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                pass
-            return bytes(body)
-        if len(body) + size > MAX_BODY_BYTES:
-            raise _ClientError(413, "request body too large")
-        body += await reader.readexactly(size)
-        await reader.readexactly(2)
+# HTTP server (aiohttp)
 
 
 def _json_bytes(obj: Any) -> bytes:
@@ -457,6 +417,9 @@ def _json_bytes(obj: Any) -> bytes:
 
 def _error_body(status: errors.Status) -> dict[str, Any]:
     body: dict[str, Any] = {"code": errors.grpc_code_name(status.code), "message": status.details}
+    reason = errors.reason_of(status)
+    if reason:
+        body["reason"] = reason
     if status.trailing_metadata:
         body["metadata"] = dict(status.trailing_metadata)
     return body
@@ -466,90 +429,123 @@ def _header_safe(name: str, value: str) -> bool:
     return not name.endswith("-bin") and name.isascii() and value.isascii() and "\r" not in value + name and "\n" not in value + name
 
 
-class Gateway:
-    """A running gateway; :attr:`port` is the bound port. Stop with :meth:`close`."""
+class _JsonErrorHandler(RequestHandler):
+    """aiohttp's connection handler with JSON error responses for requests that fail before a
+    route sees them (bad request line, headers, chunk sizes or trailers): ``400`` (or aiohttp's
+    status) with ``{"code": "INVALID_ARGUMENT", "reason": "MALFORMED_REQUEST", "message": ...}``,
+    logged at INFO without a traceback; the connection is closed."""
 
-    def __init__(self, routes: list[Route]) -> None:
+    def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        if status >= 500:
+            log.error("gateway: error handling a request from %s", request.remote, exc_info=exc)
+            code, reason, text = grpc.StatusCode.INTERNAL, "INTERNAL", "internal error"
+        else:
+            what = getattr(exc, "message", None) or message or type(exc).__name__
+            text = f"malformed HTTP request: {errors.clip(str(what), 200)}"
+            log.info("gateway: %s from %s", text, request.remote)
+            code, reason = grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
+        if request.writer.output_size > 0:
+            raise ConnectionError("response already started, cannot send the error")
+        resp = web.Response(status=status, content_type="application/json",
+                            body=_json_bytes({"code": code.name, "reason": reason, "message": text}))
+        resp.force_close()
+        return resp
+
+
+class _Busy(asyncio.Protocol):
+    """Answers a connection over the cap with 503 and closes it."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        body = _json_bytes({"code": "UNAVAILABLE", "reason": "TOO_MANY_CONNECTIONS",
+                            "message": "too many open connections, retry"})
+        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+                "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n").encode()
+        assert isinstance(transport, asyncio.WriteTransport)
+        transport.write(head + body)
+        transport.close()
+
+
+class Gateway:
+    """A running gateway on aiohttp; :attr:`port` is the bound port. Stop with :meth:`close`.
+
+    ``max_connections``: open connections beyond it get 503 at once. ``body_timeout_s``: a
+    request whose body does not arrive within it gets 408 (seconds). ``cors_origins``: origins
+    allowed by CORS (``"*"`` = any; empty = no CORS headers). Responses over
+    :data:`GZIP_MIN_BYTES` are gzip-compressed for clients that accept it.
+    """
+
+    def __init__(self, routes: list[Route], *, max_connections: int = MAX_CONNECTIONS,
+                 body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = ()) -> None:
         self.routes = routes
         self.port = 0
+        self.max_connections = max_connections
+        self.body_timeout_s = body_timeout_s
+        self.cors_origins = frozenset(cors_origins)
+        self._runner: web.AppRunner | None = None
         self._server: asyncio.base_events.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
+        self._handlers: set[asyncio.Task[Any]] = set()
 
     async def start(self, host: str, port: int) -> None:
-        self._server = await asyncio.start_server(self._serve_connection, host, port, limit=MAX_HEADER_BYTES)
+        app = web.Application(client_max_size=MAX_BODY_BYTES)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True,
+                                     keepalive_timeout=KEEP_ALIVE_SECONDS, lingering_time=1.0, max_field_size=MAX_HEADER_BYTES // 8,
+                                     max_line_size=MAX_HEADER_BYTES // 8)
+        await self._runner.setup()
+        server = self._runner.server
+        assert server is not None
+
+        def factory() -> asyncio.Protocol:
+            if len(server.connections) >= self.max_connections:
+                return _Busy()
+            # what Server.__call__ does, with JSON error responses (aiohttp has no hook for the class)
+            return _JsonErrorHandler(server, loop=asyncio.get_running_loop(), **server._kwargs)
+
+        self._server = await asyncio.get_running_loop().create_server(factory, host, port)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
         """Stop accepting, end open connections (including streams) and wait for them."""
         if self._server is not None:
             self._server.close()
-        for task in list(self._connections):
+        for task in list(self._handlers):
             task.cancel()
-        if self._connections:
-            await asyncio.gather(*self._connections, return_exceptions=True)
+        if self._handlers:
+            await asyncio.gather(*self._handlers, return_exceptions=True)
+        if self._runner is not None:
+            if self._runner.server is not None:
+                await self._runner.server.shutdown(1.0)
+            await self._runner.cleanup()
+            self._runner = None
         if self._server is not None:
             await self._server.wait_closed()
+            self._server = None
 
-    # -- connection -----------------------------------------------------------------------
+    # -- responses ------------------------------------------------------------------------
 
-    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections.add(task)
-        peer = writer.get_extra_info("peername")
-        peer_text = f"ipv4:{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unknown"
-        try:
-            while True:
-                try:
-                    request = await _read_request(reader)
-                except _ClientError as exc:
-                    await self._write_simple(writer, exc.status, {"code": "INVALID_ARGUMENT", "message": str(exc)},
-                                             keep_alive=False, version="HTTP/1.1")
-                    break
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    break
-                if request is None:
-                    break
-                keep_alive = await self._dispatch(request, reader, writer, peer_text)
-                if not keep_alive:
-                    break
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        except Exception:
-            log.exception("gateway: connection failed")
-        finally:
-            self._connections.discard(task)
-            writer.close()
-            try:
-                await writer.wait_closed()
-            except (ConnectionError, asyncio.CancelledError):
-                pass
+    def _cors(self, request: web.Request) -> dict[str, str]:
+        origin = request.headers.get("Origin")
+        if not origin or not self.cors_origins or ("*" not in self.cors_origins and origin not in self.cors_origins):
+            return {}
+        return {"Access-Control-Allow-Origin": "*" if "*" in self.cors_origins else origin,
+                "Access-Control-Expose-Headers": f"{errors.CURRENT_VERSION_KEY}, {errors.RETRY_AFTER_KEY}",
+                "Vary": "Origin"}
 
-    async def _write_simple(
-        self,
-        writer: asyncio.StreamWriter,
-        status: int,
-        body: Any,
-        *,
-        keep_alive: bool,
-        version: str,
-        headers: Iterable[tuple[str, str]] = (),
-    ) -> None:
+    def _json(self, request: web.Request, status: int, body: Any,
+              headers: Iterable[tuple[str, str]] = ()) -> web.Response:
         payload = _json_bytes(body)
-        head = [f"{version} {status} {_reason(status)}", "Content-Type: application/json",
-                f"Content-Length: {len(payload)}", f"Connection: {'keep-alive' if keep_alive else 'close'}"]
-        head += [f"{k}: {v}" for k, v in headers if _header_safe(k, v)]
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
-        await writer.drain()
+        resp = web.Response(status=status, body=payload, content_type="application/json",
+                            headers={**{k: v for k, v in headers if _header_safe(k, v)}, **self._cors(request)})
+        if len(payload) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("Accept-Encoding", ""):
+            resp.enable_compression(web.ContentCoding.gzip)
+        return resp
 
-    async def _write_status(
-        self, writer: asyncio.StreamWriter, request: _Request, status: errors.Status, keep_alive: bool
-    ) -> None:
+    def _status(self, request: web.Request, status: errors.Status) -> web.Response:
         headers = list(status.trailing_metadata)
         if status.code == grpc.StatusCode.UNAUTHENTICATED:
             headers.append(("WWW-Authenticate", "Bearer"))
-        await self._write_simple(writer, status.http_status, _error_body(status), keep_alive=keep_alive,
-                                 version=request.version, headers=headers)
+        return self._json(request, status.http_status, _error_body(status), headers)
 
     # -- dispatch -------------------------------------------------------------------------
 
@@ -566,91 +562,131 @@ class Gateway:
             return route, params, allowed
         return None, {}, allowed
 
-    async def _dispatch(
-        self, request: _Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: str
-    ) -> bool:
-        keep_alive = request.keep_alive
-        path, _, query = request.target.partition("?")
-        route, params, allowed = self._match(request.method, path)
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            return await self._dispatch(request)
+        finally:
+            self._handlers.discard(task)
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        raw_path, _, query = request.raw_path.partition("?")
+        method = "GET" if request.method == "HEAD" else request.method
+        route, params, allowed = self._match(method, raw_path)
+        if request.method == "OPTIONS":
+            allow = sorted({*allowed, *([route.http_method] if route else [])} | ({"HEAD"} if "GET" in allowed else set()))
+            if not allow:
+                return self._status(request, errors.Status(grpc.StatusCode.NOT_FOUND, f"no route for {raw_path}"))
+            headers = {"Allow": ", ".join([*allow, "OPTIONS"]), **self._cors(request)}
+            if headers.get("Access-Control-Allow-Origin"):
+                headers["Access-Control-Allow-Methods"] = headers["Allow"]
+                headers["Access-Control-Allow-Headers"] = "authorization, content-type"
+                headers["Access-Control-Max-Age"] = "600"
+            return web.Response(status=204, headers=headers)
         if route is None:
             if allowed:
                 status = errors.Status(grpc.StatusCode.UNIMPLEMENTED, f"method {request.method} not allowed")
-                await self._write_simple(writer, 405, _error_body(status), keep_alive=keep_alive,
-                                         version=request.version, headers=[("Allow", ", ".join(sorted(set(allowed))))])
-            else:
-                status = errors.Status(grpc.StatusCode.NOT_FOUND, f"no route for {request.method} {path}")
-                await self._write_status(writer, request, status, keep_alive)
-            return keep_alive
+                return self._json(request, 405, _error_body(status),
+                                  [("Allow", ", ".join(sorted({*allowed, "OPTIONS"})))])
+            return self._status(request, errors.Status(grpc.StatusCode.NOT_FOUND,
+                                                       f"no route for {request.method} {errors.clip(raw_path)}"))
+        rec = Recorder(metrics.grpc_type(False, route.server_streaming), route.service, route.method.name)
+        rec.started.inc()
+        t0 = time.perf_counter()
+        code = grpc.StatusCode.OK
         try:
-            message = build_request(route, params, query, request.body)
-        except BadRequest as exc:
-            await self._write_status(writer, request, errors.Status(grpc.StatusCode.INVALID_ARGUMENT, str(exc)),
-                                     keep_alive)
-            return keep_alive
-        context = GatewayContext(tuple(request.headers), peer)
-        log.debug("gateway: %s %s -> %s/%s", request.method, path, route.service, route.method.name)
-        if route.server_streaming:
-            await self._stream(route, message, context, request, reader, writer)
-            return False
-        try:
-            response = route.call(message, context)
-            if asyncio.iscoroutine(response) or isinstance(response, asyncio.Future):
-                response = await response
-        except Exception as exc:
-            await self._write_status(writer, request, _status_from(exc, context), keep_alive)
-            return keep_alive
-        code = context.code()
-        if code is not None and code != grpc.StatusCode.OK:
-            status = errors.Status(code, context.details() or "", context.trailing_metadata())
-            await self._write_status(writer, request, status, keep_alive)
-            return keep_alive
-        await self._write_simple(writer, 200, _render(route, response), keep_alive=keep_alive,
-                                 version=request.version, headers=context.trailing_metadata())
-        return keep_alive
+            try:
+                body = await asyncio.wait_for(request.read(), self.body_timeout_s)
+            except TimeoutError:
+                code = grpc.StatusCode.DEADLINE_EXCEEDED
+                st = errors.Status(code, f"the request body did not arrive within {self.body_timeout_s:g} s")
+                return _closing(self._json(request, 408, _error_body(st)))
+            except web.HTTPRequestEntityTooLarge:
+                code = grpc.StatusCode.INVALID_ARGUMENT
+                st = errors.Status(code, f"request body larger than {MAX_BODY_BYTES} bytes")
+                return _closing(self._json(request, 413, _error_body(st)))
+            except (HttpProcessingError, ClientPayloadError, ValueError) as exc:
+                code = grpc.StatusCode.INVALID_ARGUMENT
+                st = errors.Status(code, f"malformed request body: {errors.clip(type(exc).__name__)}")
+                return _closing(self._json(request, 400, _error_body(st)))
+            try:
+                message = build_request(route, params, query, body)
+            except BadRequest as exc:
+                code = grpc.StatusCode.INVALID_ARGUMENT
+                return self._status(request, errors.Status(code, errors.clip(str(exc), 300)))
+            if body or route.body:
+                rec.received.inc()
+            context = GatewayContext(tuple((k.lower(), v) for k, v in request.headers.items()),
+                                     _peer_of(request))
+            if route.server_streaming:
+                resp, code = await self._stream(request, route, message, context, rec)
+                return resp
+            try:
+                response = route.call(message, context)
+                if asyncio.iscoroutine(response) or isinstance(response, asyncio.Future):
+                    response = await response
+            except Exception as exc:
+                status = _status_from(exc, context)
+                code = status.code
+                return self._status(request, status)
+            ctx_code = context.code()
+            if ctx_code is not None and ctx_code != grpc.StatusCode.OK:
+                code = ctx_code
+                return self._status(request, errors.Status(ctx_code, context.details() or "", context.trailing_metadata()))
+            rec.sent.inc()
+            return self._json(request, 200, _render(route, response), context.trailing_metadata())
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        finally:
+            rec.done(t0, code)
+            access.debug("http %s %s -> %s/%s %s %.1f ms", request.method, errors.clip(raw_path, 200), route.service,
+                         route.method.name, code.name, (time.perf_counter() - t0) * 1000)
 
-    async def _stream(
-        self,
-        route: Route,
-        message: Message,
-        context: GatewayContext,
-        request: _Request,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-    ) -> None:
+    async def _stream(self, request: web.Request, route: Route, message: Message, context: GatewayContext,
+                      rec: Recorder) -> tuple[web.StreamResponse, grpc.StatusCode]:
         try:
             result = route.call(message, context)
             if not hasattr(result, "__aiter__"):
                 raise TypeError(f"{route.method.full_name}: streaming handlers must be async generators")
             items: AsyncIterator[Any] = result.__aiter__()
         except Exception as exc:
-            await self._write_status(writer, request, _status_from(exc, context), False)
-            return
-        chunked = request.version != "HTTP/1.0"
+            status = _status_from(exc, context)
+            return self._status(request, status), status.code
         try:
             try:
                 first = await items.__anext__()
             except StopAsyncIteration:
                 first = None
             except Exception as exc:
-                await self._write_status(writer, request, _status_from(exc, context), False)
-                return
-            head = [f"{request.version} 200 OK", "Content-Type: application/x-ndjson", "Connection: close",
-                    "Cache-Control: no-cache"]
-            if chunked:
-                head.append("Transfer-Encoding: chunked")
-            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
-
-            async def send(obj: Any) -> None:
-                line = _json_bytes(obj) + b"\n"
-                writer.write(f"{len(line):x}\r\n".encode() + line + b"\r\n" if chunked else line)
-                await writer.drain()
-
+                status = _status_from(exc, context)
+                return self._status(request, status), status.code
+            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/x-ndjson",
+                                                           "Cache-Control": "no-cache", **self._cors(request)})
+            await resp.prepare(request)
+            code = grpc.StatusCode.OK
             if first is not None:
-                await send({"result": _render(route, first)})
-                await self._pump(route, items, context, reader, send)
-            if chunked:
-                writer.write(b"0\r\n\r\n")
-                await writer.drain()
+                await resp.write(_json_bytes({"result": _render(route, first)}) + b"\n")
+                rec.sent.inc()
+                while True:
+                    try:
+                        item = await items.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    except Exception as exc:
+                        status = _status_from(exc, context)
+                        code = status.code
+                        await resp.write(_json_bytes({"error": _error_body(status)}) + b"\n")
+                        break
+                    await resp.write(_json_bytes({"result": _render(route, item)}) + b"\n")
+                    rec.sent.inc()
+            await resp.write_eof()
+            return resp, code
+        except (ConnectionError, asyncio.CancelledError):
+            context._cancelled = True  # the client went away
+            raise
         finally:
             aclose = getattr(items, "aclose", None)
             if aclose is not None:
@@ -659,43 +695,16 @@ class Gateway:
                 except Exception:
                     log.exception("gateway: closing %s failed", route.method.full_name)
 
-    async def _pump(
-        self,
-        route: Route,
-        items: AsyncIterator[Any],
-        context: GatewayContext,
-        reader: asyncio.StreamReader,
-        send: Callable[[Any], Any],
-    ) -> None:
-        """Forward stream items until the end, an error, or the client hanging up (which cancels
-        the handler's generator and marks the context cancelled)."""
-        eof = asyncio.ensure_future(reader.read(4096))
-        nxt: asyncio.Future[Any] | None = None
-        try:
-            while True:
-                nxt = asyncio.ensure_future(items.__anext__())
-                while True:
-                    done, _ = await asyncio.wait({nxt, eof}, return_when=asyncio.FIRST_COMPLETED)
-                    if eof in done and nxt not in done:
-                        if eof.exception() is None and eof.result():
-                            eof = asyncio.ensure_future(reader.read(4096))  # stray bytes: ignore
-                            continue
-                        context._cancelled = True  # client went away
-                        return
-                    break
-                try:
-                    item = nxt.result()
-                except StopAsyncIteration:
-                    return
-                except Exception as exc:
-                    await send({"error": _error_body(_status_from(exc, context))})
-                    return
-                await send({"result": _render(route, item)})
-        finally:
-            pending = [t for t in (nxt, eof) if t is not None]
-            for t in pending:
-                t.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+
+def _closing(resp: web.Response) -> web.Response:
+    """``resp`` with the connection closed after it (the rest of the body is not read)."""
+    resp.force_close()
+    return resp
+
+
+def _peer_of(request: web.Request) -> str:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    return f"ipv4:{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unknown"
 
 
 def _reason(status: int) -> str:
@@ -707,7 +716,7 @@ def _reason(status: int) -> str:
 
 def _status_from(exc: BaseException, context: GatewayContext) -> errors.Status:
     if isinstance(exc, GatewayAbort):
-        return errors.Status(exc.code, exc.details, context.trailing_metadata())
+        return errors.Status(exc.code, exc.details, context.trailing_metadata(), reason=context.reason)
     if isinstance(exc, grpc.aio.AbortError):  # pragma: no cover - only a real grpc context raises it
         return errors.Status(grpc.StatusCode.UNKNOWN, "aborted")
     return errors.status_of(exc)
@@ -721,11 +730,13 @@ def _render(route: Route, response: Message) -> Any:
     return to_json_dict(response)
 
 
-async def start_gateway(handlers: Mapping[str, Any] | Iterable[Any], host: str, port: int) -> Gateway:
+async def start_gateway(handlers: Mapping[str, Any] | Iterable[Any], host: str, port: int,
+                        **options: Any) -> Gateway:
     """Start the REST/JSON gateway on ``host:port`` (0 = ephemeral) for ``handlers``: servicer
     objects (subclasses of generated ``*Servicer`` classes), as an iterable or as
-    ``{service full name: servicer}``. Returns the running :class:`Gateway` (``.port``, ``.close()``)."""
-    gateway = Gateway(build_routes(handlers))
+    ``{service full name: servicer}``; ``options`` go to :class:`Gateway` (``max_connections``,
+    ``body_timeout_s``, ``cors_origins``). Returns the running gateway (``.port``, ``.close()``)."""
+    gateway = Gateway(build_routes(handlers), **options)
     await gateway.start(host, port)
     log.info("REST gateway on %s:%d (%d routes)", host, gateway.port, len(gateway.routes))
     return gateway

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -15,16 +16,19 @@ from bummerl import metrics
 
 Clock = Callable[[], float]
 
+access = logging.getLogger("bummerl.access")
+
 
 def _code_of(context: Any, default: grpc.StatusCode) -> grpc.StatusCode:
     code = context.code()
     return code if isinstance(code, grpc.StatusCode) else default
 
 
-class _Recorder:
-    """The metric children of one method plus the bookkeeping of one call's end."""
+class Recorder:
+    """The metric children of one method plus the bookkeeping of one call's end (used by the gRPC
+    interceptor and the REST gateway alike, so both count in the same ``grpc_server_*`` series)."""
 
-    def __init__(self, type_: str, service: str, method: str, clock: Clock) -> None:
+    def __init__(self, type_: str, service: str, method: str, clock: Clock = time.perf_counter) -> None:
         labels = (type_, service, method)
         self.labels = labels
         self.clock = clock
@@ -77,7 +81,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
         service, _, name = full_method.lstrip("/").rpartition("/")
-        rec = _Recorder(
+        rec = Recorder(
             metrics.grpc_type(handler.request_streaming, handler.response_streaming), service, name, self._clock
         )
         ser = {"request_deserializer": handler.request_deserializer, "response_serializer": handler.response_serializer}
@@ -90,13 +94,13 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return grpc.stream_stream_rpc_method_handler(_stream_response(handler.stream_stream, rec, True), **ser)
 
 
-async def _counted(requests: AsyncIterator[Any], rec: _Recorder) -> AsyncIterator[Any]:
+async def _counted(requests: AsyncIterator[Any], rec: Recorder) -> AsyncIterator[Any]:
     async for request in requests:
         rec.received.inc()
         yield request
 
 
-def _unary_response(behavior: Callable[..., Any], rec: _Recorder, streaming_request: bool) -> Callable[..., Any]:
+def _unary_response(behavior: Callable[..., Any], rec: Recorder, streaming_request: bool) -> Callable[..., Any]:
     async def wrapper(request: Any, context: Any) -> Any:
         start = rec.clock()
         rec.started.inc()
@@ -121,7 +125,7 @@ def _unary_response(behavior: Callable[..., Any], rec: _Recorder, streaming_requ
     return wrapper
 
 
-def _stream_response(behavior: Callable[..., Any], rec: _Recorder, streaming_request: bool) -> Callable[..., Any]:
+def _stream_response(behavior: Callable[..., Any], rec: Recorder, streaming_request: bool) -> Callable[..., Any]:
     def prologue(request: Any) -> tuple[float, Any]:
         start = rec.clock()
         rec.started.inc()
@@ -163,8 +167,106 @@ def _stream_response(behavior: Callable[..., Any], rec: _Recorder, streaming_req
     return write_wrapper
 
 
+class _Malformed:
+    """What a request deserializer returns for bytes that are not the request message."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def safe(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as exc:  # noqa: BLE001 - any decode failure is the caller's malformed input
+            return _Malformed(type(exc).__name__)
+
+    return safe
+
+
+class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Answers request bytes that do not decode as the RPC's request message with
+    INVALID_ARGUMENT (instead of grpc's UNKNOWN and a logged traceback). Put it inside the
+    metrics interceptor so that such calls are counted in ``grpc_server_handled_total``."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Any],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        cached = self._wrapped.get(handler_call_details.method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        ser = {"request_deserializer": _safe_deserializer(handler.request_deserializer),
+               "response_serializer": handler.response_serializer}
+        if handler.unary_unary:
+            behavior = handler.unary_unary
+
+            async def unary(request: Any, context: Any) -> Any:
+                if isinstance(request, _Malformed):
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
+                return await behavior(request, context)
+
+            wrapped = grpc.unary_unary_rpc_method_handler(unary, **ser)
+        else:
+            stream_behavior = handler.unary_stream
+
+            async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
+                if isinstance(request, _Malformed):
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
+                async for item in stream_behavior(request, context):
+                    yield item
+
+            wrapped = grpc.unary_stream_rpc_method_handler(stream, **ser)
+        self._wrapped[handler_call_details.method] = (handler, wrapped)
+        return wrapped
+
+
+class AccessLogInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Logs one DEBUG line per call on the ``bummerl.access`` logger: method, status code and
+    milliseconds (the REST gateway logs its calls on the same logger). No request content, no
+    tokens."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Any],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(handler_call_details)
+        if handler is None or not access.isEnabledFor(10) or not handler.unary_unary:
+            return handler
+        behavior = handler.unary_unary
+        method = handler_call_details.method
+
+        async def logged(request: Any, context: Any) -> Any:
+            t0 = time.perf_counter()
+            exc: BaseException | None = None
+            try:
+                return await behavior(request, context)
+            except BaseException as e:
+                exc = e
+                raise
+            finally:
+                access.debug("grpc %s %s %.1f ms", method, _final_code(context, exc).name, (time.perf_counter() - t0) * 1000)
+
+        return grpc.unary_unary_rpc_method_handler(logged, request_deserializer=handler.request_deserializer,
+                                                   response_serializer=handler.response_serializer)
+
+
 def build_interceptors(settings: Any = None) -> list[grpc.aio.ServerInterceptor]:
     """The server's interceptor chain, outermost first, built from ``settings``
-    (:class:`bummerl.config.Settings`; currently only metrics, always on: recording is cheap and
-    ``metrics_port`` only decides whether they are served)."""
-    return [MetricsInterceptor()]
+    (:class:`bummerl.config.Settings`): metrics (always on: recording is cheap and
+    ``metrics_port`` only decides whether they are served), the access log (DEBUG), and the
+    malformed-request guard (innermost, so that its INVALID_ARGUMENT is counted)."""
+    return [MetricsInterceptor(), AccessLogInterceptor(), MalformedRequestInterceptor()]

@@ -68,8 +68,11 @@ async def build_server(
     return server, port
 
 
-async def start_gateway(handlers: Mapping[str, Any] | Iterable[Any], host: str, port: int) -> Gateway:
+async def start_gateway(handlers: Mapping[str, Any] | Iterable[Any], host: str, port: int,
+                        **options: Any) -> Gateway:
     """Start the REST/JSON gateway (:func:`bummerl.api.gateway.start_gateway`) for the same
-    servicer objects the gRPC server uses. Returns the running gateway (``.port``, ``.close()``)."""
-    return await _start_gateway(handlers, host, port)
+    servicer objects the gRPC server uses; ``options`` go to :class:`bummerl.api.gateway.Gateway`
+    (``max_connections``, ``body_timeout_s`` in seconds, ``cors_origins``). Returns the running
+    gateway (``.port``, ``.close()``)."""
+    return await _start_gateway(handlers, host, port, **options)
 

@@ -716,7 +716,7 @@ class MatchState:
         legal = self.deal.legal_actions()
         if action not in legal:
             raise IllegalActionError(
-                f"{A.action_to_string(action)} is not legal now; legal: {[A.action_to_string(a) for a in legal]}"
+                f"{A.action_to_string(action)} is not legal now; legal: {', '.join(A.action_to_string(a) for a in legal)}"
             )
         self.step(action)
 

@@ -64,14 +64,14 @@ class OptionSpec:
             except ValueError:
                 raise InvalidOptionError(self.name, f"expected an integer, got {value!r}") from None
             if self.allowed and v not in self.allowed:
-                raise InvalidOptionError(self.name, f"{v} is not one of {list(self.allowed)}")
+                raise InvalidOptionError(self.name, f"{v} is not one of {', '.join(map(str, self.allowed))}")
             if self.minimum is not None and v < self.minimum:
                 raise InvalidOptionError(self.name, f"{v} is below the minimum {self.minimum}")
             if self.maximum is not None and v > self.maximum:
                 raise InvalidOptionError(self.name, f"{v} is above the maximum {self.maximum}")
             return v
         if not isinstance(value, str) or value not in self.allowed:
-            raise InvalidOptionError(self.name, f"{value!r} is not one of {list(self.allowed)}")
+            raise InvalidOptionError(self.name, f"{value} is not one of {', '.join(map(str, self.allowed))}")
         return value
 
     def to_dict(self) -> dict[str, Any]:
@@ -214,7 +214,7 @@ class VariantSpec:
         for o in self.options:
             if o.name == name:
                 return o
-        raise InvalidOptionError(name, f"unknown option for variant {self.id!r}; known: {sorted(o.name for o in self.options)}")
+        raise InvalidOptionError(name, f"unknown option for variant {self.id!r}; known: {', '.join(sorted(o.name for o in self.options))}")
 
     def configure(self, options: Mapping[str, object] | None = None) -> Rules:
         """The :class:`Rules` of a table: defaults overridden by ``options`` (values or wire strings).
@@ -350,7 +350,7 @@ def find_variant(name: str) -> VariantSpec:
     try:
         return _REGISTRY[key]
     except KeyError:
-        raise UnknownVariantError(f"unknown variant {name!r}; known: {sorted(_REGISTRY)}") from None
+        raise UnknownVariantError(f"unknown variant {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
 
 
 _CONFIGURED: dict[tuple[str, tuple[tuple[str, OptionValue], ...]], Rules] = {}

@@ -234,7 +234,7 @@ class MatchStore:
             version = int(raw[keys.FIELD_VERSION])
             state = raw[keys.FIELD_STATE]
         except (KeyError, ValueError) as exc:
-            raise StoreError(f"match {match_id!r} is corrupt: {exc!r}") from exc
+            raise StoreError(f"match {match_id!r} is corrupt: {type(exc).__name__}: {exc}") from exc
         plen = len(keys.META_PREFIX)
         meta = {
             name[plen:].decode("utf-8"): json.loads(value)

@@ -14,7 +14,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     try:
         return BOTS[name](seed)
     except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known: {sorted(BOTS)}") from None
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(BOTS))}") from None
 
 
 __all__ = ["BOTS", "GreedyBot", "RandomBot", "make_bot"]

@@ -1,0 +1,186 @@
+"""Hostile and clumsy input (issue: production face): every case gets a precise error, over REST a
+JSON error body, never a dropped connection, a traceback or an unbounded resource; nothing stored
+changes. A real server (gRPC and the aiohttp gateway) on loopback and a real Valkey."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+from grpc_status import rpc_status
+
+from bummerl import metrics
+from bummerl.app import Runtime
+from bummerl.config import Settings
+from bummerl.v1 import game_pb2
+from bummerl_client import AsyncClient, BummerlError
+
+
+@pytest.fixture
+async def rt(redis_url: str) -> AsyncIterator[Runtime]:
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url,
+                                 http_body_timeout_s=0.5, http_max_connections=20, http_cors_origins="https://ui.example")
+    async with Runtime(settings, gateway_port=0) as r:
+        yield r
+
+
+async def raw_http(port: int, data: bytes, read_timeout: float = 5.0) -> bytes:
+    """Send raw bytes, return everything the server answers until it closes (or the timeout)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    await writer.drain()
+    out = b""
+    try:
+        while True:
+            chunk = await asyncio.wait_for(reader.read(65536), read_timeout)
+            if not chunk:
+                break
+            out += chunk
+    except TimeoutError:
+        pass
+    finally:
+        writer.close()
+    return out
+
+
+def parse(resp: bytes) -> tuple[int, dict[str, str], Any]:
+    head, _, body = resp.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, json.loads(body) if body.strip().startswith(b"{") else body
+
+
+def post(path: str, body: bytes, extra: str = "") -> bytes:
+    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n{extra}\r\n").encode() + body
+
+
+async def test_a_body_that_never_arrives_gets_408_and_the_connection_is_closed(rt: Runtime) -> None:
+    assert rt.http_port
+    t0 = asyncio.get_running_loop().time()
+    resp = await raw_http(rt.http_port, b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{", 10)
+    status, _, body = parse(resp)
+    assert status == 408 and body["code"] == "DEADLINE_EXCEEDED"
+    assert asyncio.get_running_loop().time() - t0 < 5
+
+
+@pytest.mark.parametrize("body", [b"123", b"true", b"null", b'"text"', b"[1, 2]", b"[" * 1000 + b"]" * 1000,
+                                  b'{"variant": ' + b"[" * 1000 + b"]" * 1000 + b"}", b"{not json"])
+async def test_bodies_that_are_not_a_request_object_are_400_json(rt: Runtime, body: bytes) -> None:
+    assert rt.http_port
+    status, _, out = parse(await raw_http(rt.http_port, post("/v1/matches", body)))
+    assert status == 400 and out["code"] == "INVALID_ARGUMENT" and out["reason"] == "INVALID_ARGUMENT"
+    assert len(out["message"]) < 400
+
+
+@pytest.mark.parametrize("chunks", [b"-1\r\nabc\r\n0\r\n\r\n", b"zz\r\nabc\r\n0\r\n\r\n",
+                                    b"2\r\n{}\r\n0\r\nX-Trailer: " + b"a" * 100_000 + b"\r\n\r\n"])
+async def test_bad_chunked_bodies_are_400_json(rt: Runtime, chunks: bytes) -> None:
+    assert rt.http_port
+    req = b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunks
+    status, _, out = parse(await raw_http(rt.http_port, req))
+    assert status == 400 and isinstance(out, dict) and out["code"] == "INVALID_ARGUMENT"
+
+
+async def test_connections_over_the_cap_get_503(rt: Runtime) -> None:
+    assert rt.http_port
+    held = [await asyncio.open_connection("127.0.0.1", rt.http_port) for _ in range(20)]
+    await asyncio.sleep(0.1)
+    resp = await raw_http(rt.http_port, b"GET /v1/variants HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, _, out = parse(resp)
+    assert status == 503 and out["reason"] == "TOO_MANY_CONNECTIONS"
+    for _, w in held:
+        w.close()
+    await asyncio.sleep(0.2)
+    status, _, _ = parse(await raw_http(rt.http_port, b"GET /v1/variants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+    assert status == 200
+
+
+async def test_head_options_cors_and_gzip(rt: Runtime) -> None:
+    assert rt.http_port
+    status, headers, _ = parse(await raw_http(rt.http_port, b"OPTIONS /v1/matches HTTP/1.1\r\nHost: x\r\n"
+                                                            b"Origin: https://ui.example\r\nConnection: close\r\n\r\n"))
+    assert status == 204 and "POST" in headers["allow"] and headers["access-control-allow-origin"] == "https://ui.example"
+    resp = await raw_http(rt.http_port, b"HEAD /v1/variants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert resp.startswith(b"HTTP/1.1 200") and resp.partition(b"\r\n\r\n")[2] == b""
+    resp = await raw_http(rt.http_port, b"GET /v1/variants HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n"
+                                        b"Origin: https://evil.example\r\nConnection: close\r\n\r\n")
+    head, _, body = resp.partition(b"\r\n\r\n")
+    assert b"Content-Encoding: gzip" in head and b"Access-Control-Allow-Origin" not in head
+    if b"Transfer-Encoding: chunked" in head:  # de-chunk
+        out, rest = b"", body
+        while rest:
+            size, _, rest = rest.partition(b"\r\n")
+            n = int(size, 16)
+            if n == 0:
+                break
+            out, rest = out + rest[:n], rest[n + 2:]
+        body = out
+    assert "variants" in json.loads(gzip.decompress(body))
+
+
+async def test_malformed_protobuf_is_invalid_argument_counted_and_not_logged_as_error(
+        rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    labels = ("unary", "bummerl.v1.GameService", "GetInformationSet", "InvalidArgument")
+    before = metrics.GRPC_SERVER_HANDLED.labels(*labels)._value.get()
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        call = ch.unary_unary("/bummerl.v1.GameService/GetInformationSet",
+                              request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        with caplog.at_level(logging.ERROR), pytest.raises(grpc.aio.AioRpcError) as e:
+            await call(b"\xff\xff\xff\xff\x0f garbage")
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "malformed request" in (e.value.details() or "")
+    assert metrics.GRPC_SERVER_HANDLED.labels(*labels)._value.get() == before + 1
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_huge_action_text_is_invalid_argument_with_a_clipped_message(rt: Runtime) -> None:
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("schnapsen-at")
+        with pytest.raises(BummerlError) as e:
+            await c.submit_action(m.match_id, 0, m.tokens[0], 1, "play " + "Q" * 20_000)
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT and len(e.value.details) < 1100
+
+
+async def test_errors_carry_error_info_reasons_over_grpc_and_rest(rt: Runtime) -> None:
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("schnapsen-at", seed=5)
+        info = await c.information_set(m.match_id, 0, m.tokens[0])
+        seat = int(info["deal"]["to_act"])
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        from bummerl.v1 import game_pb2_grpc
+
+        stub = game_pb2_grpc.GameServiceStub(ch)
+
+        async def reason(req: Any, token: str) -> tuple[str, dict[str, str]]:
+            with pytest.raises(grpc.aio.AioRpcError) as e:
+                await stub.SubmitAction(req, metadata=[("authorization", f"Bearer {token}")])
+            st = rpc_status.from_call(e.value)
+            assert st is not None
+            from google.rpc import error_details_pb2
+
+            ei = error_details_pb2.ErrorInfo()
+            st.details[0].Unpack(ei)
+            assert ei.domain == "bummerl.v1"
+            return ei.reason, dict(ei.metadata)
+
+        other = 1 - seat
+        r, _ = await reason(game_pb2.SubmitActionRequest(match_id=m.match_id, seat=other, expected_version=1,
+                                                         action_id=0), m.tokens[other])
+        assert r == "NOT_YOUR_TURN"
+        r, md = await reason(game_pb2.SubmitActionRequest(match_id=m.match_id, seat=seat, expected_version=9,
+                                                          action_id=0), m.tokens[seat])
+        assert r == "STALE_VERSION" and md == {"current_version": "1"}
+        r, _ = await reason(game_pb2.SubmitActionRequest(match_id=m.match_id, seat=seat, expected_version=1,
+                                                         action_id=40), m.tokens[seat])
+        assert r == "ILLEGAL_ACTION"
+    assert rt.http_port
+    body = json.dumps({"expected_version": "1", "action_id": 40}).encode()
+    status, _, out = parse(await raw_http(rt.http_port, post(f"/v1/matches/{m.match_id}/seats/{seat}/actions", body,
+                                                             f"Authorization: Bearer {m.tokens[seat]}\r\n")))
+    assert status == 409 and out["reason"] == "ILLEGAL_ACTION" and "[" not in out["message"]
