@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from typing import Any
@@ -37,14 +38,23 @@ def _options(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-def _print_deal(d: dict[str, Any]) -> None:
-    res = d.get("result")
-    if not res:
-        return
-    w = res["winner"]
+def _port(text: str) -> int:
+    """argparse type of a TCP port: an int in 0..65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port {value} is outside 0..65535")
+    return value
+
+
+def _print_deal(res: dict[str, Any]) -> None:
+    """One line for a finished deal (a ``DealResult`` dict; ``deal_number`` is 0-based)."""
+    w = res.get("winner", -1)
     who = "drawn" if w < 0 else f"seat {w}"
-    print(f"deal {d['deal_number'] + 1}: {who} +{max(res['game_points'])} ({res['reason']}), "
-          f"deal points {res['deal_points']}, tricks {res['tricks_won']}")
+    print(f"deal {res.get('deal_number', 0) + 1}: {who} +{max(res.get('game_points') or [0])} ({res.get('reason')}), "
+          f"deal points {res.get('deal_points')}, tricks {res.get('tricks_won')}", flush=True)
 
 
 async def _play(client: Any, variant: str, bot_names: list[str], seed: int | None, options: dict[str, str],
@@ -53,14 +63,17 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
     from bummerl_client.__main__ import bot_from_spec
 
     bots = [bot_from_spec(b, None if seed is None else seed + i) for i, b in enumerate(bot_names)]
-    rec = await play_match(client, variant, bots, options, seed, **create_kwargs)
+
+    def created(match_id: str) -> None:
+        if not as_json:
+            print(f"{variant}: {' vs '.join(f'{b.name} (seat {i})' for i, b in enumerate(bots))}, match {match_id}",
+                  flush=True)
+
+    rec = await play_match(client, variant, bots, options, seed, on_created=created,
+                           on_deal=None if as_json else _print_deal, **create_kwargs)
     names = [s["name"] for s in rec["seats"]]
     for f in rec.get("faults", []):
         print(f"bummerl play: seat {f['seat']} ({names[f['seat']]}): bot {f['kind']}: {f['detail']}", file=sys.stderr)
-    if not as_json:
-        print(f"{rec['variant']}: {' vs '.join(f'{n} (seat {i})' for i, n in enumerate(names))}, match {rec['match_id']}")
-        for d in rec["deals"]:
-            _print_deal(d)
     res = rec["match_result"]
     summary = {
         "match_id": rec["match_id"], "variant": rec["variant"], "winner": res["winner"],
@@ -82,12 +95,11 @@ async def _serve(args: argparse.Namespace) -> int:
     from bummerl.app import Runtime
     from bummerl_client import AsyncClient
 
-    settings = Settings.from_env(port=args.port, http_port=args.http_port, metrics_port=args.metrics_port,
-                                 **({"redis_url": args.redis_url} if args.redis_url else {}),
-                                 **({"data_dir": args.data_dir} if args.data_dir else {}),
-                                 **({"admin_token": args.admin_token} if args.admin_token else {}),
-                                 **({"idle_limit_s": args.idle_limit} if args.idle_limit is not None else {}),
-                                 host=args.host)
+    given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
+             "redis_url": args.redis_url, "data_dir": args.data_dir, "admin_token": args.admin_token,
+             "idle_limit_s": args.idle_limit, "reuse_port": args.reuse_port or None}
+    # flags win over BUMMERL_* variables, which win over the defaults
+    settings = Settings.from_env(**{k: v for k, v in given.items() if v is not None})
     logging.basicConfig(level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     rt = Runtime(settings)
     await rt.start()
@@ -133,7 +145,10 @@ async def _play_cmd(args: argparse.Namespace) -> int:
             raise SystemExit(f"bummerl play: --tc: {e}") from None
     if args.server:
         async with AsyncClient(args.server) as client:
-            await client.wait_ready(10)
+            try:
+                await client.wait_ready(5)
+            except TimeoutError:
+                raise SystemExit(f"bummerl play: cannot reach the server at {args.server} (no connection in 5 s)") from None
             admin = args.admin_token or Settings.from_env().admin_token
             await _play(client, args.variant, bots, args.seed, options, args.json, admin_token=admin, **create)
         return 0
@@ -189,10 +204,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bummerl", description="Bummerl game server for the Schnapsen family")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="run the gRPC/REST server")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=50051)
-    s.add_argument("--http-port", type=int, default=8080, help="REST gateway port (0 = off)")
-    s.add_argument("--metrics-port", type=int, default=9095, help="Prometheus port (0 = off)")
+    s.add_argument("--host", default=None, help="address to listen on (default: BUMMERL_HOST or 127.0.0.1)")
+    s.add_argument("--port", type=_port, default=None, help="gRPC port (default: BUMMERL_PORT or 50051; 0 = any)")
+    s.add_argument("--http-port", type=_port, default=None,
+                   help="REST gateway port (default: BUMMERL_HTTP_PORT or 8080; 0 = off)")
+    s.add_argument("--metrics-port", type=_port, default=None,
+                   help="Prometheus port (default: BUMMERL_METRICS_PORT or 9095; 0 = off)")
+    s.add_argument("--reuse-port", action="store_true",
+                   help="share the ports with other processes (SO_REUSEPORT); default: a port in use is an error")
     s.add_argument("--redis-url", default=None, help="Redis URL (default: BUMMERL_REDIS_URL or embedded Valkey)")
     s.add_argument("--data-dir", default=None, help="data dir of the embedded Valkey")
     s.add_argument("--demo", default=None, help="play one demo Bummerl with these bots first, e.g. greedy,random")
@@ -238,6 +257,25 @@ def main(argv: list[str] | None = None) -> int:
         return _bench(args)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI's errors are one line, never a traceback
+        print(f"bummerl {args.cmd}: {_one_line(exc)}", file=sys.stderr)
+        if os.environ.get("BUMMERL_DEBUG"):
+            raise
+        return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of a CLI failure: the gRPC status of a server error, the text otherwise."""
+    from bummerl_client import BummerlError
+
+    if isinstance(exc, BummerlError):
+        if exc.code.name == "UNAVAILABLE":
+            return f"cannot reach the server: {exc.details}"
+        return f"{exc.code.name}: {exc.details}"
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return "timed out (is the server reachable?)"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if isinstance(exc, (ValueError, OSError)) else f"{type(exc).__name__}: {text}"
 
 
 if __name__ == "__main__":

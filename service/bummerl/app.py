@@ -33,6 +33,9 @@ from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_u
 
 log = logging.getLogger(__name__)
 
+GAUGE_REFRESH_S = 5.0
+"""How often the cluster-wide gauges (``bummerl_active_matches``) are read from Redis, seconds."""
+
 
 class Runtime:
     """Start with ``await rt.start()`` (or ``async with``); stop with ``await rt.stop()``.
@@ -54,6 +57,7 @@ class Runtime:
         self._driver_task: asyncio.Task[None] | None = None
         self._reaper_stop = asyncio.Event()
         self._reaper_task: asyncio.Task[None] | None = None
+        self._gauge_task: asyncio.Task[None] | None = None
         self.server: Any = None
         self.gateway: Gateway | None = None
         self.health = health.aio.HealthServicer()
@@ -96,6 +100,8 @@ class Runtime:
         self._reaper_task = asyncio.create_task(self.reaper.run(self._reaper_stop), name="bummerl-reaper")
         self.ladders = LadderService(self.service)
         self._driver_task = asyncio.create_task(LadderDriver(self.ladders).run(self._reaper_stop), name="bummerl-ladders")
+        metrics.set_active_matches(await self.store.active_count())
+        self._gauge_task = asyncio.create_task(self._refresh_gauges(self._reaper_stop), name="bummerl-gauges")
         servicer = GameServicer(self.service)
         ladder_servicer = LadderServicer(self.ladders)
         self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
@@ -105,13 +111,25 @@ class Runtime:
             self.gateway = await start_gateway(
                 [servicer, ladder_servicer], s.host, port, max_connections=s.http_max_connections,
                 body_timeout_s=s.http_body_timeout_s,
-                cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()],
+                cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()], reuse_port=s.reuse_port,
             )
             self.http_port = self.gateway.port
         if s.metrics_port:
             self.metrics_port = metrics.start_metrics_server(s.metrics_port, s.host)
         log.info("bummerl listening: grpc %s, http %s, metrics %s", self.target, self.http_port, self.metrics_port)
         return self
+
+    async def _refresh_gauges(self, stop: asyncio.Event) -> None:
+        """Every :data:`GAUGE_REFRESH_S` seconds until ``stop``: ``bummerl_active_matches`` from
+        Redis (cluster-wide, so it is right after restarts and across replicas)."""
+        while not stop.is_set():
+            with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+                await asyncio.wait_for(stop.wait(), GAUGE_REFRESH_S)
+            if self.store is not None and not stop.is_set():
+                try:
+                    metrics.set_active_matches(await self.store.active_count())
+                except Exception as e:  # noqa: BLE001 - a gauge must not stop the server
+                    log.warning("active-matches gauge: redis unavailable (%s)", type(e).__name__)
 
     async def stop(self) -> None:
         """Graceful: health NOT_SERVING, gateway closed, running RPCs get a grace period, Redis
@@ -121,11 +139,11 @@ class Runtime:
         except Exception:  # noqa: BLE001 - best effort
             pass
         self._reaper_stop.set()
-        for task in (self._reaper_task, self._driver_task):
+        for task in (self._reaper_task, self._driver_task, self._gauge_task):
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(task, 5)
-        self._reaper_task = self._driver_task = None
+        self._reaper_task = self._driver_task = self._gauge_task = None
         if self.gateway is not None:
             await self.gateway.close()
             self.gateway = None

@@ -86,6 +86,10 @@ class Settings:
     http_cors_origins: str = ""
     """Comma-separated origins allowed by CORS on the REST gateway (``*`` = any); empty = no CORS."""
 
+    reuse_port: bool = False
+    """Share the gRPC and REST ports with another process on purpose (SO_REUSEPORT); by default a
+    port already in use is an error."""
+
     log_level: str = "INFO"
     """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
 
@@ -142,7 +146,11 @@ class Settings:
             if raw is None:
                 continue
             default = names[name].default
-            if isinstance(default, float):
+            if isinstance(default, bool):
+                if raw.strip().lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
+                    raise ValueError(f"{ENV_PREFIX}{name.upper()} must be true or false, got {raw}")
+                values[name] = raw.strip().lower() in ("1", "true", "yes", "on")
+            elif isinstance(default, float):
                 try:
                     values[name] = float(raw)
                 except ValueError:

@@ -17,7 +17,9 @@ the only writers. **No label may carry a card, a token or a match id**: the only
 
 Multiprocess: when ``PROMETHEUS_MULTIPROC_DIR`` is set (before this module is imported, as
 prometheus-client requires), :func:`start_metrics_server` serves the aggregate of all processes;
-``bummerl_active_matches`` is then summed over live processes.
+``bummerl_active_matches`` is cluster-wide (the size of the ``bm:active`` set in Redis, set by
+:func:`set_active_matches`), so every replica and process reports the same figure: aggregate it
+with ``max``, not ``sum``.
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ GRPC_SERVER_MSG_SENT = Counter(
 
 ACTIVE_MATCHES = Gauge(
     "bummerl_active_matches",
-    "Matches created and not yet finished by this process (summed over live processes in multiprocess mode).",
-    multiprocess_mode="livesum",
+    "Matches created and not yet over, on the whole Redis (every replica reports the same figure; "
+    "refreshed every few seconds).",
+    multiprocess_mode="max",
 )
 ACTIONS = Counter("bummerl_actions_total", "Actions applied to matches.", ("variant",))
 CAS_CONFLICTS = Counter(
@@ -80,15 +83,18 @@ GO_CODE_NAMES[grpc.StatusCode.OK] = "OK"
 
 
 def match_created(variant: str) -> None:
-    """A match of ``variant`` (canonical id) was created: counts it and raises the active gauge."""
+    """A match of ``variant`` (canonical id) was created."""
     MATCHES_CREATED.labels(variant).inc()
-    ACTIVE_MATCHES.inc()
 
 
 def match_finished(variant: str) -> None:
     """A match of ``variant`` ended (played out, resigned or timed out)."""
     MATCHES_FINISHED.labels(variant).inc()
-    ACTIVE_MATCHES.dec()
+
+
+def set_active_matches(count: int) -> None:
+    """The number of matches not yet over on the whole Redis (``MatchStore.active_count``)."""
+    ACTIVE_MATCHES.set(count)
 
 
 def action_applied(variant: str, count: int = 1) -> None:

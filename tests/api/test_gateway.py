@@ -379,6 +379,7 @@ def test_metrics_multiprocess_mode(tmp_path) -> None:
         "import urllib.request\n"
         "from bummerl import metrics\n"
         "metrics.match_created('santase')\n"
+        "metrics.set_active_matches(3)\n"
         "port = metrics.start_metrics_server(0, '127.0.0.1')\n"
         "print(urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics', timeout=10).read().decode())\n"
     )
@@ -386,6 +387,6 @@ def test_metrics_multiprocess_mode(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert 'bummerl_matches_created_total{variant="santase"} 1.0' in out.stdout
-    assert "bummerl_active_matches 1.0" in out.stdout
+    assert "bummerl_active_matches 3.0" in out.stdout
     assert list(tmp_path.iterdir())  # values live in the shared directory
 

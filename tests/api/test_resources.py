@@ -135,3 +135,30 @@ async def test_rate_limits_answer_resource_exhausted_with_retry_after(redis_url:
         limited = [r for r in results if isinstance(r, BummerlError)]
         assert limited and all(r.code == grpc.StatusCode.RESOURCE_EXHAUSTED for r in limited)
         assert any(isinstance(r, dict) and not r.get("duplicate") for r in results)  # the first one applied
+
+
+async def test_active_matches_gauge_is_cluster_wide_and_never_negative(redis_url: str) -> None:
+    """bummerl_active_matches counts matches not yet over on the whole Redis: a match created by
+    one server and finished by another (or after a restart) leaves it at the right figure, not -1."""
+    from bummerl import metrics
+    from bummerl.app import Runtime
+    from bummerl.config import Settings
+    from bummerl_client import AsyncClient
+
+    def gauge() -> float:
+        return float(metrics.ACTIVE_MATCHES._value.get())
+
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url)
+    async with Runtime(settings) as first, AsyncClient(first.target) as c:
+        assert first.store is not None
+        base = await first.store.active_count()
+        m = await c.create_match("schnapsen-at", seed=1)
+        assert await first.store.active_count() == base + 1
+    # a "restarted" replica finishes the match the first one created
+    async with Runtime(settings) as second, AsyncClient(second.target) as c:
+        assert second.store is not None
+        assert gauge() == base + 1  # read from Redis at start, not counted by this process
+        await c.resign(m.match_id, 0, m.tokens[0])
+        assert await second.store.active_count() == base
+        metrics.set_active_matches(await second.store.active_count())
+        assert gauge() == base >= 0

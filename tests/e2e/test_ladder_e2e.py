@@ -64,7 +64,7 @@ async def test_ladder_with_a_slow_and_a_crashing_bot_records_the_right_outcomes(
             procs.append(bot_process(target, regs[name]["bot_token"], spec))
         lad = await c.create_ladder(name="faults", variant="schnapsen-at", bot_ids=[r["bot_id"] for r in regs.values()],
                                     rounds=1, duplicate_deals=True, deals_per_game=0, concurrency=6,
-                                    time_control={"move_cap_ms": 700}, timeout_policy="forfeit-match")
+                                    time_control={"move_cap_ms": 2000}, timeout_policy="forfeit-match")
         assert int(lad["matches_total"]) == 6
         lad = await wait_finished(c, lad["ladder_id"], 90)
         assert lad["status"] == "LADDER_STATUS_FINISHED" and int(lad["matches_played"]) == 6

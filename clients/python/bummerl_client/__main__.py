@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 
 import grpc
@@ -31,9 +32,15 @@ EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
 
 
 def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0) -> Bot:
-    """``random`` / ``greedy`` / ``exec:COMMAND ARGS`` -> a Bot. Raises ValueError if unknown."""
+    """``random`` / ``greedy`` / ``exec:COMMAND ARGS`` -> a Bot. Raises ValueError for an unknown
+    bot, an empty command or an executable that is not found (on PATH or as a path)."""
     if spec.startswith("exec:"):
-        return StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s)
+        bot = StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s)
+        program = bot.argv[0]
+        if shutil.which(program) is None:
+            raise ValueError(f"exec: executable not found: {program}"
+                             + ("" if os.sep in program else " (not on PATH; give a path such as ./" + program + ")"))
+        return bot
     return make_bot(spec, seed)
 
 

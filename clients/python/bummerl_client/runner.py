@@ -137,6 +137,21 @@ async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, b
             await backoff.sleep()
 
 
+async def _watch_deals(client: AsyncClient, match_id: str, token: str,
+                       on_deal: Callable[[dict[str, Any]], None]) -> None:
+    """Call ``on_deal(result)`` for each DealEnded event of the match until it ends (progress
+    only: a stream error ends the watch, not the match)."""
+    try:
+        async for update in client.stream(match_id, 0, token):
+            for event in update.get("events", []):
+                if "deal_ended" in event:
+                    on_deal(event["deal_ended"].get("result", {}))
+                if "match_ended" in event:
+                    return
+    except BummerlError:
+        return
+
+
 async def play_match(
     client: AsyncClient,
     variant: str,
@@ -144,17 +159,21 @@ async def play_match(
     options: Mapping[str, object] | None = None,
     seed: int | None = None,
     on_created: Callable[[str], None] | None = None,
+    on_deal: Callable[[dict[str, Any]], None] | None = None,
     **create_kwargs: Any,
 ) -> dict[str, Any]:
     """Create a match of ``variant`` and play it with one bot per seat; returns the match record.
     ``create_kwargs`` go to :meth:`AsyncClient.create_match` (``time_control``, ``timeout_policy``,
     ``idle_limit_ms``, ``admin_token``). A seat whose bot fails is resigned (unless the server
     already ended the match, e.g. on time) so that the match ends; the record then has
-    ``"faults": [{"seat", "kind", "detail"}]``."""
+    ``"faults": [{"seat", "kind", "detail"}]``. ``on_deal`` is called with each deal's result
+    (the ``DealResult`` dict: ``deal_number`` 0-based, ``winner``, ``game_points``, ``reason``,
+    ``deal_points``, ``tricks_won``...) as the deal ends, from seat 0's StreamMatch."""
     created = await client.create_match(variant, options, [b.name for b in bots], seed, **create_kwargs)
     if on_created:
         on_created(created.match_id)
     faults: list[dict[str, Any]] = []
+    watcher = asyncio.create_task(_watch_deals(client, created.match_id, created.tokens[0], on_deal)) if on_deal else None
 
     async def seat_task(seat: int, token: str, bot: Bot) -> None:
         final = None
@@ -170,7 +189,13 @@ async def play_match(
         finally:
             await bot.aclose(final)
 
-    await asyncio.gather(*(seat_task(s, t, b) for s, (t, b) in enumerate(zip(created.tokens, bots, strict=True))))
+    try:
+        await asyncio.gather(*(seat_task(s, t, b) for s, (t, b) in enumerate(zip(created.tokens, bots, strict=True))))
+        if watcher is not None:  # the stream ends with the match; give it a moment to deliver the last deal
+            await asyncio.wait([watcher], timeout=2.0)
+    finally:
+        if watcher is not None:
+            watcher.cancel()
     rec = await client.match_record(created.match_id)
     if faults:
         rec["faults"] = sorted(faults, key=lambda f: f["seat"])

@@ -471,17 +471,20 @@ class Gateway:
 
     ``max_connections``: open connections beyond it get 503 at once. ``body_timeout_s``: a
     request whose body does not arrive within it gets 408 (seconds). ``cors_origins``: origins
-    allowed by CORS (``"*"`` = any; empty = no CORS headers). Responses over
+    allowed by CORS (``"*"`` = any; empty = no CORS headers). ``reuse_port``: share the port
+    with another process (SO_REUSEPORT); otherwise a port in use raises ``OSError``. Responses over
     :data:`GZIP_MIN_BYTES` are gzip-compressed for clients that accept it.
     """
 
     def __init__(self, routes: list[Route], *, max_connections: int = MAX_CONNECTIONS,
-                 body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = ()) -> None:
+                 body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = (),
+                 reuse_port: bool = False) -> None:
         self.routes = routes
         self.port = 0
         self.max_connections = max_connections
         self.body_timeout_s = body_timeout_s
         self.cors_origins = frozenset(cors_origins)
+        self.reuse_port = reuse_port
         self._runner: web.AppRunner | None = None
         self._server: asyncio.base_events.Server | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
@@ -502,7 +505,12 @@ class Gateway:
             # what Server.__call__ does, with JSON error responses (aiohttp has no hook for the class)
             return _JsonErrorHandler(server, loop=asyncio.get_running_loop(), **server._kwargs)
 
-        self._server = await asyncio.get_running_loop().create_server(factory, host, port)
+        try:
+            self._server = await asyncio.get_running_loop().create_server(factory, host, port,
+                                                                          reuse_port=self.reuse_port or None)
+        except OSError as exc:
+            await self._runner.cleanup()
+            raise OSError(exc.errno, f"cannot bind REST gateway to {host}:{port}: {exc.strerror or exc}") from None
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:

@@ -43,8 +43,10 @@ async def build_server(
     ``grpc.health.v1`` (SERVING for ``""`` and every service name) and server reflection, bound
     to ``settings.host:settings.port`` (port 0 = ephemeral). Pass ``health_servicer`` to keep a
     handle for ``enter_graceful_shutdown()``. Returns ``(server, bound_port)``; raises ``OSError``
-    if the address cannot be bound."""
-    server = grpc.aio.server(interceptors=build_interceptors(settings), options=list(SERVER_OPTIONS))
+    if the address cannot be bound, including a port another process listens on (unless
+    ``settings.reuse_port``)."""
+    options = [*SERVER_OPTIONS, ("grpc.so_reuseport", 1 if settings.reuse_port else 0)]
+    server = grpc.aio.server(interceptors=build_interceptors(settings), options=options)
     bindings = [bind(s) for s in (servicer, *more_servicers)]
     for b in bindings:
         b.add_to_server(b.servicer, server)

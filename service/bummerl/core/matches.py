@@ -438,13 +438,13 @@ class MatchService:
             new_version = await self.store.commit(
                 match_id, ld.version, self._encode(after, entries, clocks, deadline),
                 [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
-                ttl_ms=self.retention_ms if after.over else 0,
+                ttl_ms=self.retention_ms if after.over else 0, finished=after.over,
             )
         except VersionConflictError as e:
             metrics.cas_conflict()
             raise StaleVersionError(e.current_version) from None
         except MatchNotFoundError:
-            raise NotFoundError(f"no match {match_id!r}") from None
+            raise NotFoundError(f"no match {match_id}") from None
         variant = after.rules.spec.id
         metrics.action_applied(variant)
         if after.over:
@@ -567,7 +567,7 @@ class MatchService:
             raise InvalidArgumentError("match_id must be 1-64 letters or digits")
         stored = await self.store.load(match_id)
         if stored is None:
-            raise NotFoundError(f"no match {match_id!r}")
+            raise NotFoundError(f"no match {match_id}")
         blob = json.loads(stored.state)
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None

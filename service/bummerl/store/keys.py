@@ -60,6 +60,11 @@ scripts together with the match, claimed by reapers (``claim.lua``). Not hash-ta
 Cluster deployment needs these scripts to run where this key and the match live (one node)."""
 
 
+ACTIVE_KEY = "bm:active"
+"""SET of the ids of matches created and not yet over, cluster-wide (``bummerl_active_matches``).
+Added by ``create.lua``, removed by the ``commit.lua`` call that ends the match."""
+
+
 def check_match_id(match_id: str) -> str:
     """Return ``match_id`` if it is usable in a key, else raise ``ValueError``.
 

@@ -112,6 +112,8 @@ class MatchStore:
             tests use their own).  Note: on Redis Cluster this key is not in the
             match's hash slot, so the scripts that touch both need a single-slot
             deployment (one Redis/Valkey, or a proxy); see :mod:`bummerl.store.keys`.
+        active_key: the set of matches not yet over (default ``bm:active``, or
+            ``<deadlines_key>:active`` for a custom deadlines key).
 
     Methods raise the errors of :mod:`bummerl.store.errors`, ``ValueError`` for
     an invalid match id or argument, and ``redis.exceptions.RedisError`` for
@@ -124,6 +126,7 @@ class MatchStore:
         *,
         blocking_client: aioredis.Redis | None = None,
         deadlines_key: str = keys.DEADLINES_KEY,
+        active_key: str | None = None,
     ) -> None:
         pool_kwargs = client.connection_pool.connection_kwargs
         if pool_kwargs.get("decode_responses"):
@@ -138,6 +141,9 @@ class MatchStore:
             blocking_client = aioredis.Redis(connection_pool=pool)
         self._blocking = blocking_client
         self.deadlines_key = keys.check_aux_key(deadlines_key)
+        self.active_key = keys.check_aux_key(
+            active_key or (keys.ACTIVE_KEY if deadlines_key == keys.DEADLINES_KEY else f"{deadlines_key}:active")
+        )
         self._create_script = client.register_script(_lua("create.lua"))
         self._commit_script = client.register_script(_lua("commit.lua"))
         self._claim_script = client.register_script(_lua("claim.lua"))
@@ -164,6 +170,10 @@ class MatchStore:
     def blocking_client(self) -> aioredis.Redis:
         """The client for blocking reads (``XREAD BLOCK``), on its own pool."""
         return self._blocking
+
+    async def active_count(self) -> int:
+        """Matches created and not yet over, over every process on this Redis (one SCARD)."""
+        return int(await self._client.scard(self.active_key))
 
     async def is_over(self, match_id: str) -> bool:
         """Whether the match's meta says it is over (one HGET); False for an unknown match."""
@@ -217,7 +227,9 @@ class MatchStore:
         args: list[bytes | int | str] = [
             bytes(state), match_id, int(deadline_ms), len(meta_args) // 2, *meta_args, *_check_events(events)
         ]
-        created = await self._create_script(keys=[*keys.match_keys(match_id), self.deadlines_key], args=args)
+        created = await self._create_script(
+            keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key], args=args
+        )
         if int(created) != 1:
             raise MatchExistsError(match_id)
         return 1
@@ -252,6 +264,7 @@ class MatchStore:
         meta_updates: Mapping[str, Any] | None = None,
         deadline_ms: int = -1,
         ttl_ms: int = 0,
+        finished: bool = False,
     ) -> int:
         """Compare-and-set: replace the state of version ``expected_version``.
 
@@ -263,7 +276,8 @@ class MatchStore:
         ``<new_version>-1``, ...  and sets the match's entry in the deadlines
         sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it).
         ``ttl_ms`` > 0 sets the match keys to expire that many **milliseconds**
-        later (retention of a finished match).  Returns the new version.
+        later (retention of a finished match).  ``finished`` = this version ends the match: it
+        leaves the active set (:meth:`active_count`).  Returns the new version.
 
         Raises (nothing is written in any of these cases):
             VersionConflictError: the stored version differs; ``.current_version``
@@ -285,12 +299,13 @@ class MatchStore:
             match_id,
             int(deadline_ms),
             max(0, int(ttl_ms)),
+            "1" if finished else "0",
             len(meta_args) // 2,
             *meta_args,
             *_check_events(events),
         ]
         status, version = await self._commit_script(
-            keys=[*keys.match_keys(match_id), self.deadlines_key], args=args
+            keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key], args=args
         )
         status, version = int(status), int(version)
         if status == 1:

@@ -3,14 +3,16 @@
 -- KEYS[1]  bm:{<match_id>}:state   (hash)
 -- KEYS[2]  bm:{<match_id>}:events  (stream)
 -- KEYS[3]  bm:deadlines            (sorted set: match id -> deadline, ms since the epoch)
+-- KEYS[4]  bm:active               (set of the ids of matches not yet over)
 -- ARGV[1]  expected version (decimal)
 -- ARGV[2]  new state blob
 -- ARGV[3]  match id (the member in KEYS[3])
 -- ARGV[4]  deadline of the new version in ms since the epoch; "-1" = none (ZREM)
 -- ARGV[5]  time to live of the match keys in ms (retention of a finished match); "0" = keep
--- ARGV[6]  n = number of meta fields to set
--- ARGV[7 .. 6+2n]       meta field name, JSON value, ... (names already "m:<key>")
--- ARGV[7+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
+-- ARGV[6]  "1" if the new version ends the match (SREM from KEYS[4]), else "0"
+-- ARGV[7]  n = number of meta fields to set
+-- ARGV[8 .. 7+2n]       meta field name, JSON value, ... (names already "m:<key>")
+-- ARGV[8+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
 --
 -- Returns {status, version}:
 --   { 1, new_version}      committed
@@ -31,8 +33,8 @@ if cur ~= tonumber(ARGV[1]) then
 end
 local new = cur + 1
 
-local nmeta = tonumber(ARGV[6])
-local first_event = 7 + 2 * nmeta
+local nmeta = tonumber(ARGV[7])
+local first_event = 8 + 2 * nmeta
 if first_event <= #ARGV then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
   if #last > 0 then
@@ -44,7 +46,7 @@ if first_event <= #ARGV then
 end
 
 local fields = {'version', string.format('%d', new), 'state', ARGV[2]}
-for i = 7, 6 + 2 * nmeta do
+for i = 8, 7 + 2 * nmeta do
   fields[#fields + 1] = ARGV[i]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
@@ -53,6 +55,10 @@ if tonumber(ARGV[4]) >= 0 then
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 else
   redis.call('ZREM', KEYS[3], ARGV[3])
+end
+
+if ARGV[6] == '1' then
+  redis.call('SREM', KEYS[4], ARGV[3])
 end
 
 local seq = 0

@@ -3,6 +3,7 @@
 -- KEYS[1]  bm:{<match_id>}:state   (hash)
 -- KEYS[2]  bm:{<match_id>}:events  (stream)
 -- KEYS[3]  bm:deadlines            (sorted set: match id -> deadline, ms since the epoch)
+-- KEYS[4]  bm:active               (set of the ids of matches not yet over; the new id is added)
 -- ARGV[1]  state blob
 -- ARGV[2]  match id (the member in KEYS[3])
 -- ARGV[3]  deadline of version 1 in ms since the epoch; "-1" = none
@@ -30,6 +31,8 @@ redis.call('HSET', KEYS[1], unpack(fields))
 if tonumber(ARGV[3]) >= 0 then
   redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 end
+
+redis.call('SADD', KEYS[4], ARGV[2])
 
 local seq = 0
 for i = 5 + 2 * nmeta, #ARGV do

@@ -1,0 +1,123 @@
+"""``bummerl serve`` ports and ``bummerl`` CLI errors (issue: production face).
+
+Real ``bummerl`` subprocesses on loopback with the session's Valkey (BUMMERL_REDIS_URL)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def env_with(redis_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BUMMERL_")}
+    env["BUMMERL_REDIS_URL"] = redis_url
+    env.update(extra)
+    return env
+
+
+@contextmanager
+def serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """Start ``bummerl serve``; yield (process, stdout lines up to 'gRPC listening'), or the
+    whole output if it exited first."""
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if "gRPC listening" in line or "REST/JSON" in line and len(lines) > 1:
+                break
+        if proc.poll() is None:
+            time.sleep(0.3)  # let the REST line follow
+        yield proc, lines
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(20)
+
+
+def test_serve_takes_its_ports_from_the_environment(redis_url: str) -> None:
+    grpc_port, http_port = free_port(), free_port()
+    env = env_with(redis_url, BUMMERL_PORT=str(grpc_port), BUMMERL_HTTP_PORT=str(http_port), BUMMERL_METRICS_PORT="0")
+    with serve([], env) as (proc, lines):
+        assert proc.poll() is None, lines
+        assert f"bummerl: gRPC listening on 127.0.0.1:{grpc_port}" in lines
+        with socket.create_connection(("127.0.0.1", http_port), timeout=5):
+            pass
+
+
+def test_flags_win_over_the_environment(redis_url: str) -> None:
+    flag_port = free_port()
+    env = env_with(redis_url, BUMMERL_PORT=str(free_port()), BUMMERL_HTTP_PORT="0", BUMMERL_METRICS_PORT="0")
+    with serve(["--port", str(flag_port)], env) as (proc, lines):
+        assert f"bummerl: gRPC listening on 127.0.0.1:{flag_port}" in lines
+
+
+def test_a_second_server_on_a_port_in_use_refuses_to_start(redis_url: str) -> None:
+    port = free_port()
+    env = env_with(redis_url, BUMMERL_HTTP_PORT="0", BUMMERL_METRICS_PORT="0")
+    with serve(["--port", str(port)], env) as (first, lines):
+        assert first.poll() is None, lines
+        second = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--port", str(port)], env=env,
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2
+        err = second.stderr.strip().splitlines()
+        assert err[-1].startswith("bummerl serve: cannot bind gRPC server to 127.0.0.1:") and "Traceback" not in second.stderr
+        assert first.poll() is None
+
+
+def test_two_servers_share_a_port_only_when_asked(redis_url: str) -> None:
+    port = free_port()
+    env = env_with(redis_url, BUMMERL_HTTP_PORT="0", BUMMERL_METRICS_PORT="0")
+    with serve(["--port", str(port), "--reuse-port"], env) as (first, _), \
+            serve(["--port", str(port), "--reuse-port"], env) as (second, lines):
+        assert first.poll() is None and second.poll() is None, lines
+        assert f"bummerl: gRPC listening on 127.0.0.1:{port}" in lines
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["play", "--bots", "greedy,nosuch"], "bummerl play: unknown bot 'nosuch'; known: greedy, random"),
+    (["play", "--bots", "greedy,exec:no-such-program-here"], "bummerl play: exec: executable not found: no-such-program"),
+    (["play", "--variant", "nope"], "bummerl play: INVALID_ARGUMENT: unknown variant 'nope'; known: santase,"),
+    (["play", "--option", "nope=1"], "bummerl play: INVALID_ARGUMENT: option 'nope': unknown option"),
+    (["play", "--option", "match_target=many"], "bummerl play: INVALID_ARGUMENT: option 'match_target'"),
+    (["play", "--server", "127.0.0.1:1"], "bummerl play: cannot reach the server at 127.0.0.1:1"),
+    (["play", "--tc", "fast"], "bummerl play: --tc: bad time control part"),
+    (["serve", "--port", "70000"], "bummerl serve: error: argument --port: port 70000 is outside 0..65535"),
+    (["serve", "--port", "http"], "bummerl serve: error: argument --port: not a port number: http"),
+    (["play", "--colour", "red"], "bummerl: error: unrecognized arguments: --colour red"),
+])
+def test_cli_errors_are_one_clear_line(redis_url: str, argv: list[str], expected: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "bummerl", *argv], env=env_with(redis_url), capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith(expected), out.stderr
+
+
+def test_play_prints_each_deal_as_it_finishes(redis_url: str) -> None:
+    """Deal lines come before the result line, numbered from 1, one per deal of the record."""
+    out = subprocess.run([sys.executable, "-m", "bummerl", "play", "--seed", "4"], env=env_with(redis_url),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    deals = [line for line in lines if re.match(r"deal \d+: ", line)]
+    assert deals and [int(d.split()[1].rstrip(":")) for d in deals] == list(range(1, len(deals) + 1))
+    result = [line for line in lines if line.startswith("result: ")]
+    assert len(result) == 1 and lines.index(result[0]) > lines.index(deals[-1])
+    assert f"{len(deals)} deals" in result[0]
