@@ -191,11 +191,11 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"timeouts: deadline to enforced timeout p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
                   f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
-        r = bench.bench_service(args.matches, args.seconds, args.variant)
+        r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest)
         if args.json:
             print(json.dumps(r))
         else:
-            print(f"service: {r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
+            print(f"service ({r['api']}): {r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
                   f"({r['matches']} concurrent matches, {r['submit_calls']} calls in {r['seconds']} s, errors {r['errors']})")
     return 0
 
@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--matches", type=int, default=64)
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
+    b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:

@@ -57,14 +57,57 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str
     }
 
 
-async def _service_load(target: str, matches: int, seconds: float, variant: str) -> dict[str, Any]:
+class _RestCalls:
+    """The three calls of the service bench over the REST/JSON gateway (aiohttp client), with the
+    same dict shapes as :class:`bummerl_client.AsyncClient`; errors raise ``BummerlError``."""
+
+    def __init__(self, base_url: str) -> None:
+        import aiohttp
+
+        self.base = base_url.rstrip("/")
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+
+    async def _call(self, method: str, path: str, token: str | None = None, body: Any = None) -> dict[str, Any]:
+        import grpc
+
+        from bummerl_client import BummerlError
+
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with self.session.request(method, self.base + path, json=body, headers=headers) as resp:
+            out: dict[str, Any] = await resp.json()
+            if resp.status != 200:
+                raise BummerlError(grpc.StatusCode[out.get("code", "UNKNOWN")], out.get("message", ""))
+            return out
+
+    async def create_match(self, variant: str, seed: int | None = None) -> Any:
+        from bummerl_client.client import CreatedMatch
+
+        out = await self._call("POST", "/v1/matches", body={"variant": variant, "seed": seed})
+        tokens = [t["token"] for t in sorted(out["seat_tokens"], key=lambda t: t["seat"])]
+        return CreatedMatch(out["match_id"], tokens, out["summary"])
+
+    async def information_set(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
+        return await self._call("GET", f"/v1/matches/{match_id}/seats/{seat}/information-set", token)
+
+    async def submit_action(self, match_id: str, seat: int, token: str, expected_version: int,
+                            action: int) -> dict[str, Any]:
+        return await self._call("POST", f"/v1/matches/{match_id}/seats/{seat}/actions", token,
+                                {"expected_version": str(expected_version), "action_id": action})
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+async def _service_load(target: str, matches: int, seconds: float, variant: str,
+                        rest_url: str | None = None) -> dict[str, Any]:
     from bummerl_client import AsyncClient, BummerlError
 
     lat: list[float] = []
     stop_at = time.perf_counter() + seconds
     errors = 0
-    async with AsyncClient(target) as c:
-        await c.wait_ready(20)
+    async with AsyncClient(target) as grpc_client:
+        await grpc_client.wait_ready(20)
+        c: Any = _RestCalls(rest_url) if rest_url else grpc_client
 
         async def player(i: int) -> None:
             """Create matches and play both seats at random; the information set of the seat to
@@ -91,20 +134,26 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str)
                         info = await c.information_set(cm.match_id, seat, cm.tokens[seat])
 
         t0 = time.perf_counter()
-        await asyncio.gather(*(player(i) for i in range(matches)))
+        try:
+            await asyncio.gather(*(player(i) for i in range(matches)))
+        finally:
+            if rest_url:
+                await c.close()
         dt = time.perf_counter() - t0
     lat.sort()
     n = len(lat)
     return {
-        "matches": matches, "variant": variant, "submit_calls": n, "errors": errors, "seconds": round(dt, 3),
+        "matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc", "submit_calls": n, "errors": errors, "seconds": round(dt, 3),
         "actions_per_s": round(n / dt, 1),
         "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
         "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None,
     }
 
 
-def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at") -> dict[str, Any]:
+def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
+                  rest: bool = False) -> dict[str, Any]:
     """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
+    ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
@@ -112,8 +161,18 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     """
     from bummerl.app import spawn_server
 
-    with spawn_server() as (_, target):
-        return asyncio.run(_service_load(target, matches, seconds, variant))
+    http_port = _free_port() if rest else 0
+    with spawn_server(["--http-port", str(http_port)]) as (_, target):
+        rest_url = f"http://127.0.0.1:{http_port}" if rest else None
+        return asyncio.run(_service_load(target, matches, seconds, variant, rest_url))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 async def _timeout_load(target: str, matches: int, move_ms: int) -> dict[str, Any]:

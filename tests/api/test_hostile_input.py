@@ -86,6 +86,7 @@ async def test_bad_chunked_bodies_are_400_json(rt: Runtime, chunks: bytes) -> No
     req = b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunks
     status, _, out = parse(await raw_http(rt.http_port, req))
     assert status == 400 and isinstance(out, dict) and out["code"] == "INVALID_ARGUMENT"
+    assert out["reason"] == "MALFORMED_REQUEST" and "b'" not in out["message"] and "\n" not in out["message"]
 
 
 async def test_connections_over_the_cap_get_503(rt: Runtime) -> None:

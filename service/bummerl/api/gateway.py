@@ -441,8 +441,9 @@ class _JsonErrorHandler(RequestHandler):
             log.error("gateway: error handling a request from %s", request.remote, exc_info=exc)
             code, reason, text = grpc.StatusCode.INTERNAL, "INTERNAL", "internal error"
         else:
-            what = getattr(exc, "message", None) or message or type(exc).__name__
-            text = f"malformed HTTP request: {errors.clip(str(what), 200)}"
+            what = str(getattr(exc, "message", None) or message or type(exc).__name__)
+            what = re.split(r""":\s*b['"]""", what.strip().splitlines()[0] if what.strip() else "")[0].rstrip(": ")
+            text = f"malformed HTTP request: {errors.clip(what or type(exc).__name__, 200)}"
             log.info("gateway: %s from %s", text, request.remote)
             code, reason = grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
         if request.writer.output_size > 0:
