@@ -23,13 +23,15 @@ def test_bench_engine_runs_for_every_variant(variant: str) -> None:
     assert r["deals_per_s"] > 0
 
 
-def test_bench_service_prints_throughput_and_latency() -> None:
+@pytest.mark.parametrize("api", ["grpc", "rest"])
+def test_bench_service_prints_throughput_and_latency(api: str) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json"],
+        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json",
+         *(["--rest"] if api == "rest" else [])],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
-    assert r["submit_calls"] > 0 and r["errors"] == 0
+    assert r["submit_calls"] > 0 and r["errors"] == 0 and r["api"] == api
     assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
 
 
