@@ -91,6 +91,66 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
     return summary
 
 
+def _serve_workers(args: argparse.Namespace) -> int:
+    """``serve --workers N``: N server processes sharing the gRPC and REST ports on purpose
+    (SO_REUSEPORT) and one Redis (the embedded Valkey is started here, once); Prometheus
+    multiprocess mode, with this process serving the aggregate ``/metrics``. SIGTERM/SIGINT stop
+    the workers (each drains like a single server)."""
+    import subprocess
+    import tempfile
+    import time
+
+    from bummerl.store import resolve_redis_url
+
+    given = Settings.from_env(**{k: v for k, v in {"port": args.port, "http_port": args.http_port,
+                                                   "metrics_port": args.metrics_port, "host": args.host,
+                                                   "redis_url": args.redis_url}.items() if v is not None})
+    if given.port == 0:
+        raise SystemExit("bummerl serve: --workers needs a fixed --port (the workers share it)")
+    redis_url, embedded = resolve_redis_url(given.redis_url, args.data_dir)
+    prom_dir = tempfile.mkdtemp(prefix="bummerl-prom-")
+    env = {**os.environ, "BUMMERL_REDIS_URL": redis_url, "PROMETHEUS_MULTIPROC_DIR": prom_dir}
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = prom_dir  # before bummerl.metrics is imported here
+    argv = [sys.executable, "-m", "bummerl", "serve", "--workers", "1", "--reuse-port", "--metrics-port", "0",
+            "--port", str(given.port), "--http-port", str(given.http_port), "--host", given.host]
+    for flag, value in (("--admin-token", args.admin_token), ("--idle-limit", args.idle_limit)):
+        if value is not None:
+            argv += [flag, str(value)]
+    procs = [subprocess.Popen(argv, env=env) for _ in range(args.workers)]
+    stop = {"now": False}
+
+    def on_signal(*_: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        from bummerl import metrics
+
+        if given.metrics_port:
+            port = metrics.start_metrics_server(given.metrics_port, given.host)
+            print(f"bummerl: metrics of {args.workers} workers on http://{given.host}:{port}/metrics", flush=True)
+        print(f"bummerl: {args.workers} workers on gRPC {given.host}:{given.port}", flush=True)
+        while not stop["now"] and all(p.poll() is None for p in procs):
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if embedded is not None:
+            embedded.stop()
+        import shutil
+
+        shutil.rmtree(prom_dir, ignore_errors=True)
+    failed = [p.returncode for p in procs if p.returncode not in (0, -signal.SIGTERM)]
+    return 1 if failed and not stop["now"] else 0
+
+
 async def _serve(args: argparse.Namespace) -> int:
     from bummerl.app import Runtime
     from bummerl_client import AsyncClient
@@ -183,6 +243,20 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"ladder: {r['matches_per_min']:,.0f} matches/min ({r['games']} single-deal games, concurrency "
                   f"{r['concurrency']}, {r['seconds']} s); service overhead {r['overhead_ms_per_move']} ms per move "
                   f"({r['ms_per_move_server']} ms through the server - {r['ms_per_move_engine']} ms in process)")
+    elif args.what == "floor":
+        from bummerl.bench_floor import bench_floor
+
+        r = bench_floor(args.matches, args.seconds, args.variant)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            f, sv, h = r["floor"], r["service"], r["service_half_load"]
+            print(f"floor (aio gRPC + HGET + Lua CAS): {f['calls_per_s']:,.0f} calls/s, p50 {f['p50_ms']} ms, "
+                  f"p99 {f['p99_ms']} ms ({r['in_flight']} in flight)")
+            print(f"service SubmitAction: {sv['actions_per_s']:,.0f} calls/s, p50 {sv['p50_ms']} ms, p99 {sv['p99_ms']} ms"
+                  f" = {r['ratio']}x the floor")
+            print(f"service at half that rate ({h['rate']:,.0f}/s): {h['actions_per_s']:,.0f} calls/s, "
+                  f"p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms")
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -191,11 +265,13 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"timeouts: deadline to enforced timeout p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
                   f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
-        r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest)
+        r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers)
+        r["workers"] = args.workers
         if args.json:
             print(json.dumps(r))
         else:
-            print(f"service ({r['api']}): {r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
+            print(f"service ({r['api']}, {r['workers']} worker{'s' if r['workers'] > 1 else ''}): "
+                  f"{r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
                   f"({r['matches']} concurrent matches, {r['submit_calls']} calls in {r['seconds']} s, errors {r['errors']})")
     return 0
 
@@ -210,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="REST gateway port (default: BUMMERL_HTTP_PORT or 8080; 0 = off)")
     s.add_argument("--metrics-port", type=_port, default=None,
                    help="Prometheus port (default: BUMMERL_METRICS_PORT or 9095; 0 = off)")
+    s.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="N server processes sharing the ports and one Redis (Prometheus multiprocess mode)")
     s.add_argument("--reuse-port", action="store_true",
                    help="share the ports with other processes (SO_REUSEPORT); default: a port in use is an error")
     s.add_argument("--redis-url", default=None, help="Redis URL (default: BUMMERL_REDIS_URL or embedded Valkey)")
@@ -239,18 +317,19 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "timeouts", "ladder"])
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder"])
     b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
     b.add_argument("--seconds", type=float, default=10.0)
     b.add_argument("--matches", type=int, default=64)
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
+    b.add_argument("--workers", type=int, default=1, help="service: server processes (bummerl serve --workers N)")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
         if args.cmd == "serve":
-            return asyncio.run(_serve(args))
+            return _serve_workers(args) if args.workers > 1 else asyncio.run(_serve(args))
         if args.cmd == "play":
             return asyncio.run(_play_cmd(args))
         if args.cmd in ("ladder", "bot"):

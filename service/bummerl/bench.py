@@ -99,7 +99,9 @@ class _RestCalls:
 
 
 async def _service_load(target: str, matches: int, seconds: float, variant: str,
-                        rest_url: str | None = None) -> dict[str, Any]:
+                        rest_url: str | None = None, rate: float | None = None) -> dict[str, Any]:
+    """``matches`` players for ``seconds``; ``rate`` (SubmitAction/s over all players) paces an
+    open-loop load instead of calling as fast as answers come (latency below saturation)."""
     from bummerl_client import AsyncClient, BummerlError
 
     lat: list[float] = []
@@ -114,12 +116,17 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
             act comes from the SubmitAction answer, or one GetInformationSet when the turn passes."""
             nonlocal errors
             rng = random.Random(i)
+            period = matches / rate if rate else 0.0
+            next_at = time.perf_counter() + rng.random() * period
             while time.perf_counter() < stop_at:
                 cm = await c.create_match(variant, seed=i)
                 seat = int((await c.information_set(cm.match_id, 0, cm.tokens[0]))["deal"]["to_act"])
                 info = await c.information_set(cm.match_id, seat, cm.tokens[seat])
                 while time.perf_counter() < stop_at and not info["match"]["over"]:
                     a = rng.choice(info["legal_actions"])["id"]
+                    if period:
+                        await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+                        next_at += period
                     t = time.perf_counter()
                     try:
                         r = await c.submit_action(cm.match_id, seat, cm.tokens[seat], int(info["version"]), a)
@@ -143,7 +150,7 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
     lat.sort()
     n = len(lat)
     return {
-        "matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc", "submit_calls": n, "errors": errors, "seconds": round(dt, 3),
+        "matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc", "rate": rate, "submit_calls": n, "errors": errors, "seconds": round(dt, 3),
         "actions_per_s": round(n / dt, 1),
         "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
         "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None,
@@ -151,9 +158,10 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
 
 
 def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
-                  rest: bool = False) -> dict[str, Any]:
+                  rest: bool = False, workers: int = 1) -> dict[str, Any]:
     """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
     ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
+    ``workers``: ``bummerl serve --workers N`` (N processes on one port and one Valkey).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
@@ -162,7 +170,12 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     from bummerl.app import spawn_server
 
     http_port = _free_port() if rest else 0
-    with spawn_server(["--http-port", str(http_port)]) as (_, target):
+    extra = ["--http-port", str(http_port)]
+    if workers > 1:
+        extra += ["--workers", str(workers), "--port", str(_free_port())]
+    with spawn_server(extra) as (_, target):
+        if workers > 1:
+            time.sleep(1.0)  # the first worker is listening; let the others start too
         rest_url = f"http://127.0.0.1:{http_port}" if rest else None
         return asyncio.run(_service_load(target, matches, seconds, variant, rest_url))
 

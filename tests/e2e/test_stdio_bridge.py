@@ -94,7 +94,7 @@ async def test_join_reads_the_token_from_the_environment_and_exits_with_one_line
         subprocess.run, [sys.executable, "-m", "bummerl_client", "join", "--server", rt.target, "--match", m.match_id,
                          "--seat", "0", "--bot", "exec:sh -c 'while read l; do echo nonsense; done'"],
         env=env, capture_output=True, text=True, timeout=60)
-    other.wait(60)
+    await __import__("asyncio").to_thread(other.wait, 60)  # not other.wait(): the server runs on this loop
     assert proc.returncode == 4, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
     assert "unparsable" in proc.stderr and "seat resigned" in proc.stderr

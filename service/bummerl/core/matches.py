@@ -14,7 +14,9 @@ RESIGN, ILLEGAL, DISCONNECT, ABANDONED); ``think_ms`` the time from the start of
 commit and ``clock_ms`` the seat's main time after it (for a timeout: the time it had for the move), both
 -1 without a time control. The snapshot holds the log (seed, decks, first dealer, actions: the source of
 truth, which replays to the same state) and the state it produces, so a request restores it without
-replaying. Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
+replaying; a snapshot whose ``layout`` tag is not this engine's (another deploy added a state field) is
+restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson.
+Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
 ``variant``, ``created_at_ms``, ``over``, ``time_control`` (:class:`~bummerl.core.clocks.TimeControl`
 dict or null), ``timeout_policy``, ``idle_limit_ms``.
 
@@ -32,12 +34,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from bummerl import metrics
 from bummerl.rules import (
@@ -116,6 +119,13 @@ def _kind(entry: Sequence[Any]) -> str:
 def hash_token(token: str) -> str:
     """SHA-256 hex of a seat token: the only form the server stores (tokens never hit logs)."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _json_default(obj: Any) -> Any:
+    """orjson's fallback: named tuples (e.g. ``DealOutcome``) as arrays, like ``json.dumps``."""
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"cannot store a {type(obj).__name__} as JSON")
 
 
 @dataclass(frozen=True)
@@ -488,7 +498,7 @@ class MatchService:
     async def _stream(self, match_id: str, seat: int, ld: _Loaded, from_version: int) -> AsyncIterator[Update]:
         since = await self.store.events_since(match_id, max(0, from_version))
         # events committed after the load come with the next update, not twice
-        yield Update(ld.version, [json.loads(p) for v, p in since if v <= ld.version], self._infoset(match_id, ld, seat),
+        yield Update(ld.version, [orjson.loads(p) for v, p in since if v <= ld.version], self._infoset(match_id, ld, seat),
                      match_over=ld.state.over)
         last = max(ld.version, from_version)
         over = ld.state.over
@@ -497,10 +507,10 @@ class MatchService:
             if not got:
                 continue
             ld = await self._load(match_id)
-            evs = [json.loads(p) for v, p in got if v <= ld.version]
+            evs = [orjson.loads(p) for v, p in got if v <= ld.version]
             top = max(v for v, _ in got)
             if top < ld.version:  # commits landed between the read and the load: no gap
-                evs += [json.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
+                evs += [orjson.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
             evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
@@ -568,10 +578,10 @@ class MatchService:
         stored = await self.store.load(match_id)
         if stored is None:
             raise NotFoundError(f"no match {match_id}")
-        blob = json.loads(stored.state)
+        blob = orjson.loads(stored.state)
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
-        return _Loaded(stored.version, MatchState.from_snapshot(blob["snapshot"]), blob["entries"], stored.meta,
+        return _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
                        clocks, int(blob.get("deadline_ms", -1)))
 
     @staticmethod
@@ -595,11 +605,11 @@ class MatchService:
     def _encode(m: MatchState, entries: list[list[Any]], clocks: Clocks | None, deadline_ms: int) -> bytes:
         blob = {"snapshot": m.snapshot(), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
                 "deadline_ms": deadline_ms}
-        return json.dumps(blob, separators=(",", ":")).encode()
+        return orjson.dumps(blob, default=_json_default)
 
     @staticmethod
     def _event_bytes(e: dict[str, Any]) -> bytes:
-        return json.dumps(e, separators=(",", ":")).encode()
+        return orjson.dumps(e, default=_json_default)
 
     def _infoset(self, match_id: str, ld: _Loaded, seat: int) -> dict[str, Any]:
         """The seat's information set at ``ld.version``, with ``match_id``, ``version``, the clocks

@@ -861,6 +861,7 @@ class MatchState:
         d = self.deal
         deal = {n: getattr(d, n) for n in DealState.__slots__ if n != "rules"}
         return {
+            "layout": snapshot_layout(),
             "log": self.to_dict(),
             "deal_number": self.deal_number,
             "game_points": self.game_points,
@@ -876,8 +877,23 @@ class MatchState:
         }
 
     @classmethod
+    def restore(cls, data: dict[str, Any]) -> MatchState:
+        """A state from :meth:`snapshot` data, also data written by another version of the engine:
+        the snapshot is used when its ``layout`` is this engine's (:func:`snapshot_layout`),
+        otherwise (or if it does not load) the log is replayed (:meth:`from_dict`), so adding a
+        field to the state never makes stored matches unreadable. Raises IllegalActionError if
+        the log does not replay, KeyError if there is no log."""
+        if data.get("layout") == snapshot_layout():
+            try:
+                return cls.from_snapshot(data)
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass
+        return cls.from_dict(data["log"])
+
+    @classmethod
     def from_snapshot(cls, data: dict[str, Any]) -> MatchState:
-        """Inverse of :meth:`snapshot` (no replay). Raises KeyError/TypeError on foreign data."""
+        """Inverse of :meth:`snapshot` (no replay). Raises KeyError/TypeError on foreign data;
+        :meth:`restore` checks the layout and falls back to the log."""
         from .variant import configure_cached
 
         log = data["log"]
@@ -936,3 +952,23 @@ class MatchState:
             f"<MatchState {self.rules.spec.id} seed={self.seed} deal={self.deal_number} "
             f"score={self.game_points} to_act={self.to_act} actions={len(self.actions)}>"
         )
+
+
+SNAPSHOT_FORMAT = 1
+"""Bump when the meaning of a snapshot field changes without a slot being added or removed."""
+
+
+def snapshot_layout() -> str:
+    """The layout tag written into every snapshot: :data:`SNAPSHOT_FORMAT` and a digest of the
+    slot names of :class:`MatchState` and :class:`DealState`, so that a deploy that adds, removes
+    or renames a slot changes it and :meth:`MatchState.restore` replays the log instead."""
+    global _LAYOUT
+    if _LAYOUT is None:
+        import hashlib
+
+        names = ",".join([*MatchState.__slots__, "|", *DealState.__slots__])
+        _LAYOUT = f"{SNAPSHOT_FORMAT}:{hashlib.sha256(names.encode()).hexdigest()[:12]}"
+    return _LAYOUT
+
+
+_LAYOUT: str | None = None

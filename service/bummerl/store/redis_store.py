@@ -37,6 +37,7 @@ from importlib import resources
 from types import TracebackType
 from typing import Any
 
+import orjson
 import redis.asyncio as aioredis
 from redis.asyncio.connection import ConnectionPool
 from redis.exceptions import RedisError
@@ -249,7 +250,7 @@ class MatchStore:
             raise StoreError(f"match {match_id!r} is corrupt: {type(exc).__name__}: {exc}") from exc
         plen = len(keys.META_PREFIX)
         meta = {
-            name[plen:].decode("utf-8"): json.loads(value)
+            name[plen:].decode("utf-8"): orjson.loads(value)
             for name, value in raw.items()
             if name.startswith(keys.META_PREFIX)
         }

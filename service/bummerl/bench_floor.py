@@ -1,0 +1,136 @@
+"""``bummerl bench floor``: what Python gRPC + Redis can do at all, next to our SubmitAction.
+
+The floor is a minimal ``grpc.aio`` servicer in its own process that, per call, decodes a
+``SubmitActionRequest``, does one ``HGET`` of the match version and one Lua compare-and-set
+(``HSET`` of the next version when the expected one matches), and answers a
+``SubmitActionResponse`` with the new version. It runs on the same Valkey as the service
+measured right after it in the same run (``bummerl serve`` in another process), with the same
+number of calls in flight, so the ratio ``service / floor`` is comparable across machines.
+
+Figures: calls/s and p50/p99 (ms) of both, their ratio, and the service's p50/p99 at half of
+its saturating rate (an open-loop paced load: latency when the server is not the bottleneck).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+CAS = """
+if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'version', ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+async def _floor_serve(port: int, redis_url: str) -> None:
+    """The floor server: ``/bummerl.v1.GameService/SubmitAction`` only, until killed."""
+    import grpc
+    import redis.asyncio as aioredis
+
+    from bummerl.v1 import game_pb2
+
+    client = aioredis.Redis.from_url(redis_url, max_connections=256)
+    cas = client.register_script(CAS)
+
+    async def submit(request: Any, context: Any) -> Any:
+        key = f"bm:floor:{request.match_id}"
+        current = await client.hget(key, "version")
+        version = int(current or 0)
+        await cas(keys=[key], args=[str(version), str(version + 1)])
+        return game_pb2.SubmitActionResponse(version=version + 1)
+
+    handler = grpc.method_handlers_generic_handler("bummerl.v1.GameService", {
+        "SubmitAction": grpc.unary_unary_rpc_method_handler(
+            submit, request_deserializer=game_pb2.SubmitActionRequest.FromString,
+            response_serializer=game_pb2.SubmitActionResponse.SerializeToString),
+    })
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    bound = server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    print(f"floor listening on 127.0.0.1:{bound}", flush=True)
+    await server.wait_for_termination()
+
+
+async def _floor_load(target: str, in_flight: int, seconds: float) -> dict[str, Any]:
+    import grpc
+
+    from bummerl.v1 import game_pb2, game_pb2_grpc
+
+    lat: list[float] = []
+    async with grpc.aio.insecure_channel(target) as channel:
+        await asyncio.wait_for(channel.channel_ready(), 20)
+        stub = game_pb2_grpc.GameServiceStub(channel)
+        stop_at = time.perf_counter() + seconds
+
+        async def caller(i: int) -> None:
+            version = 0
+            while time.perf_counter() < stop_at:
+                t = time.perf_counter()
+                resp = await stub.SubmitAction(game_pb2.SubmitActionRequest(
+                    match_id=f"m{i}", seat=0, expected_version=version, action_id=0))
+                lat.append(time.perf_counter() - t)
+                version = resp.version
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(caller(i) for i in range(in_flight)))
+        dt = time.perf_counter() - t0
+    return _figures(lat, dt)
+
+
+def _figures(lat: list[float], seconds: float) -> dict[str, Any]:
+    lat = sorted(lat)
+    n = len(lat)
+    return {"calls": n, "seconds": round(seconds, 3), "calls_per_s": round(n / seconds, 1),
+            "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
+            "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None}
+
+
+def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at") -> dict[str, Any]:
+    """Run the floor, then ``bummerl serve`` under the bench-service load, on one Valkey (the
+    embedded one, or ``BUMMERL_REDIS_URL``). ``matches``: calls in flight / concurrent matches.
+    Returns ``{"floor": {...}, "service": {...}, "ratio", "service_half_load": {...}}``
+    (calls/s, p50_ms, p99_ms)."""
+    from bummerl.app import spawn_server
+    from bummerl.bench import _free_port, _service_load
+    from bummerl.store import resolve_redis_url
+
+    redis_url, embedded = resolve_redis_url(None, None)
+    saved = os.environ.get("BUMMERL_REDIS_URL")
+    os.environ["BUMMERL_REDIS_URL"] = redis_url
+    try:
+        port = _free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", f"import asyncio; from bummerl.bench_floor import _floor_serve; "
+                                   f"asyncio.run(_floor_serve({port}, {redis_url!r}))"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if "floor listening" in line:
+                    break
+            floor = asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds))
+        finally:
+            proc.kill()
+            proc.wait()
+        with spawn_server(own_redis=False) as (_, target):
+            service = asyncio.run(_service_load(target, matches, seconds, variant))
+            half = asyncio.run(_service_load(target, matches, seconds, variant,
+                                             rate=max(1.0, service["actions_per_s"] / 2)))
+    finally:
+        if saved is None:
+            os.environ.pop("BUMMERL_REDIS_URL", None)
+        else:
+            os.environ["BUMMERL_REDIS_URL"] = saved
+        if embedded is not None:
+            embedded.stop()
+    return {"in_flight": matches, "floor": floor, "service": service, "service_half_load": half,
+            "ratio": round(service["actions_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None}
