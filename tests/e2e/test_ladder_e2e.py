@@ -1,4 +1,4 @@
-"""Ladders end to end over real processes (DESIGN §5): a server, connected bots running as
+"""Ladders end to end over real processes (docs/DESIGN.md §5): a server, connected bots running as
 ``bummerl bot run`` processes (one too slow for the clock, one that crashes mid-match), and a
 server killed with SIGKILL mid-ladder and restarted on the same Redis."""
 

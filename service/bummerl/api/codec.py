@@ -10,7 +10,7 @@ four conventions (see ``proto/bummerl/v1/common.proto``):
   other keys are that member's fields; ``"version"`` and ``"deal_number"`` go to the ``Event``.
   ``deal_end`` / ``match_end`` take ``{"result": {...}}`` or the result's keys inline.
 * The deal's ``own_trick_points``, ``own_won_cards``, ``own_deal_points`` (present only where the
-  variant lets a player look at his tricks, RULES.md §14.2) become the ``OwnTricks own_tricks``
+  variant lets a player look at his tricks, docs/RULES.md §14.2) become the ``OwnTricks own_tricks``
   sub-message, which stays unset otherwise.
 * Option values (``options`` maps, ``OptionInfo`` default/allowed) are strings; bools and ints
   are converted (``True`` -> ``"true"``, ``7`` -> ``"7"``).
@@ -64,7 +64,7 @@ _EVENT_TYPES = {kind: type_ for type_, kind in EVENT_KINDS.items()}
 _EVENT_COMMON = ("version", "deal_number")
 _RESULT_EVENTS = ("deal_end", "match_end")
 
-#: Flat deal keys of the engine -> fields of ``OwnTricks`` (RULES.md §14.2, OBI-PLAY-1).
+#: Flat deal keys of the engine -> fields of ``OwnTricks`` (docs/RULES.md §14.2, OBI-PLAY-1).
 OWN_TRICKS_KEYS: dict[str, str] = {
     "own_trick_points": "trick_points",
     "own_won_cards": "won_cards",
@@ -346,7 +346,7 @@ def _information_set_shape(d: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
-    """The engine's information-set dict (RULES.md §14; shape in the module docstring of
+    """The engine's information-set dict (docs/RULES.md §14; shape in the module docstring of
     ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
     Raises :class:`CodecError` on an unknown key anywhere in the tree."""
     return dict_to_pb(_information_set_shape(d), common_pb2.InformationSet)

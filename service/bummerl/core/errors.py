@@ -52,7 +52,7 @@ class NotYourTurnError(IllegalActionError):
 
 
 class TimeoutLostError(ServiceError):
-    """An action that arrived after the seat's deadline (DESIGN §5): the server applied the
+    """An action that arrived after the seat's deadline (docs/DESIGN.md §5): the server applied the
     match's timeout policy instead (by this call or by the reaper), never both. ->
     FAILED_PRECONDITION."""
 
