@@ -36,7 +36,7 @@ demo: setup
 	$(PY) -m bummerl play --variant $(VARIANT) --bots greedy,random
 
 lint: setup
-	$(PY) -m ruff check service clients tests bench proto/generate.py
+	$(PY) -m ruff check service clients tests bench proto/generate.py deploy
 
 typecheck: setup
 	$(PY) -m mypy service/bummerl/rules
