@@ -11,11 +11,13 @@ class ServiceError(Exception):
 
 
 class NotFoundError(ServiceError, LookupError):
-    """An unknown match, seat, variant, ladder or bot. -> NOT_FOUND."""
+    """An unknown match, ladder or bot. -> NOT_FOUND. (An unknown variant or a seat outside the
+    table is a malformed request: :class:`InvalidArgumentError` / the engine's errors.)"""
 
 
 class InvalidArgumentError(ServiceError, ValueError):
-    """A malformed request: unknown variant or option, bad value, wrong seat count. -> INVALID_ARGUMENT."""
+    """A malformed request: unknown variant or option, bad value, wrong seat count, a seat outside
+    the table. -> INVALID_ARGUMENT."""
 
 
 class UnauthenticatedError(ServiceError):
