@@ -16,7 +16,15 @@ $(VENV)/.installed: pyproject.toml setup.py
 service/bummerl/v1/__init__.py: $(PROTOS) proto/generate.py $(VENV)/.installed
 	$(PY) proto/generate.py service
 
-setup: $(VENV)/.installed service/bummerl/v1/__init__.py  ## create .venv, install, generate protobuf code
+# The Node.js gRPC client's packages (clients/node/grpc.mjs, tested in tests/e2e), where npm exists.
+NPM := $(shell command -v npm 2>/dev/null)
+NODE_DEPS := $(if $(NPM),clients/node/node_modules/.package-lock.json)
+
+clients/node/node_modules/.package-lock.json: clients/node/package.json clients/node/package-lock.json
+	cd clients/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(VENV)/.installed service/bummerl/v1/__init__.py $(NODE_DEPS)  ## create .venv, install, generate protobuf code
 
 proto: $(VENV)/.installed  ## regenerate bummerl.v1 from proto/
 	$(PY) proto/generate.py service
@@ -28,7 +36,7 @@ demo: setup
 	$(PY) -m bummerl play --variant $(VARIANT) --bots greedy,random
 
 lint: setup
-	$(PY) -m ruff check service clients tests bench proto/generate.py
+	$(PY) -m ruff check service clients tests bench proto/generate.py deploy
 
 typecheck: setup
 	$(PY) -m mypy service/bummerl/rules
@@ -45,4 +53,4 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench ladder --matches 100
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info service/bummerl/v1/*_pb2* service/bummerl/v1/__init__.py
+	rm -rf $(VENV) build dist *.egg-info service/bummerl/v1/*_pb2* service/bummerl/v1/__init__.py clients/node/node_modules

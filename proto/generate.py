@@ -2,6 +2,10 @@
 
 Used by `make proto` (output into service/, for the editable install) and by setup.py's build
 hook (output into the wheel's build dir), so that `pip install .` works without make.
+Imports resolve inside proto/ (google/api/{annotations,http}.proto are vendored there from
+googleapis-common-protos, so any client loads our protos with proto/ as its only include dir)
+plus grpc_tools' own google/protobuf/*.proto. The generated code still imports
+google.api.annotations_pb2 from googleapis-common-protos at run time.
 Usage: python proto/generate.py OUT_DIR   -> writes OUT_DIR/bummerl/v1/*_pb2.py, *_pb2_grpc.py, *.pyi
 """
 
@@ -16,13 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def generate(out_dir: str) -> list[str]:
     """Run grpc_tools.protoc; return the .proto files compiled. Raises RuntimeError if protoc fails."""
-    import google.api  # googleapis-common-protos ships google/api/{annotations,http}.proto
     import grpc_tools
     from grpc_tools import protoc
 
     files = sorted(glob.glob(os.path.join(HERE, "bummerl", "v1", "*.proto")))
-    googleapis_root = os.path.dirname(os.path.dirname(list(google.api.__path__)[0]))
-    includes = [HERE, os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"), googleapis_root]
+    includes = [HERE, os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")]
     os.makedirs(os.path.join(out_dir, "bummerl", "v1"), exist_ok=True)
     args = [
         "grpc_tools.protoc",

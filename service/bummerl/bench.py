@@ -216,7 +216,7 @@ async def _timeout_load(target: str, matches: int, move_ms: int) -> dict[str, An
 
 
 def bench_timeouts(matches: int = 200, move_ms: int = 300) -> dict[str, Any]:
-    """Timing accuracy of the reaper (DESIGN §5): ``matches`` matches with a fixed time per move of
+    """Timing accuracy of the reaper (docs/DESIGN.md §5): ``matches`` matches with a fixed time per move of
     ``move_ms`` in which nobody acts, on a ``bummerl serve`` subprocess (embedded Valkey, reaper
     defaults). For each, the lateness = commit time of the timeout (record) minus the deadline,
     in **milliseconds** (server clock). Returns ``{"matches", "move_ms", "p50_ms", "p99_ms",

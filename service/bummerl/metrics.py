@@ -1,4 +1,4 @@
-"""Prometheus metrics of the service (DESIGN.md §6), served on their own port.
+"""Prometheus metrics of the service (docs/DESIGN.md §6), served on their own port.
 
 gRPC metrics use the names and labels of go-grpc-prometheus, so its dashboards and alerts apply:
 

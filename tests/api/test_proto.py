@@ -110,7 +110,7 @@ def test_information_set_round_trip() -> None:
 
 
 def test_own_tricks_unset_where_the_variant_hides_them() -> None:
-    """RULES.md §14.2: without own_* keys no OwnTricks is sent at all (not even zeros)."""
+    """docs/RULES.md §14.2: without own_* keys no OwnTricks is sent at all (not even zeros)."""
     d = copy.deepcopy(INFOSET)
     for key in ("own_trick_points", "own_won_cards", "own_deal_points"):
         del d["deal"][key]

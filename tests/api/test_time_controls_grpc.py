@@ -1,4 +1,4 @@
-"""Time controls and the admin token over gRPC and REST (DESIGN §5): what a remote bot sees."""
+"""Time controls and the admin token over gRPC and REST (docs/DESIGN.md §5): what a remote bot sees."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Clock arithmetic (service/bummerl/core/clocks.py, DESIGN §5; RULES.md SRV-5 leaves time limits to
+"""Clock arithmetic (service/bummerl/core/clocks.py, docs/DESIGN.md §5; docs/RULES.md SRV-5 leaves time limits to
 the server). Pure: no Redis, no sleeping."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Races on one match (DESIGN §3): the same SubmitAction sent twice at once, a resignation racing an
+"""Races on one match (docs/DESIGN.md §3): the same SubmitAction sent twice at once, a resignation racing an
 action, stream subscribers while commits land. Real Valkey, no mocks."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Server clocks, deadlines, the reaper and timeout policies (DESIGN §5; RULES.md SRV-5 leaves
+"""Server clocks, deadlines, the reaper and timeout policies (docs/DESIGN.md §5; docs/RULES.md SRV-5 leaves
 time limits to the server) against a real Valkey, with an injected clock: no test sleeps."""
 
 from __future__ import annotations

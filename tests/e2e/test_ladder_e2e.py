@@ -1,4 +1,4 @@
-"""Ladders end to end over real processes (DESIGN §5): a server, connected bots running as
+"""Ladders end to end over real processes (docs/DESIGN.md §5): a server, connected bots running as
 ``bummerl bot run`` processes (one too slow for the clock, one that crashes mid-match), and a
 server killed with SIGKILL mid-ladder and restarted on the same Redis."""
 
@@ -9,12 +9,14 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_servers import free_port, start_server
+from prometheus_client.parser import text_string_to_metric_families
 
 from bummerl_client import AsyncClient
 
@@ -37,6 +39,30 @@ def procs() -> Iterator[list[subprocess.Popen[str]]]:
         p.wait()
 
 
+async def wait_connected(metrics_port: int, bots: int, seconds: float = 30) -> None:
+    """Until ``bots`` StreamAssignments calls are open on the server (its /metrics: started minus
+    handled): a match's clock starts when the ladder creates it, connected or not, so a bot
+    process still importing would lose its first move on time."""
+    def open_streams() -> float:
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as r:  # noqa: S310
+            text = r.read().decode()
+        count = {"started": 0.0, "handled": 0.0}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.labels.get("grpc_method") == "StreamAssignments":
+                    if sample.name == "grpc_server_started_total":
+                        count["started"] += sample.value
+                    elif sample.name == "grpc_server_handled_total":
+                        count["handled"] += sample.value
+        return count["started"] - count["handled"]
+
+    for _ in range(int(seconds * 10)):
+        if await asyncio.to_thread(open_streams) >= bots:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"fewer than {bots} bots connected after {seconds} s")
+
+
 async def wait_finished(c: AsyncClient, ladder_id: str, seconds: float) -> dict[str, Any]:
     for _ in range(int(seconds * 10)):
         lad = await c.ladder(ladder_id)
@@ -53,8 +79,8 @@ async def test_ladder_with_a_slow_and_a_crashing_bot_records_the_right_outcomes(
     crash = tmp_path / "crash.sh"
     crash.write_text('n=0\nwhile IFS= read -r l; do case "$l" in *\'"type":"decide"\'*) n=$((n+1)); '
                      '[ "$n" -ge 4 ] && exit 7; printf "%s\\n" "$l" | ' + FIRST_LEGAL + ';; esac; done\n')
-    port = free_port()
-    procs.append(start_server(redis_url, port))
+    port, metrics_port = free_port(), free_port()
+    procs.append(start_server(redis_url, port, "--metrics-port", str(metrics_port)))
     target = f"127.0.0.1:{port}"
     async with AsyncClient(target) as c:
         await c.wait_ready(20)
@@ -62,6 +88,7 @@ async def test_ladder_with_a_slow_and_a_crashing_bot_records_the_right_outcomes(
         regs = {name: await c.register_bot(f"{name}-{tag}") for name in ("greedy", "slow", "crash")}
         for name, spec in (("greedy", "greedy"), ("slow", f"exec:sh {slow}"), ("crash", f"exec:sh {crash}")):
             procs.append(bot_process(target, regs[name]["bot_token"], spec))
+        await wait_connected(metrics_port, 3)
         lad = await c.create_ladder(name="faults", variant="schnapsen-at", bot_ids=[r["bot_id"] for r in regs.values()],
                                     rounds=1, duplicate_deals=True, deals_per_game=0, concurrency=6,
                                     time_control={"move_cap_ms": 2000}, timeout_policy="forfeit-match")

@@ -1,5 +1,5 @@
 """The SDK runner survives a server killed with SIGKILL mid-match and restarted on the same Redis
-(DESIGN §3: any replica can serve any request; a killed one loses nothing): every match completes,
+(docs/DESIGN.md §3: any replica can serve any request; a killed one loses nothing): every match completes,
 and no action is lost or applied twice (the record's versions are contiguous and replay)."""
 
 from __future__ import annotations

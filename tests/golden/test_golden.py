@@ -1,4 +1,4 @@
-"""Golden deals (tests/golden/README.md): hand-written scenarios from RULES.md, replayed here."""
+"""Golden deals (tests/golden/README.md): hand-written scenarios from docs/RULES.md, replayed here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ladders in Redis (DESIGN §5): planning, claiming with a concurrency cap, duplicate deals with
+"""Ladders in Redis (docs/DESIGN.md §5): planning, claiming with a concurrency cap, duplicate deals with
 relabelled suits, exactly-once results, bot tokens for seats, leaderboards. Real Valkey; the bots
 play in this process through the match service with their bot tokens."""
 

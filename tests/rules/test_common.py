@@ -1,4 +1,4 @@
-"""Common definitions (RULES.md §1: DEF-*), server conventions (SRV-*), cross-variant OPEN items
+"""Common definitions (docs/RULES.md §1: DEF-*), server conventions (SRV-*), cross-variant OPEN items
 (OPEN-GEN-*), action id/text/struct round trips, option validation and purity of ``apply``.
 
 Scenario deals come from :mod:`tests.rules.test_schnapsen_at` (derivations are there); the

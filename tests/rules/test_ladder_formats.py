@@ -1,4 +1,4 @@
-"""Server formats of the match used by ladders (RULES.md SRV-5 leaves them to the server): a deal
+"""Server formats of the match used by ladders (docs/RULES.md SRV-5 leaves them to the server): a deal
 limit and suit relabelling of seeded decks (duplicate deals a bot cannot recognise)."""
 
 from __future__ import annotations

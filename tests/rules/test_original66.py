@@ -1,7 +1,7 @@
-"""``snaps-original66`` (RULES.md §3): one or more tests per rule ID O66-* and per OPEN-O66-* option.
+"""``snaps-original66`` (docs/RULES.md §3): one or more tests per rule ID O66-* and per OPEN-O66-* option.
 
 Every scenario is an explicit deal (hands by seat, face-up trump card, talon top first) and every
-expected value is derived by hand from RULES.md (the arithmetic is in the comments), never copied
+expected value is derived by hand from docs/RULES.md (the arithmetic is in the comments), never copied
 from the engine. Seat 0 is the non-dealer (dealer = 1) unless a test says otherwise.
 """
 

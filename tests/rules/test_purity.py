@@ -1,4 +1,4 @@
-"""DESIGN §2/§7: ``bummerl.rules`` is pure: it imports only the standard library and itself
+"""docs/DESIGN.md §2/§7: ``bummerl.rules`` is pure: it imports only the standard library and itself
 (no asyncio, grpc, redis, time or global random state), and never the service."""
 
 from __future__ import annotations

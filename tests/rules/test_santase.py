@@ -1,7 +1,7 @@
-"""``santase`` (RULES.md §5): one test per rule id SAN-* and per OPEN-SAN-* option value.
+"""``santase`` (docs/RULES.md §5): one test per rule id SAN-* and per OPEN-SAN-* option value.
 
 Every scenario is an explicit deal (hands by seat, face-up trump card, talon top first); the
-expected outcome is derived by hand from RULES.md, never copied from the engine. Unless stated
+expected outcome is derived by hand from docs/RULES.md, never copied from the engine. Unless stated
 otherwise seat 1 deals, so seat 0 (the non-dealer) leads the first trick (SAN-LEAD-1), and hearts
 are trumps. Notation in the comments: ``T3: AS/9S s0 +11 (39)`` = trick 3, the leader plays AS,
 the follower 9S, seat 0 wins 11 card points (39 in total). Card points (SAN-DECK-2, default):
@@ -262,7 +262,7 @@ def test_SAN_PLAY_3_no_own_won_cards_or_points_in_information_set() -> None:
 
 
 def test_SAN_PLAY_3_history_is_public_record_without_aggregates() -> None:
-    # §14.2 says the server does not resend a completed trick; DESIGN.md (issue #2) makes one
+    # §14.2 says the server does not resend a completed trick; docs/DESIGN.md (issue #2) makes one
     # deliberate exception for every variant: the information set carries the deal's full public
     # history (perfect recall of what both players saw). What SAN-PLAY-3 forbids stays forbidden:
     # no list of won cards, no running point totals, not even the trick winner's own.

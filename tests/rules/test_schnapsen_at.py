@@ -1,7 +1,7 @@
-"""``schnapsen-at`` (RULES.md §2): one test per rule id AT-* and per OPEN-AT-* option value.
+"""``schnapsen-at`` (docs/RULES.md §2): one test per rule id AT-* and per OPEN-AT-* option value.
 
 Every scenario is an explicit deal (hands by seat, face-up trump card, talon top first); the
-expected outcome is derived by hand from RULES.md. Unless stated otherwise seat 1 deals, so
+expected outcome is derived by hand from docs/RULES.md. Unless stated otherwise seat 1 deals, so
 seat 0 (the non-dealer) leads the first trick (AT-LEAD-1). Trick-by-trick derivations are in the
 comments: ``T3: s0 AD / s1 JD -> s0 +13 (39)`` means trick 3, seat 0 leads AD, seat 1 follows JD,
 seat 0 wins 13 card points (39 in total).

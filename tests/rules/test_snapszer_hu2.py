@@ -1,7 +1,7 @@
-"""``snapszer-hu-2p`` (RULES.md §6): one test per rule id HU2-* and per OPEN-HU2-* option value.
+"""``snapszer-hu-2p`` (docs/RULES.md §6): one test per rule id HU2-* and per OPEN-HU2-* option value.
 
 Every scenario is an explicit deal (hands by seat, face-up trump card, talon top first); the
-expected outcome is derived by hand from RULES.md, never copied from the engine. Unless stated
+expected outcome is derived by hand from docs/RULES.md, never copied from the engine. Unless stated
 otherwise seat 1 deals, so seat 0 (the non-dealer) leads the first trick (HU2-LEAD-1), and piros
 (hearts, H) is trump. Notation in the comments: ``T3: AS/JS s0 +13 (40)`` = trick 3, the leader
 plays AS, the follower JS, seat 0 wins 13 card points (40 in total). Card points (HU2-DECK-1):
@@ -269,7 +269,7 @@ def test_HU2_PLAY_3_no_own_won_cards_or_points_in_information_set() -> None:
 
 
 def test_HU2_PLAY_3_history_is_public_record_without_aggregates() -> None:
-    # HU2-PLAY-3 / §14.2: "sends each trick once and no running totals". DESIGN.md (issue #2)
+    # HU2-PLAY-3 / §14.2: "sends each trick once and no running totals". docs/DESIGN.md (issue #2)
     # deliberately keeps the full public history in the information set (perfect recall); the
     # running totals stay forbidden: trick events carry no points, no own won cards / points.
     m = play(e1(), "AC", "JC", "TC")

@@ -1,4 +1,4 @@
-"""Connected bots (DESIGN §5): a registered bot connects once to its assignment stream and plays
+"""Connected bots (docs/DESIGN.md §5): a registered bot connects once to its assignment stream and plays
 every match the server assigns to it, many at once, with its bot token as the seat token.
 
 :func:`run_bot` reconnects with backoff whenever the stream drops (a server restart loses no

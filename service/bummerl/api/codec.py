@@ -10,10 +10,14 @@ four conventions (see ``proto/bummerl/v1/common.proto``):
   other keys are that member's fields; ``"version"`` and ``"deal_number"`` go to the ``Event``.
   ``deal_end`` / ``match_end`` take ``{"result": {...}}`` or the result's keys inline.
 * The deal's ``own_trick_points``, ``own_won_cards``, ``own_deal_points`` (present only where the
-  variant lets a player look at his tricks, RULES.md §14.2) become the ``OwnTricks own_tricks``
+  variant lets a player look at his tricks, docs/RULES.md §14.2) become the ``OwnTricks own_tricks``
   sub-message, which stays unset otherwise.
 * Option values (``options`` maps, ``OptionInfo`` default/allowed) are strings; bools and ints
   are converted (``True`` -> ``"true"``, ``7`` -> ``"7"``).
+* Facts the engine's event dicts leave out are filled in on the way to the wire, where the
+  caller knows them: ``DealStarted.hand_sizes`` (the variant's hand size for every seat,
+  :func:`deal_hand_sizes`), and in an information set the ``deal_number`` of the history events
+  (the current deal's). A value the dict already has is kept.
 
 Every dict -> message function is strict: a key the message does not have, a wrong type or an
 unknown enum/event name raises :class:`CodecError`, so engine/proto mismatches fail loudly in
@@ -32,6 +36,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from bummerl.rules import UnknownVariantError, find_variant
 from bummerl.v1 import common_pb2
 
 M = TypeVar("M", bound=Message)
@@ -64,7 +69,7 @@ _EVENT_TYPES = {kind: type_ for type_, kind in EVENT_KINDS.items()}
 _EVENT_COMMON = ("version", "deal_number")
 _RESULT_EVENTS = ("deal_end", "match_end")
 
-#: Flat deal keys of the engine -> fields of ``OwnTricks`` (RULES.md §14.2, OBI-PLAY-1).
+#: Flat deal keys of the engine -> fields of ``OwnTricks`` (docs/RULES.md §14.2, OBI-PLAY-1).
 OWN_TRICKS_KEYS: dict[str, str] = {
     "own_trick_points": "trick_points",
     "own_won_cards": "won_cards",
@@ -290,10 +295,28 @@ def _event_shape(d: Mapping[str, Any]) -> dict[str, Any]:
     return shape
 
 
-def event_to_pb(d: Mapping[str, Any]) -> common_pb2.Event:
+def deal_hand_sizes(variant: str, num_seats: int = 2) -> list[int] | None:
+    """Cards in every hand right after a deal of ``variant`` (id or alias): the hand size of its
+    deal pattern for each of ``num_seats`` seats, e.g. ``[5, 5]`` for schnapsen-at; None for an
+    unknown variant."""
+    try:
+        spec = find_variant(variant)
+    except UnknownVariantError:
+        return None
+    return [spec.hand_size] * num_seats
+
+
+def _with_hand_sizes(d: Mapping[str, Any], hand_sizes: list[int] | None) -> Mapping[str, Any]:
+    if hand_sizes and isinstance(d, Mapping) and d.get("type") == "deal" and not d.get("hand_sizes"):
+        return {**d, "hand_sizes": list(hand_sizes)}
+    return d
+
+
+def event_to_pb(d: Mapping[str, Any], hand_sizes: list[int] | None = None) -> common_pb2.Event:
     """An engine event dict ``{"type": "play", "seat": 0, "card": "AH", "version"?, "deal_number"?}``
-    as ``Event``. Raises :class:`CodecError` for an unknown type or key."""
-    return dict_to_pb(_event_shape(d), common_pb2.Event)
+    as ``Event``; a ``deal`` event without ``hand_sizes`` gets ``hand_sizes`` (see
+    :func:`deal_hand_sizes`). Raises :class:`CodecError` for an unknown type or key."""
+    return dict_to_pb(_event_shape(_with_hand_sizes(d, hand_sizes)), common_pb2.Event)
 
 
 def event_to_dict(event: common_pb2.Event) -> dict[str, Any]:
@@ -340,13 +363,23 @@ def _information_set_shape(d: Mapping[str, Any]) -> dict[str, Any]:
             deal["own_tricks"] = own
         history = deal.get("history")
         if _is_list(history):
-            deal["history"] = [_event_shape(e) for e in history]
+            variant, seats = shape.get("variant"), shape.get("num_seats")
+            sizes = deal_hand_sizes(variant, seats) if isinstance(variant, str) and isinstance(seats, int) else None
+            match = shape.get("match")
+            number = match.get("deal_number") if isinstance(match, Mapping) else None
+            deal["history"] = [_event_shape(_in_deal(_with_hand_sizes(e, sizes), number)) for e in history]
         shape["deal"] = deal
     return shape
 
 
+def _in_deal(d: Mapping[str, Any], deal_number: Any) -> Mapping[str, Any]:
+    if isinstance(deal_number, int) and isinstance(d, Mapping) and "deal_number" not in d:
+        return {**d, "deal_number": deal_number}
+    return d
+
+
 def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
-    """The engine's information-set dict (RULES.md §14; shape in the module docstring of
+    """The engine's information-set dict (docs/RULES.md §14; shape in the module docstring of
     ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
     Raises :class:`CodecError` on an unknown key anywhere in the tree."""
     return dict_to_pb(_information_set_shape(d), common_pb2.InformationSet)

@@ -15,10 +15,12 @@ from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 
 def _update_fields(u: Update) -> dict[str, Any]:
+    info = u.information_set
+    hand_sizes = codec.deal_hand_sizes(info["variant"], info["num_seats"])
     return {
         "version": u.version,
-        "events": [codec.event_to_pb(e) for e in u.events],
-        "information_set": codec.information_set_to_pb(u.information_set),
+        "events": [codec.event_to_pb(e, hand_sizes) for e in u.events],
+        "information_set": codec.information_set_to_pb(info),
     }
 
 

@@ -1,5 +1,5 @@
 """Use cases of the service without protobuf: matches, seats, tokens, versions, clocks and
-timeouts (DESIGN §3, §5)."""
+timeouts (docs/DESIGN.md §3, §5)."""
 
 from .clocks import TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
 from .matches import CreatedMatch, MatchService, Update

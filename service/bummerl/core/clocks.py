@@ -1,10 +1,10 @@
-"""Time controls and chess-style clocks, all clock arithmetic in one place (DESIGN §5).
+"""Time controls and chess-style clocks, all clock arithmetic in one place (docs/DESIGN.md §5).
 
 Units: every duration and instant here is an ``int`` of **milliseconds**; instants are server
 wall-clock milliseconds since the Unix epoch, read from an injected ``now_ms()`` (tests pass a fake
 clock and never sleep). Nothing here does I/O.
 
-Model (RULES.md SRV-5 leaves time limits to the server; this is the server's convention):
+Model (docs/RULES.md SRV-5 leaves time limits to the server; this is the server's convention):
 
 * A seat's clock starts when the version that makes it that seat's turn is committed
   (``turn_start_ms``) and stops when its action is committed.

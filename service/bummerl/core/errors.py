@@ -11,11 +11,13 @@ class ServiceError(Exception):
 
 
 class NotFoundError(ServiceError, LookupError):
-    """An unknown match, seat, variant, ladder or bot. -> NOT_FOUND."""
+    """An unknown match, ladder or bot. -> NOT_FOUND. (An unknown variant or a seat outside the
+    table is a malformed request: :class:`InvalidArgumentError` / the engine's errors.)"""
 
 
 class InvalidArgumentError(ServiceError, ValueError):
-    """A malformed request: unknown variant or option, bad value, wrong seat count. -> INVALID_ARGUMENT."""
+    """A malformed request: unknown variant or option, bad value, wrong seat count, a seat outside
+    the table. -> INVALID_ARGUMENT."""
 
 
 class UnauthenticatedError(ServiceError):
@@ -52,7 +54,7 @@ class NotYourTurnError(IllegalActionError):
 
 
 class TimeoutLostError(ServiceError):
-    """An action that arrived after the seat's deadline (DESIGN §5): the server applied the
+    """An action that arrived after the seat's deadline (docs/DESIGN.md §5): the server applied the
     match's timeout policy instead (by this call or by the reaper), never both. ->
     FAILED_PRECONDITION."""
 

@@ -1,4 +1,4 @@
-"""Match use cases: create, observe, act, stream, resign, record (DESIGN §3).
+"""Match use cases: create, observe, act, stream, resign, record (docs/DESIGN.md §3).
 
 Stateless: every call loads the match from Redis (one round trip), checks, applies the pure
 rules engine, and writes back with one atomic compare-and-set on the match version that also
@@ -20,7 +20,7 @@ Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats
 ``variant``, ``created_at_ms``, ``over``, ``time_control`` (:class:`~bummerl.core.clocks.TimeControl`
 dict or null), ``timeout_policy``, ``idle_limit_ms``.
 
-Time (DESIGN §5, :mod:`bummerl.core.clocks`): the deadline of the seat to act is stored in the blob and
+Time (docs/DESIGN.md §5, :mod:`bummerl.core.clocks`): the deadline of the seat to act is stored in the blob and
 indexed in the store's deadlines sorted set by the same commit; :meth:`MatchService.expire` (called by
 the reaper, :mod:`bummerl.core.reaper`) and a late :meth:`MatchService.submit_action` apply the match's
 timeout policy through the same compare-and-set, so exactly one of them commits it.
@@ -521,7 +521,7 @@ class MatchService:
         """The match record (shape of the ``MatchRecord`` message): summary fields, every action
         with its version, seat, id, text, time (ms since the epoch) and deal, the deals with their
         dealer and result, and the match result; the seed and the deck orders only once the match
-        is over (RULES.md §14.3: hidden cards are never revealed during the match)."""
+        is over (docs/RULES.md §14.3: hidden cards are never revealed during the match)."""
         ld = await self._load(match_id)
         m = ld.state
         summary = self._summary(match_id, ld.version, m, ld.meta)

@@ -1,4 +1,4 @@
-"""The reaper: applies timeout policies when deadlines pass (DESIGN §5).
+"""The reaper: applies timeout policies when deadlines pass (docs/DESIGN.md §5).
 
 Every server process runs one :class:`Reaper`. It claims expired deadlines from the store's
 deadlines sorted set with one atomic script (:meth:`MatchStore.claim_due`: a claimed entry is

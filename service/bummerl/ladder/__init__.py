@@ -1,1 +1,1 @@
-"""Ladders: scheduling, pairings, duplicate deals, ratings and statistics (DESIGN §5)."""
+"""Ladders: scheduling, pairings, duplicate deals, ratings and statistics (docs/DESIGN.md §5)."""

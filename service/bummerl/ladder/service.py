@@ -1,5 +1,5 @@
 """Registered bots and ladders: scheduling in Redis, duplicate deals, results, leaderboards
-(DESIGN §5).
+(docs/DESIGN.md §5).
 
 Bots: ``register_bot`` (admin) returns a bot id and a secret bot token (stored as SHA-256 only).
 A bot connects once to its assignment stream (:meth:`LadderService.assignments`); every ladder

@@ -1,4 +1,4 @@
-"""The pure rules engine of the Schnapsen family (RULES.md). Standard library only: no I/O, no
+"""The pure rules engine of the Schnapsen family (docs/RULES.md). Standard library only: no I/O, no
 clock, no global random; deterministic from a seed or an explicit deck order.
 
 Quick tour::

@@ -1,4 +1,4 @@
-"""Action ids, text forms and struct forms (DESIGN §2). Stable across variants.
+"""Action ids, text forms and struct forms (docs/DESIGN.md §2). Stable across variants.
 
 The action space is dense: every id in ``0 .. NUM_ACTIONS - 1`` is an action.
 

@@ -1,4 +1,4 @@
-"""Engine errors. Both action errors are ``ValueError`` and carry no transport codes (DESIGN §2).
+"""Engine errors. Both action errors are ``ValueError`` and carry no transport codes (docs/DESIGN.md §2).
 
 The service maps them: ``InvalidActionError`` -> INVALID_ARGUMENT, ``IllegalActionError`` ->
 FAILED_PRECONDITION, ``InvalidOptionError``/``UnknownVariantError`` -> INVALID_ARGUMENT.

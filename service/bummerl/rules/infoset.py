@@ -1,4 +1,4 @@
-"""Information sets (RULES.md §14) and public events.
+"""Information sets (docs/RULES.md §14) and public events.
 
 :func:`information_set` returns exactly what one seat may know, as a JSON-ready dict: own hand,
 face-up trump card, talon size and state, the deal's full public history (perfect recall: every
@@ -88,7 +88,7 @@ def _opt_str(v: object) -> str:
 
 
 def information_set(m: MatchState, seat: int) -> dict[str, Any]:
-    """What ``seat`` may know now (RULES.md §14.1-§14.3), JSON-ready. Raises ValueError for a
+    """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), JSON-ready. Raises ValueError for a
     seat outside the table. Two states that differ only in cards hidden from ``seat`` give
     identical dicts (tested)."""
     if not 0 <= seat < 2:

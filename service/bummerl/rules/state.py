@@ -1,4 +1,4 @@
-"""Deal and match state of the two-player trick-and-draw games (RULES.md §1.5-§1.7, §2-§6).
+"""Deal and match state of the two-player trick-and-draw games (docs/RULES.md §1.5-§1.7, §2-§6).
 
 :class:`DealState` is one deal to 66; :class:`MatchState` is a Bummerl (match) of deals. Both are
 mutable objects with ``__slots__`` and a cheap :meth:`copy` (like python-chess's ``Board.push``):

@@ -1,5 +1,5 @@
 """Variants as data: :class:`VariantSpec` (declarative facts + option specs + small hooks),
-the option catalogue of RULES.md §13.2, the configured :class:`Rules` of one table, and the
+the option catalogue of docs/RULES.md §13.2, the configured :class:`Rules` of one table, and the
 registry with aliases (:func:`find_variant`, OPEN-GEN-1).
 
 A variant module in :mod:`bummerl.rules.variants` builds one ``VariantSpec`` and calls
@@ -24,7 +24,7 @@ OptionValue = bool | int | str
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One table option (RULES.md §0.3, §13.2): fixed per table before the match starts.
+    """One table option (docs/RULES.md §0.3, §13.2): fixed per table before the match starts.
 
     ``type`` is ``"bool"``, ``"int"`` or ``"enum"``; ``allowed`` lists the permitted values of an
     enum or a discrete int (empty for a free int within ``minimum..maximum``); ``rule_ids`` names
@@ -101,7 +101,7 @@ def _i(name: str, desc: str, allowed: tuple[int, ...] = (), lo: int | None = Non
     return OptionSpec(name, "int", allowed[0] if allowed else (lo or 0), allowed, desc, (), lo, hi)
 
 
-#: The option catalogue (RULES.md §13.2) for the two-player trick-and-draw games. Defaults and
+#: The option catalogue (docs/RULES.md §13.2) for the two-player trick-and-draw games. Defaults and
 #: rule ids are set per variant with :func:`option`.
 CATALOGUE: dict[str, OptionSpec] = {
     o.name: o
@@ -176,7 +176,7 @@ def default_match_format(r: Rules) -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class VariantSpec:
-    """Declarative facts of one variant (RULES.md section ``section``) plus its hooks.
+    """Declarative facts of one variant (docs/RULES.md section ``section``) plus its hooks.
 
     Deal pattern (SRV-1): each int is a batch dealt to every player in turn, non-dealer first;
     ``"T"`` turns up the trump card (the next undealt card). ``played_out`` decides a deal whose

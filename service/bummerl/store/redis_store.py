@@ -381,7 +381,7 @@ class MatchStore:
         await self._client.zrem(self.deadlines_key, match_id)
         return int(await self._client.delete(*keys.match_keys(match_id))) > 0
 
-    # -- deadlines (DESIGN §5: clocks, the reaper) -----------------------------------
+    # -- deadlines (docs/DESIGN.md §5: clocks, the reaper) -----------------------------------
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 64) -> list[str]:
         """Atomically claim up to ``limit`` matches whose deadline is ``<= now_ms`` (all in

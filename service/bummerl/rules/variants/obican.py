@@ -1,4 +1,4 @@
-"""``snaps-obican``: Običan šnaps, 2 players, 20 cards (RULES.md §4, seed S0): Original 66 with
+"""``snaps-obican``: Običan šnaps, 2 players, 20 cards (docs/RULES.md §4, seed S0): Original 66 with
 the differences of §4.1 (OBI-INH-1). Jack exchange, five-card hands, closing only after the draw,
 own tricks may be looked at, no drawn deals, first to 9."""
 

@@ -1,5 +1,5 @@
 """``snaps-original66`` (alias ``sixty-six``): Šnaps 66 "Original 66", German Sixty-Six, 2 players,
-24 cards (RULES.md §3, seed S0).
+24 cards (docs/RULES.md §3, seed S0).
 
 Trump 9 exchange, closing before or after the draw, +10 for the last trick, drawn deals with a
 carried point; each player starts at 11 and counts down (O66-MATCH-1).

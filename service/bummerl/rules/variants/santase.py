@@ -1,4 +1,4 @@
-"""``santase``: Santase, Bulgarian Sixty-Six, 2 players, 24 cards (RULES.md §5, seed S1).
+"""``santase``: Santase, Bulgarian Sixty-Six, 2 players, 24 cards (docs/RULES.md §5, seed S1).
 
 Trump 9 exchange only after a won trick, no marriage during the first trick, closing only after
 trick 1 (before or after the draw), +10 last trick, equal totals = drawn deal; first to 11.

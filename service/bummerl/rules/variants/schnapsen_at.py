@@ -1,4 +1,4 @@
-"""``schnapsen-at``: Austrian Schnapsen, 2 players, 20 cards (RULES.md §2, seed S3).
+"""``schnapsen-at``: Austrian Schnapsen, 2 players, 20 cards (docs/RULES.md §2, seed S3).
 
 Jack exchange, closing after the draw, no last-trick bonus: an exhausted deal without a
 declaration goes to the winner of the last trick (AT-END-1). First to 7 game points (AT-MATCH-1).

@@ -1,4 +1,4 @@
-"""``snapszer-hu-2p``: Hungarian Snapszer, 2 players, federation rules (RULES.md §6, seed S2).
+"""``snapszer-hu-2p``: Hungarian Snapszer, 2 players, federation rules (docs/RULES.md §6, seed S2).
 
 Alsó (J) exchange and closing ("takarás") need at least three cards above the trump card; own
 closing scale (HU2-CLOSE-3/5); the 33 line counts tricks only (OPEN-HU2-4); match of two won
