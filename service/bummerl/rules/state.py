@@ -271,11 +271,7 @@ class DealState:
                 acts.append(A.EXCHANGE)
             if self._may_close():
                 acts.append(A.CLOSE)
-        if (
-            (not pend or r.declare_on_marriage)
-            and self._may_declare(p)
-            and (r.false_declaration_penalty != "reject" or self.deal_points(p) >= 66)
-        ):
+        if self._may_declare_now(p) and (r.false_declaration_penalty != "reject" or self.deal_points(p) >= 66):
             acts.append(A.DECLARE)
         return acts
 
@@ -299,6 +295,11 @@ class DealState:
             and (self.trick_no > 0 or r.close_before_first_trick)
         )
 
+    def _may_declare_now(self, p: int) -> bool:
+        """``declare`` at this point of ``p``'s lead turn: :meth:`_may_declare`, and after an
+        announcement only where ``declare_on_marriage`` (OPEN-GEN-4 b, AT-DECL-2)."""
+        return (not self.pending or self.rules.declare_on_marriage) and self._may_declare(p)
+
     def _may_declare(self, p: int) -> bool:
         """Declaring 66 at the own lead turn after a won trick (AT-DECL-1, O66-DECL-1, OPEN-SAN-5);
         after a close the non-closer only if ``non_closer_may_declare`` (AT-CLOSE-5, O66-CLOSE-4)."""
@@ -318,14 +319,18 @@ class DealState:
             if a < A.MARRIAGE:
                 self._lead(p, a)
             elif a < A.ANNOUNCE:
+                # "marriage KS" is "announce S" followed by "play KS": the announcement may lift
+                # the leader to 66 (AT-DECL-2, O66-DECL-5, HU2-DECL-3, OPEN-GEN-4 b), and then
+                # auto_declare declares before the card is led, exactly as after "announce S".
                 c = A.marriage_card(a)
                 self._announce(p, c // 6)
+                if self.rules.auto_declare:
+                    self._auto_declare(p)
+                    if self.phase == OVER:
+                        return
                 self._lead(p, c)
             elif a < A.EXCHANGE:
                 self._announce(p, a - A.ANNOUNCE)
-                self.pending |= 1 << (a - A.ANNOUNCE)
-                if self.rules.auto_declare:
-                    self._auto_declare(p)
             elif a == A.EXCHANGE:
                 self._exchange(p)
             elif a == A.CLOSE:
@@ -344,8 +349,6 @@ class DealState:
                 self.phase = LEAD
             else:
                 raise IllegalActionError("after a won trick only 'draw' or 'close' is possible")
-            if self.phase == LEAD and self.rules.auto_declare:
-                self._auto_declare(p)
         elif ph == EXCHANGE_ON_CLOSE:
             if a == A.EXCHANGE:
                 self._exchange(p)
@@ -355,6 +358,11 @@ class DealState:
             self.to_act = self.closed_by
         else:
             raise IllegalActionError("the deal is over")
+        if self.phase == LEAD and self.rules.auto_declare:
+            # SRV-3 / OPEN-GEN-4 c: whenever a lead turn starts or goes on (after a trick, a
+            # draw, a close, the opponent's answer to a close, an announcement), the server
+            # declares for the leader if he may and has 66.
+            self._auto_declare(self.to_act)
 
     def _lead(self, p: int, c: int) -> None:
         self.hands[p] ^= BIT[c]
@@ -398,8 +406,6 @@ class DealState:
                 return
             self._draw(w)
         self.phase = LEAD
-        if self.rules.auto_declare:
-            self._auto_declare(w)
 
     def _draw(self, w: int) -> None:
         """Winner draws the top card, then the loser; the face-up trump card comes last (AT-DRAW-1)."""
@@ -414,10 +420,12 @@ class DealState:
         h.append(("draw", lo, t[i + 1] if i + 2 == len(t) else -1))
 
     def _announce(self, p: int, s: int) -> None:
-        """Marriage 20/40 (DEF-PTS-2, AT-MAR-1/2): both cards become public (AT-MAR-3)."""
+        """Marriage 20/40 (DEF-PTS-2, AT-MAR-1/2): both cards become public (AT-MAR-3); the K or Q
+        of the suit must be led in this turn (``pending``, AT-MAR-1) unless the leader declares."""
         pts = 40 if s == self.trump else 20
         self.marriage_points[p] += pts
         self.announced |= 1 << s
+        self.pending |= 1 << s
         self.turn_marriages += 1
         self.history.append(("marriage", p, s, pts))
 
@@ -448,8 +456,10 @@ class DealState:
             self.to_act = o
 
     def _auto_declare(self, p: int) -> None:
-        """Option auto_declare (SRV-3, OPEN-GEN-4 c): declare for a player who may and has 66."""
-        if self.phase == LEAD and self._may_declare(p) and self.deal_points(p) >= 66:
+        """Option auto_declare (SRV-3, OPEN-GEN-4 c): declare for the leader when ``declare`` is
+        legal for him now (:meth:`_may_declare_now`) and his deal points reach 66. A marriage
+        counts only once he has won a trick (DEF-PTS-2, AT-MAR-5), as for his own declaration."""
+        if self.phase == LEAD and self._may_declare_now(p) and self.deal_points(p) >= 66:
             self._declare(p)
 
     def _declare(self, p: int) -> None:
