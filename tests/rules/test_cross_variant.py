@@ -121,3 +121,71 @@ def test_OPEN_O66_5_SRV_3_auto_declare_after_exchange_offer_on_close(variant: st
     assert m.to_act == 1 and "pass" in legal(m)
     m = play(m, "pass")
     assert m.results and m.results[0].reason == "closed_success" and m.results[0].winner == 0
+
+
+# --------------------------------------------------------------------------- item: result flags
+# CL: trump H (face-up JH). T1: s0 AC / s1 TC -> s0 +21; s0 closes at his lead (after the draw,
+# or before it where the variant allows it: either way seat 1 has no trick at closing).
+# T2: s0 marriage KH (40 -> 61) / s1 AH (strict: must head) -> s1 +15, his first trick.
+# T3: s1 JD / s0 QD (must head) -> s0 +5 = 66; s0 declares: a successful close (AT-CLOSE-3,
+# O66-CLOSE-6, SAN-CLOSE-4, HU2-CLOSE-3). Seat 1: no trick at closing; 1 trick, 15 at the end.
+CL_S0 = ["AC", "AS", "KH", "QH", "QD"]
+CL_S1 = ["TC", "AH", "JD"]
+CL_TOP = ["KS", "QS"]
+CL_PLAY = ["AC", "TC", "close", "marriage KH", "AH", "JD", "QD", "declare"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_DEF_PTS_6_AT_CLOSE_3_flags_on_state_at_closing(variant: str) -> None:
+    """DEF-PTS-6, AT-CLOSE-3, OPEN-AT-4 (``close_score_basis = at_close``): the close is scored
+    on seat 1's state at closing (no trick -> 3), so the deal is schwarz and Schneider although
+    seat 1 won a trick after the close."""
+    m = go(deal(variant, CL_S0, CL_S1, "JH", {"close_score_basis": "at_close"}, CL_TOP), *CL_PLAY)
+    r = m.results[0]
+    assert (r.winner, r.reason, r.game_points, r.deal_points, r.tricks_won[1]) == (0, "closed_success", (3, 0), (66, 15), 1)
+    assert (r.schwarz, r.deal_schneider) == (True, True)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_DEF_PTS_6_O66_CLOSE_6_flags_on_state_at_end(variant: str) -> None:
+    """DEF-PTS-6, O66-CLOSE-6 / SAN-CLOSE-4 / HU2-CLOSE-3 (``close_score_basis = at_end``): seat 1
+    has a trick and 15 < 33 at the end -> 2, not schwarz, Schneider."""
+    m = go(deal(variant, CL_S0, CL_S1, "JH", {"close_score_basis": "at_end"}, CL_TOP), *CL_PLAY)
+    r = m.results[0]
+    assert (r.winner, r.reason, r.game_points, r.deal_points) == (0, "closed_success", (2, 0), (66, 15))
+    assert (r.schwarz, r.deal_schneider) == (False, True)
+
+
+# SM: trump H (face-up JH). T1: s0 QD / s1 KD -> s1 +7 (his only trick); T2: s1 marriage KH
+# (40, counted: he has a trick) / s0 AH -> s0 +15; T3: s0 AC / s1 TC -> +21 (36); T4: s0 AS /
+# s1 TS -> +21 (57); T5: s0 TH / s1 QH -> +13 (70); s0 declares. Seat 1: 7 trick points + 40 = 47.
+SM_S0 = ["QD", "AH", "AC", "AS", "TH"]
+SM_S1 = ["KD", "KH", "QH", "TC", "TS"]
+SM_PLAY = ["QD", "KD", "marriage KH", "AH", "AC", "TC", "AS", "TS", "TH", "QH", "declare"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("includes, points, schneider", [(True, 1, False), (False, 2, True)])
+def test_DEF_PTS_6_OPEN_HU2_4_schneider_flag_on_the_33_basis(variant: str, includes: bool, points: int,
+                                                            schneider: bool) -> None:
+    """DEF-PTS-6, OPEN-AT-1 / OPEN-SAN-4 / OPEN-HU2-4, HU2-SCORE-1: ``deal_schneider`` reads the
+    loser's points as the table does: 47 with the counted 40 (-> 1, not Schneider), 7 in tricks
+    only where the 33 line counts tricks (-> 2, Schneider; the default of snapszer-hu-2p)."""
+    m = go(deal(variant, SM_S0, SM_S1, "JH", {"schneider_threshold_includes_marriages": includes}), *SM_PLAY)
+    r = m.results[0]
+    assert (r.winner, r.reason, r.game_points, r.deal_points) == (0, "declared", (points, 0), (70, 47))
+    assert (r.schwarz, r.deal_schneider) == (False, schneider)
+
+
+def test_HU2_SCORE_1_deal_schneider_counts_tricks_only_by_default() -> None:
+    """HU2-SCORE-1, OPEN-HU2-4: snapszer-hu-2p's own default reads the 33 line on trick points."""
+    m = go(deal("snapszer-hu-2p", SM_S0, SM_S1, "JH"), *SM_PLAY)
+    r = m.results[0]
+    assert (r.game_points, r.schwarz, r.deal_schneider) == ((2, 0), False, True)
+
+
+def test_AT_CLOSE_3_flags_frozen_at_closing_by_default() -> None:
+    """AT-CLOSE-3, OPEN-AT-4: schnapsen-at's own default scores a close on the state at closing."""
+    m = go(deal("schnapsen-at", CL_S0, CL_S1, "JH", None, CL_TOP), *CL_PLAY)
+    r = m.results[0]
+    assert (r.game_points, r.schwarz, r.deal_schneider) == ((3, 0), True, True)

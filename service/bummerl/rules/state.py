@@ -196,17 +196,38 @@ class DealState:
         """Deal points (DEF-PTS-3) = trick points + counted marriages."""
         return self.trick_points[p] + self.counted_marriages(p)
 
+    def score_basis(self, loser: int, frozen: tuple[int, int, int] | None = None) -> tuple[int, int]:
+        """``(tricks, points)`` of ``loser`` as the game-point table reads them (AT-SCORE-1,
+        O66-SCORE-1, SAN-SCORE-1, HU2-SCORE-1): his state now, or ``frozen`` = (tricks, trick
+        points, counted marriages) at closing (``close_score_basis = at_close``, AT-CLOSE-3).
+        ``points`` are measured against the Schneider line: trick points, plus counted marriages
+        only under ``schneider_threshold_includes_marriages`` (OPEN-AT-1; OPEN-HU2-4: tricks only)."""
+        tricks, pts, marr = frozen or (self.tricks_won[loser], self.trick_points[loser], self.counted_marriages(loser))
+        return tricks, pts + marr if self.rules.schneider_threshold_includes_marriages else pts
+
     def table_points(self, loser: int, frozen: tuple[int, int, int] | None = None) -> int:
         """Game points won against ``loser`` by the table (AT-SCORE-1, O66-SCORE-1, HU2-SCORE-1):
-        3 if the loser has no trick, 2 if below ``schneider_threshold``, else 1. ``frozen`` =
-        (tricks, trick points, counted marriages) of the loser at closing (``close_score_basis``)."""
-        r = self.rules
-        tricks, pts, marr = frozen or (self.tricks_won[loser], self.trick_points[loser], self.counted_marriages(loser))
+        3 if the loser has no trick, 2 if below ``schneider_threshold``, else 1, on
+        :meth:`score_basis` (``frozen``: the loser's state at closing)."""
+        tricks, pts = self.score_basis(loser, frozen)
         if not tricks:
             return 3
-        if r.schneider_threshold_includes_marriages:
-            pts += marr
-        return 2 if pts < r.schneider_threshold else 1
+        return 2 if pts < self.rules.schneider_threshold else 1
+
+    def result_flags(self) -> tuple[bool, bool]:
+        """``(schwarz, deal_schneider)`` of the finished deal (DEF-PTS-5, DEF-PTS-6 a): the loser
+        had no trick / was below ``schneider_threshold``, read on the basis its game points use
+        (:meth:`score_basis`): the loser's state at closing for a successful close scored
+        ``at_close`` (AT-CLOSE-3, OPEN-AT-4), trick points only where the 33 line counts tricks
+        (HU2-SCORE-1, OPEN-HU2-4), else the state at the end. ``(False, False)`` for a drawn deal
+        or a deal still running."""
+        o = self.outcome
+        if o is None or o.winner < 0:
+            return False, False
+        loser = 1 - o.winner
+        frozen = self._close_frozen() if o.reason == "closed_success" else None
+        tricks, pts = self.score_basis(loser, frozen)
+        return not tricks, pts < self.rules.schneider_threshold
 
     # ----------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
@@ -500,13 +521,18 @@ class DealState:
             return 2 if self.trick_points[offender] < self.rules.schneider_threshold else 1
         return 3 if not self.tricks_won[innocent] else 2  # two_or_three (reject never gets here)
 
-    def _success_close_points(self) -> int:
-        """AT-CLOSE-3 (at_close), O66-CLOSE-6 / SAN-CLOSE-4 / HU2-CLOSE-3 (at_end)."""
-        o = 1 - self.closed_by
+    def _close_frozen(self) -> tuple[int, int, int] | None:
+        """The non-closer's (tricks, trick points, counted marriages) at closing where a successful
+        close is scored on them (``at_close``: AT-CLOSE-3); None where it is scored on his state
+        at the end (``at_end``: O66-CLOSE-6, SAN-CLOSE-4, HU2-CLOSE-3)."""
         if self.rules.close_score_basis == "at_close":
             t, pts, marr, _ = self.close_snapshot
-            return self.table_points(o, (t, pts, marr))
-        return self.table_points(o)
+            return (t, pts, marr)
+        return None
+
+    def _success_close_points(self) -> int:
+        """AT-CLOSE-3 (at_close), O66-CLOSE-6 / SAN-CLOSE-4 / HU2-CLOSE-3 (at_end)."""
+        return self.table_points(1 - self.closed_by, self._close_frozen())
 
     def _failed_close_points(self) -> int:
         """AT-CLOSE-4, O66-CLOSE-5, SAN-CLOSE-5, HU2-CLOSE-5 (option failed_close_three_if)."""
@@ -550,7 +576,10 @@ class DealResult(NamedTuple):
     """Result of one finished deal as the match records it (DEF-PTS-6 flags kept apart).
 
     ``game_points`` is per seat (the winner's entry includes carried points); ``winner`` is -1 for
-    a drawn deal.
+    a drawn deal. ``deal_points`` and ``tricks_won`` are the state at the end of the deal;
+    ``schwarz`` / ``deal_schneider`` describe the loser on the basis his game points were read
+    from (:meth:`DealState.result_flags`: at closing for a close scored ``at_close``, the 33 line
+    on trick points only where the variant says so).
     """
 
     deal_number: int
@@ -750,12 +779,9 @@ class MatchState:
             carried = self.carried  # O66-SCORE-2: carried points go to the next decided deal's winner
             self.carried = 0
             gp[o.winner] = o.game_points + carried
-            loser = 1 - o.winner
-            schwarz = not d.tricks_won[loser]
-            schneider = d.deal_points(loser) < r.schneider_threshold
         else:
             self.carried += o.carry
-            schwarz = schneider = False
+        schwarz, schneider = d.result_flags()  # on the basis of the game points (DEF-PTS-6)
         self.results.append(
             DealResult(
                 self.deal_number, o.winner, tuple(gp), o.reason,
