@@ -292,7 +292,7 @@ class DealState:
                 acts.append(A.EXCHANGE)
             if self._may_close():
                 acts.append(A.CLOSE)
-        if self._may_declare_now(p) and (r.false_declaration_penalty != "reject" or self.deal_points(p) >= 66):
+        if self._may_declare_now(p) and (r.behaviour.penalty is not None or self.deal_points(p) >= 66):
             acts.append(A.DECLARE)
         return acts
 
@@ -422,7 +422,7 @@ class DealState:
             return
         if self.closed_by < 0 and self.tpos < len(self.talon):
             r = self.rules
-            if r.close_timing == "before_or_after_draw" and self._may_close():
+            if r.behaviour.close_before_draw and self._may_close():
                 self.phase = DRAW  # O66-CLOSE-2 / SAN-CLOSE-1: the winner may close before drawing
                 return
             self._draw(w)
@@ -487,6 +487,8 @@ class DealState:
         """Declaring 66 (DEF-DECL-1/2): the server verifies the claim and scores the deal."""
         pts = self.deal_points(p)
         correct = pts >= 66
+        if not correct and self.rules.behaviour.penalty is None:  # never offered (OBI-DECL-1)
+            raise IllegalActionError("declaring without 66 deal points is rejected (false_declaration_penalty = reject)")
         self.history.append(("declare", p, correct, pts))
         o = 1 - p
         closer = self.closed_by
@@ -508,24 +510,17 @@ class DealState:
             self._end(o, self._penalty(p), "false_declaration")
 
     def _penalty(self, offender: int) -> int:
-        """False declaration (AT-DECL-3, O66-DECL-4, SAN-DECL-2, HU2-DECL-2, OPEN-HU2-7)."""
-        kind = self.rules.false_declaration_penalty
-        innocent = 1 - offender
-        if kind == "flat2":
-            return 2
-        if kind == "max3":
-            return 3
-        if kind == "remaining_possible":
-            if not self.tricks_won[offender]:
-                return 3
-            return 2 if self.trick_points[offender] < self.rules.schneider_threshold else 1
-        return 3 if not self.tricks_won[innocent] else 2  # two_or_three (reject never gets here)
+        """False declaration (AT-DECL-3, O66-DECL-4, SAN-DECL-2, HU2-DECL-2, OPEN-HU2-7): the
+        ``false_declaration_penalty`` table (``reject`` is refused before it gets here)."""
+        fn = self.rules.behaviour.penalty
+        assert fn is not None
+        return fn(self, offender)
 
     def _close_frozen(self) -> tuple[int, int, int] | None:
         """The non-closer's (tricks, trick points, counted marriages) at closing where a successful
         close is scored on them (``at_close``: AT-CLOSE-3); None where it is scored on his state
         at the end (``at_end``: O66-CLOSE-6, SAN-CLOSE-4, HU2-CLOSE-3)."""
-        if self.rules.close_score_basis == "at_close":
+        if self.rules.behaviour.close_scored_at_closing:
             t, pts, marr, _ = self.close_snapshot
             return (t, pts, marr)
         return None
@@ -535,28 +530,24 @@ class DealState:
         return self.table_points(1 - self.closed_by, self._close_frozen())
 
     def _failed_close_points(self) -> int:
-        """AT-CLOSE-4, O66-CLOSE-5, SAN-CLOSE-5, HU2-CLOSE-5 (option failed_close_three_if)."""
-        rule = self.rules.failed_close_three_if
-        o = 1 - self.closed_by
-        if rule == "always":
-            return 3
-        if rule == "opponent_no_trick_at_close":
-            return 3 if not self.close_snapshot[0] else 2
-        if rule == "opponent_no_trick_at_end":
-            return 3 if not self.tricks_won[o] else 2
-        if rule == "either_no_trick_at_close":
-            return 2 if self.close_snapshot[3] else 3
-        return 2
+        """AT-CLOSE-4, O66-CLOSE-5, SAN-CLOSE-5, HU2-CLOSE-5: 3 or 2 by the
+        ``failed_close_three_if`` table."""
+        return 3 if self.rules.behaviour.failed_close_three(self) else 2
+
+    def last_trick_points(self, loser: int) -> int:
+        """Game points of a deal won by the last trick (AT-SCORE-2, OBI-SCORE-1, HU2-END-1):
+        ``last_trick_win_points`` fixed (``fixed1``) or by the table against ``loser``."""
+        fixed = self.rules.behaviour.last_trick_points
+        return fixed if fixed is not None else self.table_points(loser)
 
     def _played_out(self) -> None:
         """All tricks played without a declaration (AT-END-1/2, O66-END-1..3, SAN-END-1..3, HU2-END-1/2)."""
         closer = self.closed_by
         r = self.rules
         if closer >= 0:
-            if r.closed_deal_end == "last_trick":  # OPEN-OBI-5 alternative
+            if r.behaviour.closed_deal_by_last_trick:  # OPEN-OBI-5 alternative
                 w = self.last_winner
-                gp = 1 if r.last_trick_win_points == "fixed1" else self.table_points(1 - w)
-                self._end(w, gp, "last_trick")
+                self._end(w, self.last_trick_points(1 - w), "last_trick")
             elif self.deal_points(closer) >= 66:
                 self._end(closer, self._success_close_points(), "closed_success")
             else:
@@ -814,12 +805,7 @@ class MatchState:
     def _next_dealer(self, dealer: int, winner: int) -> int:
         """AT-DEAL-2 / OPEN-AT-8 (alternate), OPEN-O66-3 and SAN-DEAL-2 (winner deals; same dealer
         after a drawn deal), HU2-SEAT-1 (alternate)."""
-        rot = self.rules.dealer_rotation
-        if rot in ("alternate", "clockwise"):
-            return 1 - dealer
-        if winner < 0:
-            return dealer
-        return winner if rot == "winner_deals" else 1 - winner
+        return self.rules.behaviour.next_dealer(dealer, winner)
 
     def resign(self, seat: int) -> None:
         """Seat ``seat`` resigns: the match ends at once, the other seat wins (reason resigned)."""
