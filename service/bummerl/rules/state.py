@@ -196,17 +196,38 @@ class DealState:
         """Deal points (DEF-PTS-3) = trick points + counted marriages."""
         return self.trick_points[p] + self.counted_marriages(p)
 
+    def score_basis(self, loser: int, frozen: tuple[int, int, int] | None = None) -> tuple[int, int]:
+        """``(tricks, points)`` of ``loser`` as the game-point table reads them (AT-SCORE-1,
+        O66-SCORE-1, SAN-SCORE-1, HU2-SCORE-1): his state now, or ``frozen`` = (tricks, trick
+        points, counted marriages) at closing (``close_score_basis = at_close``, AT-CLOSE-3).
+        ``points`` are measured against the Schneider line: trick points, plus counted marriages
+        only under ``schneider_threshold_includes_marriages`` (OPEN-AT-1; OPEN-HU2-4: tricks only)."""
+        tricks, pts, marr = frozen or (self.tricks_won[loser], self.trick_points[loser], self.counted_marriages(loser))
+        return tricks, pts + marr if self.rules.schneider_threshold_includes_marriages else pts
+
     def table_points(self, loser: int, frozen: tuple[int, int, int] | None = None) -> int:
         """Game points won against ``loser`` by the table (AT-SCORE-1, O66-SCORE-1, HU2-SCORE-1):
-        3 if the loser has no trick, 2 if below ``schneider_threshold``, else 1. ``frozen`` =
-        (tricks, trick points, counted marriages) of the loser at closing (``close_score_basis``)."""
-        r = self.rules
-        tricks, pts, marr = frozen or (self.tricks_won[loser], self.trick_points[loser], self.counted_marriages(loser))
+        3 if the loser has no trick, 2 if below ``schneider_threshold``, else 1, on
+        :meth:`score_basis` (``frozen``: the loser's state at closing)."""
+        tricks, pts = self.score_basis(loser, frozen)
         if not tricks:
             return 3
-        if r.schneider_threshold_includes_marriages:
-            pts += marr
-        return 2 if pts < r.schneider_threshold else 1
+        return 2 if pts < self.rules.schneider_threshold else 1
+
+    def result_flags(self) -> tuple[bool, bool]:
+        """``(schwarz, deal_schneider)`` of the finished deal (DEF-PTS-5, DEF-PTS-6 a): the loser
+        had no trick / was below ``schneider_threshold``, read on the basis its game points use
+        (:meth:`score_basis`): the loser's state at closing for a successful close scored
+        ``at_close`` (AT-CLOSE-3, OPEN-AT-4), trick points only where the 33 line counts tricks
+        (HU2-SCORE-1, OPEN-HU2-4), else the state at the end. ``(False, False)`` for a drawn deal
+        or a deal still running."""
+        o = self.outcome
+        if o is None or o.winner < 0:
+            return False, False
+        loser = 1 - o.winner
+        frozen = self._close_frozen() if o.reason == "closed_success" else None
+        tricks, pts = self.score_basis(loser, frozen)
+        return not tricks, pts < self.rules.schneider_threshold
 
     # ----------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
@@ -271,11 +292,7 @@ class DealState:
                 acts.append(A.EXCHANGE)
             if self._may_close():
                 acts.append(A.CLOSE)
-        if (
-            (not pend or r.declare_on_marriage)
-            and self._may_declare(p)
-            and (r.false_declaration_penalty != "reject" or self.deal_points(p) >= 66)
-        ):
+        if self._may_declare_now(p) and (r.behaviour.penalty is not None or self.deal_points(p) >= 66):
             acts.append(A.DECLARE)
         return acts
 
@@ -299,6 +316,11 @@ class DealState:
             and (self.trick_no > 0 or r.close_before_first_trick)
         )
 
+    def _may_declare_now(self, p: int) -> bool:
+        """``declare`` at this point of ``p``'s lead turn: :meth:`_may_declare`, and after an
+        announcement only where ``declare_on_marriage`` (OPEN-GEN-4 b, AT-DECL-2)."""
+        return (not self.pending or self.rules.declare_on_marriage) and self._may_declare(p)
+
     def _may_declare(self, p: int) -> bool:
         """Declaring 66 at the own lead turn after a won trick (AT-DECL-1, O66-DECL-1, OPEN-SAN-5);
         after a close the non-closer only if ``non_closer_may_declare`` (AT-CLOSE-5, O66-CLOSE-4)."""
@@ -318,14 +340,18 @@ class DealState:
             if a < A.MARRIAGE:
                 self._lead(p, a)
             elif a < A.ANNOUNCE:
+                # "marriage KS" is "announce S" followed by "play KS": the announcement may lift
+                # the leader to 66 (AT-DECL-2, O66-DECL-5, HU2-DECL-3, OPEN-GEN-4 b), and then
+                # auto_declare declares before the card is led, exactly as after "announce S".
                 c = A.marriage_card(a)
                 self._announce(p, c // 6)
+                if self.rules.auto_declare:
+                    self._auto_declare(p)
+                    if self.phase == OVER:
+                        return
                 self._lead(p, c)
             elif a < A.EXCHANGE:
                 self._announce(p, a - A.ANNOUNCE)
-                self.pending |= 1 << (a - A.ANNOUNCE)
-                if self.rules.auto_declare:
-                    self._auto_declare(p)
             elif a == A.EXCHANGE:
                 self._exchange(p)
             elif a == A.CLOSE:
@@ -344,8 +370,6 @@ class DealState:
                 self.phase = LEAD
             else:
                 raise IllegalActionError("after a won trick only 'draw' or 'close' is possible")
-            if self.phase == LEAD and self.rules.auto_declare:
-                self._auto_declare(p)
         elif ph == EXCHANGE_ON_CLOSE:
             if a == A.EXCHANGE:
                 self._exchange(p)
@@ -355,6 +379,11 @@ class DealState:
             self.to_act = self.closed_by
         else:
             raise IllegalActionError("the deal is over")
+        if self.phase == LEAD and self.rules.auto_declare:
+            # SRV-3 / OPEN-GEN-4 c: whenever a lead turn starts or goes on (after a trick, a
+            # draw, a close, the opponent's answer to a close, an announcement), the server
+            # declares for the leader if he may and has 66.
+            self._auto_declare(self.to_act)
 
     def _lead(self, p: int, c: int) -> None:
         self.hands[p] ^= BIT[c]
@@ -393,13 +422,11 @@ class DealState:
             return
         if self.closed_by < 0 and self.tpos < len(self.talon):
             r = self.rules
-            if r.close_timing == "before_or_after_draw" and self._may_close():
+            if r.behaviour.close_before_draw and self._may_close():
                 self.phase = DRAW  # O66-CLOSE-2 / SAN-CLOSE-1: the winner may close before drawing
                 return
             self._draw(w)
         self.phase = LEAD
-        if self.rules.auto_declare:
-            self._auto_declare(w)
 
     def _draw(self, w: int) -> None:
         """Winner draws the top card, then the loser; the face-up trump card comes last (AT-DRAW-1)."""
@@ -414,10 +441,12 @@ class DealState:
         h.append(("draw", lo, t[i + 1] if i + 2 == len(t) else -1))
 
     def _announce(self, p: int, s: int) -> None:
-        """Marriage 20/40 (DEF-PTS-2, AT-MAR-1/2): both cards become public (AT-MAR-3)."""
+        """Marriage 20/40 (DEF-PTS-2, AT-MAR-1/2): both cards become public (AT-MAR-3); the K or Q
+        of the suit must be led in this turn (``pending``, AT-MAR-1) unless the leader declares."""
         pts = 40 if s == self.trump else 20
         self.marriage_points[p] += pts
         self.announced |= 1 << s
+        self.pending |= 1 << s
         self.turn_marriages += 1
         self.history.append(("marriage", p, s, pts))
 
@@ -448,14 +477,18 @@ class DealState:
             self.to_act = o
 
     def _auto_declare(self, p: int) -> None:
-        """Option auto_declare (SRV-3, OPEN-GEN-4 c): declare for a player who may and has 66."""
-        if self.phase == LEAD and self._may_declare(p) and self.deal_points(p) >= 66:
+        """Option auto_declare (SRV-3, OPEN-GEN-4 c): declare for the leader when ``declare`` is
+        legal for him now (:meth:`_may_declare_now`) and his deal points reach 66. A marriage
+        counts only once he has won a trick (DEF-PTS-2, AT-MAR-5), as for his own declaration."""
+        if self.phase == LEAD and self._may_declare_now(p) and self.deal_points(p) >= 66:
             self._declare(p)
 
     def _declare(self, p: int) -> None:
         """Declaring 66 (DEF-DECL-1/2): the server verifies the claim and scores the deal."""
         pts = self.deal_points(p)
         correct = pts >= 66
+        if not correct and self.rules.behaviour.penalty is None:  # never offered (OBI-DECL-1)
+            raise IllegalActionError("declaring without 66 deal points is rejected (false_declaration_penalty = reject)")
         self.history.append(("declare", p, correct, pts))
         o = 1 - p
         closer = self.closed_by
@@ -477,50 +510,44 @@ class DealState:
             self._end(o, self._penalty(p), "false_declaration")
 
     def _penalty(self, offender: int) -> int:
-        """False declaration (AT-DECL-3, O66-DECL-4, SAN-DECL-2, HU2-DECL-2, OPEN-HU2-7)."""
-        kind = self.rules.false_declaration_penalty
-        innocent = 1 - offender
-        if kind == "flat2":
-            return 2
-        if kind == "max3":
-            return 3
-        if kind == "remaining_possible":
-            if not self.tricks_won[offender]:
-                return 3
-            return 2 if self.trick_points[offender] < self.rules.schneider_threshold else 1
-        return 3 if not self.tricks_won[innocent] else 2  # two_or_three (reject never gets here)
+        """False declaration (AT-DECL-3, O66-DECL-4, SAN-DECL-2, HU2-DECL-2, OPEN-HU2-7): the
+        ``false_declaration_penalty`` table (``reject`` is refused before it gets here)."""
+        fn = self.rules.behaviour.penalty
+        assert fn is not None
+        return fn(self, offender)
+
+    def _close_frozen(self) -> tuple[int, int, int] | None:
+        """The non-closer's (tricks, trick points, counted marriages) at closing where a successful
+        close is scored on them (``at_close``: AT-CLOSE-3); None where it is scored on his state
+        at the end (``at_end``: O66-CLOSE-6, SAN-CLOSE-4, HU2-CLOSE-3)."""
+        if self.rules.behaviour.close_scored_at_closing:
+            t, pts, marr, _ = self.close_snapshot
+            return (t, pts, marr)
+        return None
 
     def _success_close_points(self) -> int:
         """AT-CLOSE-3 (at_close), O66-CLOSE-6 / SAN-CLOSE-4 / HU2-CLOSE-3 (at_end)."""
-        o = 1 - self.closed_by
-        if self.rules.close_score_basis == "at_close":
-            t, pts, marr, _ = self.close_snapshot
-            return self.table_points(o, (t, pts, marr))
-        return self.table_points(o)
+        return self.table_points(1 - self.closed_by, self._close_frozen())
 
     def _failed_close_points(self) -> int:
-        """AT-CLOSE-4, O66-CLOSE-5, SAN-CLOSE-5, HU2-CLOSE-5 (option failed_close_three_if)."""
-        rule = self.rules.failed_close_three_if
-        o = 1 - self.closed_by
-        if rule == "always":
-            return 3
-        if rule == "opponent_no_trick_at_close":
-            return 3 if not self.close_snapshot[0] else 2
-        if rule == "opponent_no_trick_at_end":
-            return 3 if not self.tricks_won[o] else 2
-        if rule == "either_no_trick_at_close":
-            return 2 if self.close_snapshot[3] else 3
-        return 2
+        """AT-CLOSE-4, O66-CLOSE-5, SAN-CLOSE-5, HU2-CLOSE-5: 3 or 2 by the
+        ``failed_close_three_if`` table."""
+        return 3 if self.rules.behaviour.failed_close_three(self) else 2
+
+    def last_trick_points(self, loser: int) -> int:
+        """Game points of a deal won by the last trick (AT-SCORE-2, OBI-SCORE-1, HU2-END-1):
+        ``last_trick_win_points`` fixed (``fixed1``) or by the table against ``loser``."""
+        fixed = self.rules.behaviour.last_trick_points
+        return fixed if fixed is not None else self.table_points(loser)
 
     def _played_out(self) -> None:
         """All tricks played without a declaration (AT-END-1/2, O66-END-1..3, SAN-END-1..3, HU2-END-1/2)."""
         closer = self.closed_by
         r = self.rules
         if closer >= 0:
-            if r.closed_deal_end == "last_trick":  # OPEN-OBI-5 alternative
+            if r.behaviour.closed_deal_by_last_trick:  # OPEN-OBI-5 alternative
                 w = self.last_winner
-                gp = 1 if r.last_trick_win_points == "fixed1" else self.table_points(1 - w)
-                self._end(w, gp, "last_trick")
+                self._end(w, self.last_trick_points(1 - w), "last_trick")
             elif self.deal_points(closer) >= 66:
                 self._end(closer, self._success_close_points(), "closed_success")
             else:
@@ -540,7 +567,10 @@ class DealResult(NamedTuple):
     """Result of one finished deal as the match records it (DEF-PTS-6 flags kept apart).
 
     ``game_points`` is per seat (the winner's entry includes carried points); ``winner`` is -1 for
-    a drawn deal.
+    a drawn deal. ``deal_points`` and ``tricks_won`` are the state at the end of the deal;
+    ``schwarz`` / ``deal_schneider`` describe the loser on the basis his game points were read
+    from (:meth:`DealState.result_flags`: at closing for a close scored ``at_close``, the 33 line
+    on trick points only where the variant says so).
     """
 
     deal_number: int
@@ -740,12 +770,9 @@ class MatchState:
             carried = self.carried  # O66-SCORE-2: carried points go to the next decided deal's winner
             self.carried = 0
             gp[o.winner] = o.game_points + carried
-            loser = 1 - o.winner
-            schwarz = not d.tricks_won[loser]
-            schneider = d.deal_points(loser) < r.schneider_threshold
         else:
             self.carried += o.carry
-            schwarz = schneider = False
+        schwarz, schneider = d.result_flags()  # on the basis of the game points (DEF-PTS-6)
         self.results.append(
             DealResult(
                 self.deal_number, o.winner, tuple(gp), o.reason,
@@ -778,12 +805,7 @@ class MatchState:
     def _next_dealer(self, dealer: int, winner: int) -> int:
         """AT-DEAL-2 / OPEN-AT-8 (alternate), OPEN-O66-3 and SAN-DEAL-2 (winner deals; same dealer
         after a drawn deal), HU2-SEAT-1 (alternate)."""
-        rot = self.rules.dealer_rotation
-        if rot in ("alternate", "clockwise"):
-            return 1 - dealer
-        if winner < 0:
-            return dealer
-        return winner if rot == "winner_deals" else 1 - winner
+        return self.rules.behaviour.next_dealer(dealer, winner)
 
     def resign(self, seat: int) -> None:
         """Seat ``seat`` resigns: the match ends at once, the other seat wins (reason resigned)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import cards as K
+from .behaviour import Behaviour, resolve
 from .errors import InvalidOptionError, UnknownVariantError
 
 if TYPE_CHECKING:
@@ -40,39 +41,16 @@ class OptionSpec:
     minimum: int | None = None
     maximum: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.type not in _PARSERS:
+            raise InvalidOptionError(self.name, f"unknown option type {self.type!r}; known: {', '.join(_PARSERS)}")
+
     def parse(self, value: object) -> OptionValue:
         """Validate ``value`` (a Python value or its wire string, e.g. ``"true"``, ``"4"``).
 
         Returns the typed value; raises :class:`InvalidOptionError` naming the option.
         """
-        v: OptionValue
-        if self.type == "bool":
-            if isinstance(value, bool):
-                v = value
-            elif isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"):
-                v = True
-            elif isinstance(value, str) and value.strip().lower() in ("false", "0", "no", "off"):
-                v = False
-            else:
-                raise InvalidOptionError(self.name, f"expected a bool (true/false), got {value!r}")
-            return v
-        if self.type == "int":
-            if isinstance(value, bool) or not isinstance(value, int | str):
-                raise InvalidOptionError(self.name, f"expected an integer, got {value!r}")
-            try:
-                v = int(value)
-            except ValueError:
-                raise InvalidOptionError(self.name, f"expected an integer, got {value!r}") from None
-            if self.allowed and v not in self.allowed:
-                raise InvalidOptionError(self.name, f"{v} is not one of {', '.join(map(str, self.allowed))}")
-            if self.minimum is not None and v < self.minimum:
-                raise InvalidOptionError(self.name, f"{v} is below the minimum {self.minimum}")
-            if self.maximum is not None and v > self.maximum:
-                raise InvalidOptionError(self.name, f"{v} is above the maximum {self.maximum}")
-            return v
-        if not isinstance(value, str) or value not in self.allowed:
-            raise InvalidOptionError(self.name, f"{value} is not one of {', '.join(map(str, self.allowed))}")
-        return value
+        return _PARSERS[self.type](self, value)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape used by ListVariants: name, type, default, allowed, description, rule_ids."""
@@ -87,6 +65,47 @@ class OptionSpec:
             "minimum": self.minimum,
             "maximum": self.maximum,
         }
+
+
+def _parse_bool(o: OptionSpec, value: object) -> OptionValue:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "0", "no", "off"):
+        return False
+    raise InvalidOptionError(o.name, f"expected a bool (true/false), got {value!r}")
+
+
+def _parse_int(o: OptionSpec, value: object) -> OptionValue:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidOptionError(o.name, f"expected an integer, got {value!r}")
+    try:
+        v = int(value)
+    except ValueError:
+        raise InvalidOptionError(o.name, f"expected an integer, got {value!r}") from None
+    if o.allowed and v not in o.allowed:
+        raise InvalidOptionError(o.name, f"{v} is not one of {', '.join(map(str, o.allowed))}")
+    if o.minimum is not None and v < o.minimum:
+        raise InvalidOptionError(o.name, f"{v} is below the minimum {o.minimum}")
+    if o.maximum is not None and v > o.maximum:
+        raise InvalidOptionError(o.name, f"{v} is above the maximum {o.maximum}")
+    return v
+
+
+def _parse_enum(o: OptionSpec, value: object) -> OptionValue:
+    if not isinstance(value, str) or value not in o.allowed:
+        raise InvalidOptionError(o.name, f"{value} is not one of {', '.join(map(str, o.allowed))}")
+    return value
+
+
+#: Option types (``OptionSpec.type``) and their parsers; an OptionSpec of another type fails
+#: when it is defined.
+_PARSERS: dict[str, Callable[[OptionSpec, object], OptionValue]] = {
+    "bool": _parse_bool,
+    "int": _parse_int,
+    "enum": _parse_enum,
+}
 
 
 def _b(name: str, desc: str) -> OptionSpec:
@@ -254,16 +273,19 @@ class VariantSpec:
 class Rules:
     """One table's configured variant: the spec, the option values, and derived hot-path facts.
 
-    Every option value is also an attribute (``rules.close_min_talon``). Immutable by convention.
+    Every option value is also an attribute (``rules.close_min_talon``). ``behaviour`` holds what
+    the engine does for each enum option value (:mod:`bummerl.rules.behaviour`), looked up here
+    so that a value without a behaviour fails at configure time. Immutable by convention.
     """
 
     __slots__ = (
-        "spec", "options", "deck", "points", "set_goal", "sets_goal", "set_schneider_value",
+        "spec", "options", "deck", "points", "set_goal", "sets_goal", "set_schneider_value", "behaviour",
         *CATALOGUE.keys(),
     )
 
     spec: VariantSpec
     options: dict[str, OptionValue]
+    behaviour: Behaviour
     deck: tuple[int, ...]
     points: tuple[int, ...]
     set_goal: int
@@ -304,10 +326,14 @@ class Rules:
     sets_to_win: int
 
     def __init__(self, spec: VariantSpec, options: dict[str, OptionValue]) -> None:
+        """Raises :class:`InvalidOptionError` if an enum option has a value the engine does not
+        implement (:func:`bummerl.rules.behaviour.resolve`)."""
         self.spec = spec
         self.options = dict(options)
-        for o in CATALOGUE.values():
-            setattr(self, o.name, options.get(o.name, o.default))
+        values = {o.name: options.get(o.name, o.default) for o in CATALOGUE.values()}
+        for name, value in values.items():
+            setattr(self, name, value)
+        self.behaviour = resolve(values)
         self.deck = spec.deck
         nine = int(options.get("nine_value", 0))
         self.points = tuple(

@@ -18,12 +18,11 @@ def last_trick_decides(d: DealState) -> DealOutcome:
     (``last_trick_win_points = fixed1``) or by the table (``by_table``). ``holder_wins``: the other
     player wins instead, by the table, if he already held 66 deal points.
     """
-    r = d.rules
     w = d.last_winner
     o = 1 - w
-    if r.undeclared_66_at_end == "holder_wins" and d.deal_points(o) >= 66:
+    if d.rules.behaviour.undeclared_66_holder_wins and d.deal_points(o) >= 66:
         return DealOutcome(o, d.table_points(w), "played_out")
-    return DealOutcome(w, 1 if r.last_trick_win_points == "fixed1" else d.table_points(o), "last_trick")
+    return DealOutcome(w, d.last_trick_points(o), "last_trick")
 
 
 SPEC = register(

@@ -7,17 +7,26 @@ sevens (OPEN-HU2-1). Hungarian names: piros, tök, zöld, makk; ász, tízes, ki
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..behaviour import pick
 from ..cards import JACK
 from ..variant import Rules, VariantSpec, option, register
 from .schnapsen_at import last_trick_decides
 
+#: OPEN-HU2-1 ``match_format``: (set_target, sets_to_win, schneider_set_value) of a table.
+MATCH_FORMATS: dict[str, Callable[[Rules], tuple[int, int, int]]] = {
+    # first to set_target wins a set, sets_to_win sets win the match
+    "sets": lambda r: (int(r.options["set_target"]), int(r.options["sets_to_win"]), 1),
+    # first to match_target game points
+    "points": lambda r: (int(r.options["match_target"]), 1, 1),
+}
+
 
 def hu2_match_format(r: Rules) -> tuple[int, int, int]:
-    """OPEN-HU2-1: ``sets`` = first to ``set_target`` wins a set, ``sets_to_win`` sets win the
-    match; ``points`` = first to ``match_target`` game points."""
-    if r.options["match_format"] == "sets":
-        return int(r.options["set_target"]), int(r.options["sets_to_win"]), 1
-    return int(r.options["match_target"]), 1, 1
+    """OPEN-HU2-1 by the :data:`MATCH_FORMATS` table; a format it lacks raises
+    InvalidOptionError when the table is configured."""
+    return pick("match_format", r.options["match_format"], MATCH_FORMATS)(r)
 
 
 SPEC = register(
