@@ -84,6 +84,6 @@ async def test_node_grpc_client_plays_a_match(redis_url: str) -> None:
         assert result["deal_numbers"][0] == 0  # deal numbers are 0-based (common.proto)
         refused = result["refused"]
         assert refused["code"] == "ABORTED", refused
-        if refused["error_info"] is not None:  # google.rpc.ErrorInfo in grpc-status-details-bin
-            assert refused["error_info"]["domain"] == "bummerl.v1"
-            assert refused["error_info"]["reason"] == "STALE_VERSION"
+        info = refused["error_info"]  # google.rpc.ErrorInfo in grpc-status-details-bin, decoded by Node
+        assert info is not None and info["domain"] == "bummerl.v1" and info["reason"] == "STALE_VERSION"
+        assert info["metadata"]["current_version"].isdigit()
