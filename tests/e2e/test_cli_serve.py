@@ -121,3 +121,29 @@ def test_play_prints_each_deal_as_it_finishes(redis_url: str) -> None:
     result = [line for line in lines if line.startswith("result: ")]
     assert len(result) == 1 and lines.index(result[0]) > lines.index(deals[-1])
     assert f"{len(deals)} deals" in result[0]
+
+
+def test_serve_workers_share_one_port_one_redis_and_one_metrics_endpoint(redis_url: str) -> None:
+    """``--workers 2``: two processes answer on one gRPC port, matches created through one are
+    played through the other (one Redis), and the parent's /metrics sums both (multiprocess)."""
+    import urllib.request
+
+    from bummerl_client import Client
+
+    port, metrics_port = free_port(), free_port()
+    env = env_with(redis_url, BUMMERL_HTTP_PORT="0")
+    with serve(["--workers", "2", "--port", str(port), "--metrics-port", str(metrics_port)], env) as (proc, lines):
+        assert proc.poll() is None, lines
+        time.sleep(1.5)  # the second worker
+        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        assert len(children) == 2, children
+        for _ in range(12):  # new connections are spread over the workers by the kernel
+            with Client(f"127.0.0.1:{port}") as c:
+                m = c.create_match("schnapsen-at", seed=3)
+                info = c.information_set(m.match_id, 0, m.tokens[0])
+                assert info["match_id"] == m.match_id
+        body = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+        created = [line for line in body.splitlines() if line.startswith('bummerl_matches_created_total{variant="schnapsen-at"}')]
+        assert created and float(created[0].split()[-1]) == 12.0, created
+        proc.terminate()
+        assert proc.wait(30) == 0
