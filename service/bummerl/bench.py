@@ -99,22 +99,30 @@ class _RestCalls:
 
 
 async def _service_load(target: str, matches: int, seconds: float, variant: str,
-                        rest_url: str | None = None, rate: float | None = None) -> dict[str, Any]:
+                        rest_url: str | None = None, rate: float | None = None, channels: int = 1) -> dict[str, Any]:
     """``matches`` players for ``seconds``; ``rate`` (SubmitAction/s over all players) paces an
-    open-loop load instead of calling as fast as answers come (latency below saturation)."""
+    open-loop load instead of calling as fast as answers come (latency below saturation);
+    ``channels``: gRPC connections the players are spread over (one per server worker or more:
+    with SO_REUSEPORT the kernel assigns each connection, not each call, to a worker)."""
+    import grpc
+
     from bummerl_client import AsyncClient, BummerlError
+
+    extra = [AsyncClient(target, grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
+             for _ in range(channels - 1)]
 
     lat: list[float] = []
     stop_at = time.perf_counter() + seconds
     errors = 0
     async with AsyncClient(target) as grpc_client:
         await grpc_client.wait_ready(20)
-        c: Any = _RestCalls(rest_url) if rest_url else grpc_client
+        pool: list[Any] = [_RestCalls(rest_url)] if rest_url else [grpc_client, *extra]
 
         async def player(i: int) -> None:
             """Create matches and play both seats at random; the information set of the seat to
             act comes from the SubmitAction answer, or one GetInformationSet when the turn passes."""
             nonlocal errors
+            c = pool[i % len(pool)]
             rng = random.Random(i)
             period = matches / rate if rate else 0.0
             next_at = time.perf_counter() + rng.random() * period
@@ -144,7 +152,7 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
         try:
             await asyncio.gather(*(player(i) for i in range(matches)))
         finally:
-            if rest_url:
+            for c in pool[1:] if not rest_url else pool:
                 await c.close()
         dt = time.perf_counter() - t0
     lat.sort()
@@ -177,7 +185,8 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
         if workers > 1:
             time.sleep(1.0)  # the first worker is listening; let the others start too
         rest_url = f"http://127.0.0.1:{http_port}" if rest else None
-        return asyncio.run(_service_load(target, matches, seconds, variant, rest_url))
+        return asyncio.run(_service_load(target, matches, seconds, variant, rest_url,
+                                         channels=1 if workers == 1 else 2 * workers))
 
 
 def _free_port() -> int:
