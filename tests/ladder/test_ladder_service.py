@@ -150,3 +150,29 @@ async def test_sprt_ladder_stops_when_decided(ladders: LadderService) -> None:
     assert lad["status"] == "finished" and lad["matches_played"] < 1000
     board = await ladders.leaderboard(lad["ladder_id"])
     assert board["pairs"][0]["sprt_result"] in ("H0", "H1")
+
+
+async def test_pooled_leaderboard_rates_every_ladder_of_one_variant_and_time_control(ladders: LadderService) -> None:
+    """Ratings per variant and time control (issue: ladders): the pooled leaderboard of a ladder
+    rates the results of every ladder with the same variant, options, time control and deals per
+    game, and leaves out a ladder with another time control."""
+    bots = await register(ladders, 3)
+    ids = [b["bot_id"] for b in bots]
+    cap = random.randrange(600_000, 900_000)  # a time control no other test uses
+    tc = {"base_ms": 0, "increment_ms": 0, "move_cap_ms": cap, "lag_compensation_ms": 0, "scope": "match"}
+    other_tc = {**tc, "move_cap_ms": cap + 1}
+    made = []
+    for pair, clock in (((0, 1), tc), ((1, 2), tc), ((0, 1), other_tc)):
+        lad = await ladders.create_ladder(LadderSpec("p", "schnapsen-at", [ids[pair[0]], ids[pair[1]]], rounds=1,
+                                                     deals_per_game=1, time_control=clock, seed=pair[1]),
+                                          admin_token="adm")
+        await run_ladder(ladders, bots, lad["ladder_id"])
+        made.append(lad["ladder_id"])
+    alone = await ladders.leaderboard(made[0])
+    assert alone["ladder_ids"] == [made[0]] and {e["bot_id"] for e in alone["entries"]} == {ids[0], ids[1]}
+    pooled = await ladders.leaderboard(made[0], pooled=True)
+    assert pooled["ladder_ids"] == made[:2] and pooled["pool"] == alone["pool"]
+    games = {e["bot_id"]: e["games"] for e in pooled["entries"]}
+    assert games == {ids[0]: 2, ids[1]: 4, ids[2]: 2}  # two duplicate games per ladder, bot 1 in both
+    assert {(p["a"], p["b"]) for p in pooled["pairs"]} == {tuple(sorted((ids[0], ids[1]))), tuple(sorted((ids[1], ids[2])))}
+    assert (await ladders.leaderboard(made[2], pooled=True))["ladder_ids"] == [made[2]]

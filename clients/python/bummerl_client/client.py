@@ -221,8 +221,11 @@ class AsyncClient:
     async def ladder(self, ladder_id: str) -> dict[str, Any]:
         return await self._ladder_call("GetLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
 
-    async def leaderboard(self, ladder_id: str) -> dict[str, Any]:
-        return await self._ladder_call("GetLeaderboard", ladder_pb2.GetLeaderboardRequest(ladder_id=ladder_id))
+    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
+        """The ladder's leaderboard; ``pooled``: over every ladder of its rating pool (variant,
+        options, time control, deals per game)."""
+        return await self._ladder_call("GetLeaderboard",
+                                       ladder_pb2.GetLeaderboardRequest(ladder_id=ladder_id, pooled=pooled))
 
     async def ladder_matches(self, ladder_id: str) -> list[dict[str, Any]]:
         got = await self._ladder_call("ListLadderMatches", ladder_pb2.ListLadderMatchesRequest(ladder_id=ladder_id))

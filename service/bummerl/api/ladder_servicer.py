@@ -61,7 +61,8 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
 
     @map_errors
     async def GetLeaderboard(self, request: Any, context: Any) -> ladder_pb2.Leaderboard:
-        return codec.dict_to_pb(await self.ladders.leaderboard(request.ladder_id), ladder_pb2.Leaderboard)
+        return codec.dict_to_pb(await self.ladders.leaderboard(request.ladder_id, request.pooled),
+                                ladder_pb2.Leaderboard)
 
     @map_errors
     async def StreamLadder(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.LadderEvent]:

@@ -243,10 +243,26 @@ class LadderService:
         await self._config(ladder_id)
         return [json.loads(x) for x in await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1)]
 
-    async def leaderboard(self, ladder_id: str) -> dict[str, Any]:
-        """``{"ladder_id", "entries": [...], "pairs": [...]}`` from the results (see :func:`leaderboard`)."""
+    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
+        """``{"ladder_id", "entries": [...], "pairs": [...], "ladder_ids", "pool"}`` from the results
+        (see :func:`leaderboard`). ``pooled``: ratings and pair statistics over every ladder of the
+        same rating pool as this one (:func:`rating_pool`: variant, options, time control, deals per
+        game), their results in ladder creation order; ``ladder_ids`` lists them. NotFoundError
+        for an unknown ladder."""
         cfg = await self._config(ladder_id)
-        return leaderboard(cfg, await self.results(ladder_id))
+        if not pooled:
+            return {**leaderboard(cfg, await self.results(ladder_id)), "ladder_ids": [ladder_id],
+                    "pool": rating_pool(cfg)}
+        pool = rating_pool(cfg)
+        members = [c for c in await self.list_ladders() if rating_pool(c) == pool]
+        results: list[dict[str, Any]] = []
+        merged: dict[str, Any] = {"ladder_id": ladder_id, "bot_ids": [], "bot_names": {}, "sprt": None,
+                                  "duplicate_deals": all(c.get("duplicate_deals") for c in members)}
+        for c in members:
+            merged["bot_ids"] += [b for b in c["bot_ids"] if b not in merged["bot_ids"]]
+            merged["bot_names"].update(c.get("bot_names", {}))
+            results += [{**r, "pair": f"{c['ladder_id']}/{r['pair']}"} for r in await self.results(c["ladder_id"])]
+        return {**leaderboard(merged, results), "ladder_ids": [c["ladder_id"] for c in members], "pool": pool}
 
     async def _event(self, ladder_id: str, ev: dict[str, Any]) -> None:
         ev = dict(ev, ladder_id=ladder_id, at_ms=self.matches.now_ms())
@@ -389,6 +405,17 @@ def _plan(ladder_id: str, fmt: str, bots: list[str], rounds: int, duplicate: boo
     return games
 
 
+def rating_pool(cfg: dict[str, Any]) -> str:
+    """The rating pool of a ladder: ratings are comparable across ladders of one variant with the
+    same options, time control and deals per game (one Bummerl or N deals), so they are pooled
+    by this key, e.g. ``schnapsen-at|{}|5000+100|deals=0``."""
+    tc = cfg.get("time_control") or {}
+    clock = (f"{tc.get('base_ms', 0)}+{tc.get('increment_ms', 0)}/move{tc.get('move_cap_ms', 0)}"
+             f"/{tc.get('scope') or 'match'}" if tc else "untimed")
+    options = json.dumps(cfg.get("options") or {}, sort_keys=True, separators=(",", ":"))
+    return f"{cfg['variant']}|{options}|{clock}|deals={cfg.get('deals_per_game', 0)}"
+
+
 def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
     """Ratings and pairwise statistics from a ladder's results, in result order.
 
@@ -405,7 +432,7 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     names = cfg.get("bot_names", {})
     ratings = {b: model.rating(name=b) for b in cfg["bot_ids"]}
     tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "deals_won": 0, "deals_lost": 0} for b in cfg["bot_ids"]}
-    by_pair: dict[int, list[dict[str, Any]]] = {}
+    by_pair: dict[Any, list[dict[str, Any]]] = {}
     for r in results:
         a, b = r["bots"]
         sa, sb = r["scores"]
