@@ -265,14 +265,16 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"timeouts: deadline to enforced timeout p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
                   f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
-        r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers)
+        r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers,
+                                stream=args.stream)
         r["workers"] = args.workers
         if args.json:
             print(json.dumps(r))
         else:
             print(f"service ({r['api']}, {r['workers']} worker{'s' if r['workers'] > 1 else ''}): "
                   f"{r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
-                  f"({r['matches']} concurrent matches, {r['submit_calls']} calls in {r['seconds']} s, errors {r['errors']})")
+                  f"({r['matches']} concurrent matches, {r['submit_calls']} calls in {r['seconds']} s, errors {r['errors']}"
+                  f"{', server RSS ' + str(r['server_rss_mb']) + ' MiB' if r.get('server_rss_mb') else ''})")
     return 0
 
 
@@ -325,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
     b.add_argument("--workers", type=int, default=1, help="service: server processes (bummerl serve --workers N)")
+    b.add_argument("--stream", action="store_true",
+                   help="service: bots follow StreamMatch like real bots (no polling); counts stream fan-out")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:

@@ -165,11 +165,83 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
     }
 
 
+async def _stream_load(target: str, matches: int, seconds: float, variant: str, channels: int = 1) -> dict[str, Any]:
+    """The realistic load: ``matches`` matches at a time, each seat played by a random bot that
+    follows its StreamMatch (``bummerl_client.play_seat``) as real bots do; when a match ends
+    another starts, until ``seconds`` have passed. Times every SubmitAction."""
+    import grpc
+
+    from bummerl_client import AsyncClient, play_seat
+    from bummerl_client.bots import make_bot
+
+    lat: list[float] = []
+    errors = 0
+
+    class Timed(AsyncClient):
+        async def submit_action(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            t = time.perf_counter()
+            out = await super().submit_action(*args, **kwargs)
+            lat.append(time.perf_counter() - t)
+            return out
+
+    pool = [Timed(target, grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
+            for _ in range(channels)]
+    stop_at = time.perf_counter() + seconds
+    try:
+        await pool[0].wait_ready(20)
+
+        async def table(i: int) -> None:
+            nonlocal errors
+            c = pool[i % len(pool)]
+            n = 0
+            while time.perf_counter() < stop_at:
+                m = await c.create_match(variant, seed=i * 1000 + n)
+                n += 1
+                try:
+                    await asyncio.gather(*(play_seat(c, m.match_id, s, m.tokens[s], make_bot("random", i + s))
+                                           for s in (0, 1)))
+                except Exception:  # noqa: BLE001 - counted, the table goes on
+                    errors += 1
+
+        t0 = time.perf_counter()
+        tasks = [asyncio.create_task(table(i)) for i in range(matches)]
+        await asyncio.sleep(seconds)
+        dt = time.perf_counter() - t0
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        for c in pool:
+            await c.close()
+    lat.sort()
+    n = len(lat)
+    return {
+        "matches": matches, "variant": variant, "api": "grpc-stream", "submit_calls": n, "errors": errors,
+        "seconds": round(dt, 3), "actions_per_s": round(n / dt, 1),
+        "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
+        "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None,
+    }
+
+
+def _rss_mb(pid: int) -> float | None:
+    """Resident memory of a process in MiB (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
 def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
-                  rest: bool = False, workers: int = 1) -> dict[str, Any]:
+                  rest: bool = False, workers: int = 1, stream: bool = False) -> dict[str, Any]:
     """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
     ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
     ``workers``: ``bummerl serve --workers N`` (N processes on one port and one Valkey).
+    ``stream``: the realistic mode (:func:`_stream_load`: bots follow StreamMatch, no polling).
+    The result has ``server_rss_mb``, the server process's resident memory at the end (MiB).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
@@ -181,12 +253,17 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     extra = ["--http-port", str(http_port)]
     if workers > 1:
         extra += ["--workers", str(workers), "--port", str(_free_port())]
-    with spawn_server(extra) as (_, target):
+    with spawn_server(extra) as (proc, target):
         if workers > 1:
             time.sleep(1.0)  # the first worker is listening; let the others start too
         rest_url = f"http://127.0.0.1:{http_port}" if rest else None
-        return asyncio.run(_service_load(target, matches, seconds, variant, rest_url,
-                                         channels=1 if workers == 1 else 2 * workers))
+        channels = 1 if workers == 1 else 2 * workers
+        if stream:
+            out = asyncio.run(_stream_load(target, matches, seconds, variant, channels=max(channels, matches // 250)))
+        else:
+            out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, channels=channels))
+        out["server_rss_mb"] = _rss_mb(proc.pid) if workers == 1 else None
+        return out
 
 
 def _free_port() -> int:

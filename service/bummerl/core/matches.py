@@ -32,10 +32,13 @@ IllegalActionError / InvalidActionError. A rejected call leaves the stored match
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import hmac
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +124,10 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+LATEST_CACHE = 4096
+"""Matches whose newest committed version each process keeps for its streams."""
+
+
 def _json_default(obj: Any) -> Any:
     """orjson's fallback: named tuples (e.g. ``DealOutcome``) as arrays, like ``json.dumps``."""
     if isinstance(obj, tuple):
@@ -195,6 +202,8 @@ class MatchService:
         self._wait_events = hub.wait_events if hub is not None else store.wait_events
         self.max_streams_per_seat = max_streams_per_seat
         self._open_streams: dict[tuple[str, int], int] = {}
+        self._latest: OrderedDict[str, _Loaded] = OrderedDict()
+        self._committing: dict[str, asyncio.Future[None]] = {}
         self.retention_ms = retention_ms
         self.limiter = RateLimiter(store, {"create": Limit(create_per_min, 60_000), "action": Limit(actions_per_s, 1000)},
                                    now_ms)
@@ -444,22 +453,31 @@ class MatchService:
         entries = [*ld.entries, [seat, action, now, before.deal_number, kind, think, clock_ms]]
         meta_updates = {"over": True} if after.over else None
         deadline = self._deadline(after, clocks, ld.meta, now)
+        # streams of this process woken by this commit wait for it rather than read the match again
+        done = asyncio.get_running_loop().create_future()
+        self._committing[match_id] = done
         try:
-            new_version = await self.store.commit(
-                match_id, ld.version, self._encode(after, entries, clocks, deadline),
-                [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
-                ttl_ms=self.retention_ms if after.over else 0, finished=after.over,
-            )
-        except VersionConflictError as e:
-            metrics.cas_conflict()
-            raise StaleVersionError(e.current_version) from None
-        except MatchNotFoundError:
-            raise NotFoundError(f"no match {match_id}") from None
+            try:
+                new_version = await self.store.commit(
+                    match_id, ld.version, self._encode(after, entries, clocks, deadline),
+                    [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
+                    ttl_ms=self.retention_ms if after.over else 0, finished=after.over,
+                )
+            except VersionConflictError as e:
+                metrics.cas_conflict()
+                raise StaleVersionError(e.current_version) from None
+            except MatchNotFoundError:
+                raise NotFoundError(f"no match {match_id}") from None
+            new = _Loaded(new_version, after, entries, ld.meta, clocks, deadline)
+            self._remember(match_id, new)
+        finally:
+            if self._committing.get(match_id) is done:
+                del self._committing[match_id]
+            done.set_result(None)
         variant = after.rules.spec.id
         metrics.action_applied(variant)
         if after.over:
             metrics.match_finished(variant)
-        new = _Loaded(new_version, after, entries, ld.meta, clocks, deadline)
         return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over)
 
     @staticmethod
@@ -506,9 +524,20 @@ class MatchService:
             got = await self._wait_events(match_id, last, self.stream_poll_ms)
             if not got:
                 continue
-            ld = await self._load(match_id)
-            evs = [orjson.loads(p) for v, p in got if v <= ld.version]
             top = max(v for v, _ in got)
+            # a version this process committed (or loaded) is immutable: no second read for it
+            cached = self._latest.get(match_id)
+            pending = self._committing.get(match_id)
+            if (cached is None or cached.version < top) and pending is not None:
+                with contextlib.suppress(TimeoutError):  # the commit that woke us is finishing here
+                    await asyncio.wait_for(asyncio.shield(pending), 0.05)
+                cached = self._latest.get(match_id)
+            if cached is not None and cached.version >= top:
+                ld = cached
+            else:
+                ld = await self._load(match_id)
+                self._remember(match_id, ld)
+            evs = [orjson.loads(p) for v, p in got if v <= ld.version]
             if top < ld.version:  # commits landed between the read and the load: no gap
                 evs += [orjson.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
             evs = [e for e in evs if e["version"] > last]
@@ -571,6 +600,17 @@ class MatchService:
             out["match_result"] = match_result(ld.state)
             out["deal_results"] = [r.to_dict() for r in ld.state.results]
         return out
+
+    def _remember(self, match_id: str, ld: _Loaded) -> None:
+        """Keep the newest known version of a match for the streams of this process (a stored
+        version never changes: the version is compare-and-set). At most :data:`LATEST_CACHE`
+        matches; read-only use (streams), the write path always loads."""
+        old = self._latest.get(match_id)
+        if old is None or old.version < ld.version:
+            self._latest[match_id] = ld
+        self._latest.move_to_end(match_id)
+        while len(self._latest) > LATEST_CACHE:
+            self._latest.popitem(last=False)
 
     async def _load(self, match_id: str) -> _Loaded:
         if not match_id or len(match_id) > 64 or not match_id.isalnum():
