@@ -8,6 +8,8 @@
     bummerl bench service --matches 64 --seconds 10 [--json]
     bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
+    bummerl bench strong --pairs 200 [--variant all] [--bot strong:budget_ms=30] [--jobs 2] [--json]
+                                                    (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
 token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
@@ -35,6 +37,12 @@ def _options(pairs: list[str]) -> dict[str, str]:
             raise SystemExit(f"--option expects name=value, got {p!r}")
         out[name.strip()] = value.strip()
     return out
+
+
+def _bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
+    from bummerl_client.__main__ import bot_specs
+
+    return bot_specs(text, prog, count)
 
 
 def _print_deal(d: dict[str, Any]) -> None:
@@ -106,7 +114,7 @@ async def _serve(args: argparse.Namespace) -> int:
         if args.demo:
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
             async with AsyncClient(rt.target) as client:
-                await _play(client, args.variant, args.demo.split(","), args.seed, {}, False,
+                await _play(client, args.variant, _bot_specs(args.demo, "bummerl serve --demo", 2), args.seed, {}, False,
                             admin_token=settings.admin_token)
             print("bummerl: still serving; press Ctrl-C to stop", flush=True)
         await stop.wait()
@@ -119,9 +127,7 @@ async def _serve(args: argparse.Namespace) -> int:
 async def _play_cmd(args: argparse.Namespace) -> int:
     from bummerl_client import AsyncClient
 
-    bots = args.bots.split(",")
-    if len(bots) != 2:
-        raise SystemExit("--bots takes two bots, e.g. greedy,random")
+    bots = _bot_specs(args.bots, "bummerl play", 2)
     options = _options(args.option)
     create: dict[str, Any] = {"timeout_policy": args.timeout_policy}
     if args.tc:
@@ -205,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                         "default: BUMMERL_IDLE_LIMIT_S or 86400)")
     pl = sub.add_parser("play", help="play one Bummerl between two bots through a server")
     pl.add_argument("--variant", default="schnapsen-at")
-    pl.add_argument("--bots", default="greedy,random", help="two of: random, greedy, exec:COMMAND")
+    pl.add_argument("--bots", default="greedy,random",
+                    help="two of: random, greedy, strong[:budget_ms=50,samples=N,seed=S], exec:COMMAND")
     pl.add_argument("--server", default=None, help="HOST:PORT (default: start a local server)")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")

@@ -22,7 +22,7 @@ import sys
 import grpc
 
 from .bot import Bot, BotFault
-from .bots import make_bot
+from .bots import make_bot, split_bot_specs
 from .client import AsyncClient, BummerlError
 from .runner import FAULT_REASONS, play_seat
 from .stdio import StdioBot
@@ -31,10 +31,26 @@ EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
 
 
 def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0) -> Bot:
-    """``random`` / ``greedy`` / ``exec:COMMAND ARGS`` -> a Bot. Raises ValueError if unknown."""
+    """``random`` / ``greedy`` / ``strong:budget_ms=50,...`` / ``exec:COMMAND ARGS`` -> a Bot.
+    Raises ValueError (one line) for an unknown bot or a bad option."""
     if spec.startswith("exec:"):
         return StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s)
     return make_bot(spec, seed)
+
+
+def bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
+    """Split a ``--bots`` list (``strong:budget_ms=50,samples=8,greedy`` -> two specs, see
+    :func:`~bummerl_client.bots.split_bot_specs`) and build every bot once to check its name and
+    options: a bad one exits with one line ``PROG: ...`` (SystemExit)."""
+    specs = split_bot_specs(text)
+    if count is not None and len(specs) != count:
+        raise SystemExit(f"{prog}: --bots takes {count} bots, e.g. greedy,random or strong:budget_ms=50,greedy")
+    for spec in specs:
+        try:
+            bot_from_spec(spec)
+        except ValueError as e:
+            raise SystemExit(f"{prog}: {e}") from None
+    return specs
 
 
 def _token(args: argparse.Namespace) -> str:
@@ -93,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     j.add_argument("--seat", type=int, required=True)
     j.add_argument("--token-file", default=None, help="file with the seat token ('-' = stdin)")
     j.add_argument("--token", default=None, help=argparse.SUPPRESS)
-    j.add_argument("--bot", default="greedy", help="random | greedy | exec:COMMAND")
+    j.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     j.add_argument("--seed", type=int, default=None)
     j.add_argument("--decision-timeout", type=float, default=60.0,
                    help="seconds per decision of an exec: bot when the match has no clock")

@@ -327,6 +327,8 @@ class StrongBot(Bot):
         self.last_stats = {"samples": n, "nodes": nodes, "means": dict(zip(legal, means, strict=True))}
         if len(cands) == 1:
             return cands[0]
+        if A.DECLARE in cands:
+            return A.DECLARE  # as good as playing on: take the deal now
         pref = policy(pub.deal_state(*pub.sample(rng))) if pub.phase != OVER else cands[0]
         if pref in cands:
             return pref
