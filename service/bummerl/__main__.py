@@ -157,6 +157,8 @@ async def _play_cmd(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from bummerl import bench
 
+    if args.what != "strong":
+        args.variant = args.variant or "schnapsen-at"
     if args.what == "engine":
         variants = [v.id for v in __import__("bummerl.rules", fromlist=["list_variants"]).list_variants()] if args.variant == "all" else [args.variant]
         for v in variants:
@@ -174,6 +176,20 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"ladder: {r['matches_per_min']:,.0f} matches/min ({r['games']} single-deal games, concurrency "
                   f"{r['concurrency']}, {r['seconds']} s); service overhead {r['overhead_ms_per_move']} ms per move "
                   f"({r['ms_per_move_server']} ms through the server - {r['ms_per_move_engine']} ms in process)")
+    elif args.what == "strong":
+        rows = bench.bench_strong(args.pairs, args.variant or "all", args.bot, args.opponent, args.jobs, args.seed or 1,
+                                  progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))
+        for r in rows:
+            if args.json:
+                print(json.dumps(r))
+            else:
+                def f(x: float | None, sign: str = "+") -> str:
+                    return "unbounded" if x is None else f"{x:{sign}.1f}"
+
+                print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
+                      f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
+                      f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
+                      f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)")
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -227,12 +243,18 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "timeouts", "ladder"])
-    b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
+    b.add_argument("what", choices=["engine", "service", "timeouts", "ladder", "strong"])
+    b.add_argument("--variant", default=None,
+                   help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0)
     b.add_argument("--matches", type=int, default=64)
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
+    b.add_argument("--pairs", type=int, default=200, help="strong: duplicate deal pairs per variant")
+    b.add_argument("--bot", default="strong:budget_ms=30", help="strong: the bot under test (a bot spec)")
+    b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
+    b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
+    b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
