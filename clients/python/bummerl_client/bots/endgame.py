@@ -48,7 +48,6 @@ class EndgameSolver:
             raise ValueError("the endgame solver needs a closed or exhausted talon")
         self.me = me
         self.utility = utility
-        self.nodes = 0
         self.key = (d.trump, d.closed_by, d.close_snapshot)
         self._build(d)
 
@@ -66,11 +65,16 @@ class EndgameSolver:
         per_lead = r.marriages_per_lead
         first_lead_marriage = r.marriage_first_lead_allowed
         marriage_ok = r.marriage_after_talon_closed
-        counts_after_trick = r.marriage_counts_after_first_trick
         mpts = tuple(40 if s == trump else 20 for s in range(4))
         order = _order_key(trump, points)
         lead_order: dict[int, list[int]] = {}  # hand -> its cards in lead order
         tt: dict[tuple[int, ...], tuple[float, float]] = {}
+        nodes = 0
+        # a false declaration by p loses the deal for p by 1-3 game points: its value for `me` lies
+        # between these bounds, so it is searched only when every other move is worse
+        opp = 1 - me
+        worst_false = max(utility(DealOutcome(opp, g, "false_declaration")) for g in (1, 2, 3))
+        best_false = min(utility(DealOutcome(me, g, "false_declaration")) for g in (1, 2, 3))
         ends: dict[tuple[int, ...], float] = {}
 
         scratch = DealState.__new__(DealState)
@@ -120,44 +124,43 @@ class EndgameSolver:
                 v = ends[key] = utility(scratch.outcome)
             return v
 
+        follow_moves: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+
+        def moves_after(lc: int, legal: int) -> list[tuple[int, int, int]]:
+            """(card, 1 if it wins the trick, points of the trick): winners first, cheapest first."""
+            ls = lc // 6
+            out = []
+            for f in cards_of(legal):
+                wins = (f < lc) if f // 6 == ls else (f // 6 == trump)
+                out.append((f, 1 if wins else 0, points[lc] + points[f]))
+            out.sort(key=lambda m: (-m[1], points[m[0]], m[0]))
+            follow_moves[(lc, legal)] = out
+            return out
+
         def follow(q: int, lc: int, h0: int, h1: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int,
                    ann: int, alpha: float, beta: float) -> float:
             """Seat q follows the led card lc (already out of the leader's hand) under strict play."""
-            self.nodes += 1
+            nonlocal nodes
+            nodes += 1
             hq = h1 if q else h0
-            ls = lc // 6
-            same = hq & SUIT_MASK[ls]
+            same = hq & SUIT_MASK[lc // 6]
             if same:
                 legal = same & HIGHER[lc] or same
             else:
                 legal = hq & tmask or hq
-            p = 1 - q
-            gain = points[lc]
+            moves = follow_moves.get((lc, legal)) or moves_after(lc, legal)
+            if (h0 | h1) == hq and hq & (hq - 1) == 0:  # the leader's hand is empty: the deal's last trick
+                vals = [last_trick_value(1 - q, lc, f, p0, p1, t0, t1, m0, m1) for f, _, _ in moves]
+                return max(vals) if q == me else min(vals)
             maximize = q == me
             best = -INF if maximize else INF
-            # winners first (cheapest first), then the cheapest discards
-            winners: list[int] = []
-            losers: list[int] = []
-            for f in cards_of(legal):
-                if (f < lc) if f // 6 == ls else (f // 6 == trump):
-                    winners.append(f)
+            for f, wins, g in moves:
+                n0 = h0 & ~BIT[f] if q == 0 else h0
+                n1 = h1 & ~BIT[f] if q else h1
+                if (q if wins else 1 - q) == 0:
+                    v = lead(0, n0, n1, p0 + g, p1, 1, t1, m0, m1, ann, 1, 0, 0, alpha, beta)
                 else:
-                    losers.append(f)
-            winners.sort(key=lambda c: points[c])
-            losers.sort(key=lambda c: points[c])
-            last = (h0 | h1) == hq and _single(hq)  # the leader's hand is empty: the deal's last trick
-            for f in winners + losers:
-                if last:
-                    v = last_trick_value(p, lc, f, p0, p1, t0, t1, m0, m1)
-                else:
-                    w = q if ((f < lc) if f // 6 == ls else (f // 6 == trump)) else p
-                    g = gain + points[f]
-                    n0 = h0 & ~BIT[f] if q == 0 else h0
-                    n1 = h1 & ~BIT[f] if q == 1 else h1
-                    if w == 0:
-                        v = lead(0, n0, n1, p0 + g, p1, 1, t1, m0, m1, ann, 1, 0, 0, alpha, beta)
-                    else:
-                        v = lead(1, n0, n1, p0, p1 + g, t0, 1, m0, m1, ann, 1, 0, 0, alpha, beta)
+                    v = lead(1, n0, n1, p0, p1 + g, t0, 1, m0, m1, ann, 1, 0, 0, alpha, beta)
                 if maximize:
                     if v > best:
                         best = v
@@ -176,7 +179,8 @@ class EndgameSolver:
         def lead(p: int, h0: int, h1: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int, ann: int,
                  tp: int, pend: int, turn: int, alpha: float, beta: float) -> float:
             """Seat p's lead turn (§1.7 step 1 under strict play); mirrors DealState._lead_actions."""
-            self.nodes += 1
+            nonlocal nodes
+            nodes += 1
             key = None
             a0, b0 = alpha, beta
             if not pend:
@@ -199,79 +203,79 @@ class EndgameSolver:
             may_declare = tw and (closed_by < 0 or closed_by == p or non_closer_may_declare)
             mine_m = m1 if p else m0
             pairs = hp & (hp >> 1) & _K_BITS
-            if pairs:
+            if pairs and ann:
                 for s in range(4):
                     if ann >> s & 1:
                         pairs &= ~_KQ[s]
-            marriages_ok = bool(pairs) and turn < per_lead and (tp or first_lead_marriage) and marriage_ok
-            cutoff = False
-
-            def take(v: float) -> bool:
-                nonlocal best, alpha, beta
-                if maximize:
-                    if v > best:
+            suits = [s for s in range(4) if pairs >> (s * 6 + KING) & 1] if (
+                pairs and turn < per_lead and (tp or first_lead_marriage) and marriage_ok) else []
+            children: list[tuple[int, int, int, int]] = []  # (kind, card or suit, m0, m1): 0 lead, 1 announce
+            false_declaration = False
+            # 1. declare now (OPEN-GEN-4 c: never automatic, so it is a choice); a correct one first,
+            #    a false one last and only if it can matter (it loses 1-3 game points, DEF-DECL-1)
+            if may_declare and (not pend or declare_on_marriage):
+                dp = (p1 if p else p0) + mine_m
+                if dp >= 66:
+                    v = declare_value(p, p0, p1, t0, t1, m0, m1)
+                    if maximize:
                         best = v
-                        if v > alpha:
-                            alpha = v
-                else:
-                    if v < best:
+                        alpha = max(alpha, v)
+                    else:
+                        best = v
+                        beta = min(beta, v)
+                elif not reject:
+                    false_declaration = True
+            # 2. announce a marriage and declare at once (OPEN-GEN-4 b); with one marriage per lead
+            #    the other continuations of "announce" (leading its K or Q) equal the marriage moves
+            if suits and ((declare_on_marriage and may_declare) or turn + 1 < per_lead):
+                for s in suits:
+                    children.append((1, s, m0, m1 + mpts[s]) if p else (1, s, m0 + mpts[s], m1))
+            # 3. marriage + lead its K or Q (AT-MAR-1, OPEN-GEN-5)
+            for s in (sorted(suits, key=lambda s: s != trump) if len(suits) > 1 else suits):
+                n0, n1 = (m0, m1 + mpts[s]) if p else (m0 + mpts[s], m1)
+                children.append((2, s * 6 + KING, n0, n1))
+                children.append((2, s * 6 + QUEEN, n0, n1))
+            # 4. lead any card (only a K/Q of an announced suit while a marriage is pending)
+            playable = hp
+            if pend:
+                playable = 0
+                for s in range(4):
+                    if pend >> s & 1:
+                        playable |= _KQ[s]
+                playable &= hp
+            cards = lead_order.get(playable)
+            if cards is None:
+                cards = lead_order[playable] = sorted(cards_of(playable), key=order)
+            if alpha < beta:
+                for kind, c, n0, n1 in children + [(0, c, m0, m1) for c in cards]:
+                    if kind == 1:  # announce suit c
+                        if per_lead > 1:
+                            v = lead(p, h0, h1, p0, p1, t0, t1, n0, n1, ann | 1 << c, tp, pend | 1 << c, turn + 1,
+                                     alpha, beta)
+                        else:
+                            v = declare_value(p, p0, p1, t0, t1, n0, n1)
+                    else:
+                        a2 = ann | 1 << (c // 6) if kind == 2 else ann
+                        if p:
+                            v = follow(0, c, h0, h1 & ~BIT[c], p0, p1, t0, t1, n0, n1, a2, alpha, beta)
+                        else:
+                            v = follow(1, c, h0 & ~BIT[c], h1, p0, p1, t0, t1, n0, n1, a2, alpha, beta)
+                    if maximize:
+                        if v > best:
+                            best = v
+                            if v > alpha:
+                                alpha = v
+                                if alpha >= beta:
+                                    break
+                    elif v < best:
                         best = v
                         if v < beta:
                             beta = v
-                return alpha >= beta
-
-            # 1. declare now (OPEN-GEN-4 c: never automatic, so it is a choice)
-            if may_declare and (not pend or declare_on_marriage):
-                dp = (p1 if p else p0) + (mine_m if (tw or not counts_after_trick) else 0)
-                if not reject or dp >= 66:
-                    cutoff = take(declare_value(p, p0, p1, t0, t1, m0, m1))
-            suits = [s for s in range(4) if pairs >> (s * 6 + KING) & 1] if marriages_ok else []
-            # 2. announce a marriage and declare at once (OPEN-GEN-4 b); with one marriage per lead
-            #    the other continuations of "announce" (leading its K or Q) equal the marriage moves
-            if not cutoff and suits and ((declare_on_marriage and may_declare) or turn + 1 < per_lead):
-                for s in suits:
-                    n0, n1 = (m0, m1 + mpts[s]) if p else (m0 + mpts[s], m1)
-                    if per_lead > 1:
-                        v = lead(p, h0, h1, p0, p1, t0, t1, n0, n1, ann | 1 << s, tp, pend | 1 << s, turn + 1,
-                                 alpha, beta)
-                    else:
-                        v = declare_value(p, p0, p1, t0, t1, n0, n1)
-                    if take(v):
-                        cutoff = True
-                        break
-            # 3. marriage + lead its K or Q (AT-MAR-1, OPEN-GEN-5)
-            if not cutoff and suits:
-                for s in sorted(suits, key=lambda s: s != trump):
-                    n0, n1 = (m0, m1 + mpts[s]) if p else (m0 + mpts[s], m1)
-                    for c in (s * 6 + KING, s * 6 + QUEEN):
-                        if p:
-                            v = follow(0, c, h0, h1 & ~BIT[c], p0, p1, t0, t1, n0, n1, ann | 1 << s, alpha, beta)
-                        else:
-                            v = follow(1, c, h0 & ~BIT[c], h1, p0, p1, t0, t1, n0, n1, ann | 1 << s, alpha, beta)
-                        if take(v):
-                            cutoff = True
-                            break
-                    if cutoff:
-                        break
-            # 4. lead any card (only a K/Q of an announced suit while a marriage is pending)
-            if not cutoff:
-                playable = hp
-                if pend:
-                    playable = 0
-                    for s in range(4):
-                        if pend >> s & 1:
-                            playable |= _KQ[s]
-                    playable &= hp
-                cards = lead_order.get(playable)
-                if cards is None:
-                    cards = lead_order[playable] = sorted(cards_of(playable), key=order)
-                for c in cards:
-                    if p:
-                        v = follow(0, c, h0, h1 & ~BIT[c], p0, p1, t0, t1, m0, m1, ann, alpha, beta)
-                    else:
-                        v = follow(1, c, h0 & ~BIT[c], h1, p0, p1, t0, t1, m0, m1, ann, alpha, beta)
-                    if take(v):
-                        break
+                            if alpha >= beta:
+                                break
+            if false_declaration and (best < worst_false if maximize else best > best_false):
+                v = declare_value(p, p0, p1, t0, t1, m0, m1)
+                best = max(best, v) if maximize else min(best, v)
             if key is not None:
                 old = tt.get(key, (-INF, INF))
                 if best <= a0:
@@ -282,8 +286,17 @@ class EndgameSolver:
                     tt[key] = (best, best)
             return best
 
+        def node_count() -> int:
+            return nodes
+
+        self._nodes = node_count
         self._lead = lead
         self._follow = follow
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far (lead and follow turns)."""
+        return self._nodes()
 
     def solve(self, d: DealState, alpha: float = -INF, beta: float = INF) -> float:
         """Minimax value for ``me`` of ``d`` (talon closed or exhausted; any phase)."""
@@ -310,10 +323,6 @@ class EndgameSolver:
                 vals.append(self.solve(c))
             return max(vals) if d.to_act == self.me else min(vals)
         raise ValueError(f"cannot solve phase {d.phase}")
-
-
-def _single(h: int) -> bool:
-    return h != 0 and h & (h - 1) == 0
 
 
 def plain_minimax(d: DealState, me: int, utility: Utility) -> float:

@@ -325,10 +325,12 @@ class StrongBot(Bot):
         best = max(means)
         cands = [a for a, v in zip(legal, means, strict=True) if v >= best - 1e-9]
         self.last_stats = {"samples": n, "nodes": nodes, "means": dict(zip(legal, means, strict=True))}
+        if A.DECLARE in cands and len(cands) > 1:
+            if pub.deal_points(me) >= 66:
+                return A.DECLARE  # as good as playing on: take the deal now
+            cands.remove(A.DECLARE)  # a false declaration only ties when the deal is lost: play on
         if len(cands) == 1:
             return cands[0]
-        if A.DECLARE in cands:
-            return A.DECLARE  # as good as playing on: take the deal now
         pref = policy(pub.deal_state(*pub.sample(rng))) if pub.phase != OVER else cands[0]
         if pref in cands:
             return pref
