@@ -27,6 +27,14 @@ from bummerl_client.client import to_dict
 
 VARIANTS = [v.id for v in list_variants()]
 FAST = "strong:samples=3,seed=7"
+#: Non-default tables that open other paths: two marriages per lead (OPEN-GEN-5), the exchange
+#: offered after the opponent's close (OPEN-O66-5), false declarations rejected (OPEN-OBI-4).
+ODD_TABLES = {
+    "snaps-original66": {"marriages_per_lead": 2, "exchange_on_opponent_close": True},
+    "schnapsen-at": {"marriages_per_lead": 2, "false_declaration_penalty": "remaining_possible"},
+}
+CASES = [(v, None) for v in VARIANTS] + [(v, o) for v, o in ODD_TABLES.items()]
+CASE_IDS = [v if o is None else f"{v}-odd" for v, o in CASES]
 
 
 def served(m: MatchState, seat: int) -> InfoSet:
@@ -43,12 +51,13 @@ def random_step(m: MatchState, rng: random.Random, close_p: float = 0.15) -> Non
     m.apply(rng.choice(pool))
 
 
-def positions(variant: str, count: int, seed: int, strict_only: bool = False, close_p: float = 0.15):
+def positions(variant: str, count: int, seed: int, strict_only: bool = False, close_p: float = 0.15,
+              options: dict[str, object] | None = None) -> list[MatchState]:
     """``count`` random positions of single-deal matches of ``variant`` (seat to act, not over)."""
     rng = random.Random(seed)
     out: list[MatchState] = []
     while len(out) < count:
-        m = MatchState(find(variant), rng.randrange(2**62), max_deals=1)
+        m = MatchState(find(variant, options), rng.randrange(2**62), max_deals=1)
         stop = rng.randrange(0, 24)
         for _ in range(stop):
             if m.over:
@@ -61,10 +70,10 @@ def positions(variant: str, count: int, seed: int, strict_only: bool = False, cl
     return out
 
 
-def find(variant: str):
+def find(variant: str, options: dict[str, object] | None = None):
     from bummerl.rules import find_variant
 
-    return find_variant(variant).configure({})
+    return find_variant(variant).configure(options or {})
 
 
 def points_utility(me: int):
@@ -74,15 +83,16 @@ def points_utility(me: int):
 
 
 # ------------------------------------------------------------------------------------ solver
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_endgame_solver_agrees_with_plain_minimax_DEF_TAL_2_DEF_TAL_3(variant: str) -> None:
+@pytest.mark.parametrize(("variant", "options"), CASES, ids=CASE_IDS)
+def test_endgame_solver_agrees_with_plain_minimax_DEF_TAL_2_DEF_TAL_3(variant: str, options: dict | None) -> None:
     """Exact alpha-beta = exhaustive minimax over the engine's legal actions, on random closed
     (DEF-TAL-3) and exhausted (DEF-TAL-2) positions: strict play (DEF-PLAY-STRICT), marriages
     after closing, declaring (DEF-DECL-1, OPEN-GEN-4) and every variant's end-of-deal scoring.
-    60 positions per variant (300 in all), shrunk by a few random plies so minimax stays small."""
+    60 positions per variant and table (420 in all), shrunk by a few random plies so minimax stays
+    small."""
     rng = random.Random(zlib.crc32(variant.encode()))
     checked = 0
-    for m in positions(variant, 60, seed=len(variant) * 31, strict_only=True, close_p=0.3):
+    for m in positions(variant, 60, seed=len(variant) * 31, strict_only=True, close_p=0.3, options=options):
         d = m.deal.copy()
         for _ in range(rng.randrange(1, 4) if d.rules.spec.ranks == 6 else rng.randrange(0, 3)):
             if d.phase == OVER:
@@ -115,12 +125,12 @@ def _hidden_layout(m: MatchState, seat: int) -> tuple[int, list[int]]:
     return d.hands[1 - seat], talon[:-1] if talon else []
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_public_deal_rebuilds_the_engine_state_SRV_RECALL(variant: str) -> None:
+@pytest.mark.parametrize(("variant", "options"), CASES, ids=CASE_IDS)
+def test_public_deal_rebuilds_the_engine_state_SRV_RECALL(variant: str, options: dict | None) -> None:
     """From the served information set alone (§14.1, SRV-RECALL: the full public history) the bot
     rebuilds every counter of the deal; with the true hidden cards filled in, the rebuilt deal is
     the engine's deal (history aside) and has the same legal actions."""
-    for m in positions(variant, 60, seed=11, close_p=0.2):
+    for m in positions(variant, 60, seed=11, close_p=0.2, options=options):
         seat = m.to_act
         pub = PublicDeal(served(m, seat).raw)
         opp, talon = _hidden_layout(m, seat)

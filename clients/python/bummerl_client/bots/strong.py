@@ -31,6 +31,10 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   deal won or lost).
 * ``close_margin`` (default 0.05): a close must beat the best other action by this much utility
   (PIMC overrates closing: after a close it plays as if it saw the opponent's cards).
+* ``prune`` (default true): successive elimination; from the 8th sample on, every 4 samples, an
+  action that is worse than the best on the same sampled deals by more than three standard errors
+  is no longer evaluated, and the decision ends when one action is left.
+* ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
 """
 
 from __future__ import annotations
@@ -66,6 +70,15 @@ def parse_options(text: str) -> dict[str, str]:
             raise ValueError(f"bot option {part!r} is not name=value")
         out[name.strip()] = value.strip()
     return out
+
+
+def _bool(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"not a bool: {text!r}")
 
 
 # ------------------------------------------------------------------------------------ utility
@@ -210,7 +223,8 @@ class StrongBot(Bot):
     name = "strong"
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
-                 objective: str = "match", close_margin: float = 0.05, min_samples: int = 4) -> None:
+                 objective: str = "match", close_margin: float = 0.05, min_samples: int = 4,
+                 prune: bool = True) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -223,6 +237,7 @@ class StrongBot(Bot):
         self.objective = objective
         self.close_margin = close_margin
         self.min_samples = min_samples
+        self.prune = prune
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -233,7 +248,7 @@ class StrongBot(Bot):
         kw: dict[str, Any] = {}
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
-            "min_samples": int,
+            "min_samples": int, "prune": _bool,
         }
         for k, v in options.items():
             if k not in conv:
@@ -241,7 +256,8 @@ class StrongBot(Bot):
             try:
                 kw[k] = conv[k](v)
             except ValueError:
-                raise ValueError(f"bot 'strong': option {k}={v!r} is not a valid {conv[k].__name__}") from None
+                kind = {float: "number", int: "integer", _bool: "bool (true/false)"}.get(conv[k], "value")
+                raise ValueError(f"bot 'strong': option {k}={v!r} is not a valid {kind}") from None
         if "seed" in kw:
             seed = kw.pop("seed")
         return cls(seed, **kw)
@@ -296,17 +312,21 @@ class StrongBot(Bot):
             budget = min(budget, clock / 20000.0) if budget > 0 else clock / 20000.0
         deadline = t0 + budget if budget > 0 else math.inf
         rng = self._rng(info)
-        sums = [0.0] * len(legal)
+        k = len(legal)
+        bias = [0.0] * k  # PIMC overrates closing: a close must win by close_margin
+        if A.CLOSE in legal:
+            bias[legal.index(A.CLOSE)] = -self.close_margin * (3.0 if self.objective == "points" else 1.0)
+        vals: list[list[float]] = [[] for _ in legal]
+        alive = list(range(k))
         solvers: dict[tuple[Any, ...], EndgameSolver] = {}
         n = 0
-        nodes = 0
         while True:
             opp_hand, talon = pub.sample(rng)
             root = pub.deal_state(opp_hand, talon)
-            for i, a in enumerate(legal):
+            for i in alive:
                 d = root.copy()
-                d.step(a)
-                sums[i] += self._evaluate(d, me, utility, solvers)
+                d.step(legal[i])
+                vals[i].append(self._evaluate(d, me, utility, solvers))
             n += 1
             if pub.determined:
                 break
@@ -316,15 +336,15 @@ class StrongBot(Bot):
                 break
             if not self.samples and deadline == math.inf and n >= 32:
                 break
-        for s in solvers.values():
-            nodes += s.nodes
-        means = [s / n for s in sums]
-        if A.CLOSE in legal:
-            i = legal.index(A.CLOSE)
-            means[i] -= self.close_margin * (1.0 if self.objective != "points" else 3.0)
-        best = max(means)
-        cands = [a for a, v in zip(legal, means, strict=True) if v >= best - 1e-9]
-        self.last_stats = {"samples": n, "nodes": nodes, "means": dict(zip(legal, means, strict=True))}
+            if self.prune and n >= 8 and n % 4 == 0:
+                alive = _survivors(alive, vals, bias, n)
+                if len(alive) == 1:
+                    break
+        means = {legal[i]: sum(vals[i]) / len(vals[i]) + bias[i] for i in range(k) if vals[i]}
+        best = max(means[legal[i]] for i in alive)
+        cands = [legal[i] for i in alive if means[legal[i]] >= best - 1e-9]
+        self.last_stats = {"samples": n, "nodes": sum(s.nodes for s in solvers.values()), "means": means,
+                           "alive": [legal[i] for i in alive]}
         if A.DECLARE in cands and len(cands) > 1:
             if pub.deal_points(me) >= 66:
                 return A.DECLARE  # as good as playing on: take the deal now
@@ -348,6 +368,25 @@ class StrongBot(Bot):
         if solver is None:
             solver = solvers[key] = EndgameSolver(d, me, utility)
         return solver.solve(d)
+
+
+def _survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int) -> list[int]:
+    """Successive elimination: drop an action whose paired difference (same sampled deals) to the
+    best one is positive by more than three standard errors and by at least 0.02 utility."""
+    means = {i: sum(vals[i]) / n + bias[i] for i in alive}
+    b = max(alive, key=lambda i: means[i])
+    keep = []
+    for i in alive:
+        if i == b:
+            keep.append(i)
+            continue
+        diffs = [x - y for x, y in zip(vals[b], vals[i], strict=True)]
+        md = means[b] - means[i]
+        mu = sum(diffs) / n
+        se = math.sqrt(sum((x - mu) ** 2 for x in diffs) / (n - 1) / n)
+        if not (md > 0.02 and md > 3 * se):
+            keep.append(i)
+    return keep
 
 
 def _fallback(info: InfoSet, legal: list[int]) -> int:
