@@ -8,7 +8,7 @@
     bummerl bench service --matches 64 --seconds 10 [--json]
     bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
-    bummerl bench strong --pairs 200 [--variant all] [--bot strong:budget_ms=30] [--jobs 2] [--json]
+    bummerl bench strong --pairs 200 [--variant all] [--bot strong:samples=32,seed=1] [--jobs 2] [--json]
                                                     (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
@@ -177,19 +177,23 @@ def _bench(args: argparse.Namespace) -> int:
                   f"{r['concurrency']}, {r['seconds']} s); service overhead {r['overhead_ms_per_move']} ms per move "
                   f"({r['ms_per_move_server']} ms through the server - {r['ms_per_move_engine']} ms in process)")
     elif args.what == "strong":
-        rows = bench.bench_strong(args.pairs, args.variant or "all", args.bot, args.opponent, args.jobs, args.seed or 1,
-                                  progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))
-        for r in rows:
-            if args.json:
-                print(json.dumps(r))
-            else:
-                def f(x: float | None, sign: str = "+") -> str:
-                    return "unbounded" if x is None else f"{x:{sign}.1f}"
+        from bummerl.rules import list_variants
 
-                print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
-                      f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
-                      f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
-                      f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)")
+        variants = [v.id for v in list_variants() if v.num_players == 2] if args.variant in (None, "all") else [args.variant]
+        for v in variants:  # one line per variant as soon as it is done
+            r = bench.bench_strong(args.pairs, v, args.bot, args.opponent, args.jobs, args.seed or 1,
+                                   progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))[0]
+            if args.json:
+                print(json.dumps(r), flush=True)
+                continue
+
+            def f(x: float | None, sign: str = "+") -> str:
+                return "unbounded" if x is None else f"{x:{sign}.1f}"
+
+            print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
+                  f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
+                  f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
+                  f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -251,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--pairs", type=int, default=200, help="strong: duplicate deal pairs per variant")
-    b.add_argument("--bot", default="strong:budget_ms=30", help="strong: the bot under test (a bot spec)")
+    b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")

@@ -246,7 +246,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     return out
 
 
-def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:budget_ms=30", opponent: str = "greedy",
+def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samples=32,seed=1", opponent: str = "greedy",
                  jobs: int = 1, seed: int = 1, progress: Any = None) -> list[dict[str, Any]]:
     """``bot`` against ``opponent`` over ``pairs`` duplicate deal pairs per variant (``all`` = every
     two-player variant): each deck is played twice, one deal per game, with the seats swapped and

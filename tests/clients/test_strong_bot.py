@@ -288,3 +288,15 @@ def test_bot_specs_and_options() -> None:
     with pytest.raises(SystemExit, match=r"^bummerl play: unknown option 'nope'"):
         bot_specs("strong:nope=1,greedy", "bummerl play", 2)
     assert bot_specs("strong:budget_ms=50,greedy", "bummerl play", 2) == ["strong:budget_ms=50", "greedy"]
+
+
+def test_match_utility_orders_outcomes_by_the_chance_to_win_the_match_DEF_PTS_4() -> None:
+    """Game points (DEF-PTS-4) are worth what they change in the chance to win: more is better, a
+    win better than a drawn deal, and a point that reaches the target is worth the whole match."""
+    u = make_utility("match", {"match": {"game_points": [5, 0], "target": 7}}, 0)
+    o = [u(DealOutcome(1, 3, "")), u(DealOutcome(1, 1, "")), u(DealOutcome(-1, 0, "")), u(DealOutcome(0, 1, ""))]
+    assert o == sorted(o) and len(set(o)) == 4
+    assert u(DealOutcome(0, 2, "")) == u(DealOutcome(0, 3, "")) == 1.0  # 7 reached either way
+    sets = make_utility("match", {"match": {"game_points": [6, 0], "set_target": 7, "sets_won": [1, 0],
+                                            "sets_to_win": 2}}, 0)
+    assert sets(DealOutcome(0, 1, "")) == 1.0 and -1.0 < sets(DealOutcome(1, 3, "")) < 1.0
