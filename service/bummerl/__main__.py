@@ -8,6 +8,8 @@
     bummerl bench service --matches 64 --seconds 10 [--json]
     bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
+    bummerl bench strong --pairs 200 [--variant all] [--bot strong:samples=32,seed=1] [--jobs 2] [--json]
+                                                    (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
 token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
@@ -47,6 +49,12 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"port {value} is outside 0..65535")
     return value
+
+
+def _bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
+    from bummerl_client.__main__ import bot_specs
+
+    return bot_specs(text, prog, count)
 
 
 def _print_deal(res: dict[str, Any]) -> None:
@@ -178,7 +186,7 @@ async def _serve(args: argparse.Namespace) -> int:
         if args.demo:
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
             async with AsyncClient(rt.target) as client:
-                await _play(client, args.variant, args.demo.split(","), args.seed, {}, False,
+                await _play(client, args.variant, _bot_specs(args.demo, "bummerl serve --demo", 2), args.seed, {}, False,
                             admin_token=settings.admin_token)
             print("bummerl: still serving; press Ctrl-C to stop", flush=True)
         await stop.wait()
@@ -191,9 +199,7 @@ async def _serve(args: argparse.Namespace) -> int:
 async def _play_cmd(args: argparse.Namespace) -> int:
     from bummerl_client import AsyncClient
 
-    bots = args.bots.split(",")
-    if len(bots) != 2:
-        raise SystemExit("--bots takes two bots, e.g. greedy,random")
+    bots = _bot_specs(args.bots, "bummerl play", 2)
     options = _options(args.option)
     create: dict[str, Any] = {"timeout_policy": args.timeout_policy}
     if args.tc:
@@ -226,6 +232,8 @@ async def _play_cmd(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from bummerl import bench
 
+    if args.what != "strong":
+        args.variant = args.variant or "schnapsen-at"
     if args.what == "engine":
         variants = [v.id for v in __import__("bummerl.rules", fromlist=["list_variants"]).list_variants()] if args.variant == "all" else [args.variant]
         for v in variants:
@@ -257,6 +265,24 @@ def _bench(args: argparse.Namespace) -> int:
                   f" = {r['ratio']}x the floor")
             print(f"service at half that rate ({h['rate']:,.0f}/s): {h['actions_per_s']:,.0f} calls/s, "
                   f"p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms")
+    elif args.what == "strong":
+        from bummerl.rules import list_variants
+
+        variants = [v.id for v in list_variants() if v.num_players == 2] if args.variant in (None, "all") else [args.variant]
+        for v in variants:  # one line per variant as soon as it is done
+            r = bench.bench_strong(args.pairs, v, args.bot, args.opponent, args.jobs, args.seed or 1,
+                                   progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))[0]
+            if args.json:
+                print(json.dumps(r), flush=True)
+                continue
+
+            def f(x: float | None, sign: str = "+") -> str:
+                return "unbounded" if x is None else f"{x:{sign}.1f}"
+
+            print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
+                  f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
+                  f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
+                  f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -304,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
                         "default: BUMMERL_IDLE_LIMIT_S or 86400)")
     pl = sub.add_parser("play", help="play one Bummerl between two bots through a server")
     pl.add_argument("--variant", default="schnapsen-at")
-    pl.add_argument("--bots", default="greedy,random", help="two of: random, greedy, exec:COMMAND")
+    pl.add_argument("--bots", default="greedy,random",
+                    help="two of: random, greedy, strong[:budget_ms=50,samples=N,seed=S], exec:COMMAND")
     pl.add_argument("--server", default=None, help="HOST:PORT (default: start a local server)")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
@@ -319,8 +346,9 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder"])
-    b.add_argument("--variant", default="schnapsen-at", help="variant id, or 'all' (engine)")
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong"])
+    b.add_argument("--variant", default=None,
+                   help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0)
     b.add_argument("--matches", type=int, default=64)
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
@@ -329,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--workers", type=int, default=1, help="service: server processes (bummerl serve --workers N)")
     b.add_argument("--stream", action="store_true",
                    help="service: bots follow StreamMatch like real bots (no polling); counts stream fan-out")
+    b.add_argument("--pairs", type=int, default=200, help="strong: duplicate deal pairs per variant")
+    b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
+    b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
+    b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
+    b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:

@@ -5,17 +5,20 @@
 * :func:`bench_service`: SubmitAction calls/s and p50/p99 latency (ms) against one server
   process (a ``bummerl serve`` subprocess with embedded Valkey) driven by ``matches`` concurrent
   random players from this process.
+* :func:`bench_strong`: the ``strong`` bot against ``greedy`` (or any two bot specs) over
+  duplicate deal pairs per variant: Elo difference with a 95% interval, mean decision time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import statistics
 import time
 from typing import Any
 
-from bummerl.rules import find_variant
+from bummerl.rules import find_variant, parse_action
 from bummerl.rules.actions import DECLARE
 from bummerl.rules.state import OVER, DealState
 
@@ -361,3 +364,100 @@ def bench_ladder(pairs: int = 100, concurrency: int = 8, variant: str = "schnaps
         "ms_per_move_server": round(per_move_server, 3), "ms_per_move_engine": round(per_move_engine, 4),
         "overhead_ms_per_move": round(per_move_server - per_move_engine, 3),
     }
+
+
+def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tuple[int, int, list[int]]]) -> dict[str, Any]:
+    """Play duplicate deal pairs in this process (a worker of :func:`bench_strong`): for each
+    ``(pair, seed, suit_perm)`` the deck of ``seed`` twice, single-deal matches, ``bot`` at seat 0
+    then at seat 1 with the suits relabelled (as ladder duplicate pairs are, ladder/service.py).
+    Bots decide from the information set as the API serves it (engine -> protobuf -> JSON)."""
+    from bummerl.api.codec import information_set_to_pb
+    from bummerl.rules import information_set
+    from bummerl.rules.state import MatchState
+    from bummerl_client import InfoSet
+    from bummerl_client.bots import make_bot
+    from bummerl_client.client import to_dict
+
+    rules = find_variant(variant).configure({})
+    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
+    for pair, seed, perm in pair_seeds:
+        scores = []
+        margin = 0
+        for leg in (0, 1):
+            me = leg  # the bot's seat
+            b = make_bot(bot, pair * 2 + leg)
+            o = make_bot(opponent, pair * 2 + 1 - leg)
+            seats = [b, o] if leg == 0 else [o, b]
+            m = MatchState(rules, seed, max_deals=1, suit_perm=perm if leg else ())
+            while not m.over:
+                s = m.to_act
+                a = seats[s].choose(InfoSet(to_dict(information_set_to_pb(information_set(m, s)))))
+                m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
+                out["actions"] += 1
+            scores.append(0.5 if m.winner < 0 else float(m.winner == me))
+            res = m.results[0]
+            margin += res.game_points[me] - res.game_points[1 - me]
+            out["decisions"] += getattr(b, "decisions", 0)
+            out["think_s"] += getattr(b, "think_s", 0.0)
+        out["pairs"].append(sum(scores) / 2)
+        out["gp"].append(margin / 2)
+    return out
+
+
+def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samples=32,seed=1", opponent: str = "greedy",
+                 jobs: int = 1, seed: int = 1, progress: Any = None) -> list[dict[str, Any]]:
+    """``bot`` against ``opponent`` over ``pairs`` duplicate deal pairs per variant (``all`` = every
+    two-player variant): each deck is played twice, one deal per game, with the seats swapped and
+    the suits relabelled in the second game. Elo difference of ``bot`` over ``opponent`` with its
+    95% interval and LOS from the pair scores (pentanomial, :mod:`bummerl.ladder.stats`), the mean
+    game-point margin per deal, and ``bot``'s mean decision time in **milliseconds** (its own
+    clock inside ``choose``). ``jobs`` worker processes share the pairs. Deterministic deals for a
+    ``seed``; the bots' choices are deterministic only if they have no time limit."""
+    import concurrent.futures
+
+    from bummerl.ladder.stats import estimate, pentanomial
+    from bummerl.rules import list_variants
+
+    variants = [v.id for v in list_variants() if v.num_players == 2] if variant == "all" else [find_variant(variant).id]
+    results = []
+    for v in variants:
+        rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")
+        plan = []
+        for i in range(pairs):
+            perm = [0, 1, 2, 3]
+            while perm == [0, 1, 2, 3]:
+                rng.shuffle(perm)
+            plan.append((i, rng.randrange(2**63), perm))
+        chunks = [plan[k::max(1, jobs * 4)] for k in range(max(1, jobs * 4))]
+        t0 = time.perf_counter()
+        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
+        if jobs > 1:
+            with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
+                futs = [ex.submit(_duplicate_pairs, v, bot, opponent, c) for c in chunks if c]
+                parts = []
+                for f in concurrent.futures.as_completed(futs):
+                    parts.append(f.result())
+                    if progress:
+                        progress(f"{v}: {sum(len(p['pairs']) for p in parts)}/{pairs} pairs")
+        else:
+            parts = [_duplicate_pairs(v, bot, opponent, c) for c in chunks if c]
+        for p in parts:
+            for k in merged:
+                merged[k] += p[k]
+        est = estimate(merged["pairs"])
+
+        def fin(x: float) -> float | None:  # JSON has no infinity: an unbounded figure is null
+            return round(x, 1) if math.isfinite(x) else None
+
+        results.append({
+            "variant": v, "bot": bot, "opponent": opponent, "pairs": len(merged["pairs"]), "seed": seed,
+            "elo": fin(est.elo), "elo_ci95": fin(est.elo_ci95),
+            "elo_low": fin(est.elo - est.elo_ci95), "elo_high": fin(est.elo + est.elo_ci95),
+            "los": round(est.los, 4), "score": round(est.score, 4), "pentanomial": pentanomial(merged["pairs"]),
+            "gp_margin_per_deal": round(statistics.fmean(merged["gp"]), 3) if merged["gp"] else 0.0,
+            "mean_decision_ms": round(1000 * merged["think_s"] / max(1, merged["decisions"]), 2),
+            "decisions": merged["decisions"], "seconds": round(time.perf_counter() - t0, 1),
+        })
+        if progress:
+            progress(f"{v}: done in {results[-1]['seconds']} s")
+    return results

@@ -100,10 +100,10 @@ def _pairs_table(board: dict[str, Any], names: dict[str, str]) -> Table:
 
 async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict[str, Any]:
     from bummerl_client import AsyncClient
-    from bummerl_client.__main__ import bot_from_spec
+    from bummerl_client.__main__ import bot_from_spec, bot_specs
     from bummerl_client.botrunner import run_bot
 
-    specs = [b.strip() for b in args.bots.split(",") if b.strip()]
+    specs = bot_specs(args.bots, "bummerl ladder run")
     if len(specs) < 2:
         raise SystemExit("bummerl ladder run: --bots needs at least two bots, e.g. greedy,random")
     err = Console(stderr=True)
@@ -120,7 +120,6 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
         await c.wait_ready(15)
         regs = []
         for i, spec in enumerate(specs):
-            bot_from_spec(spec)  # fail early on an unknown bot
             regs.append(await c.register_bot(_bot_name(spec, i, tag), f"bummerl ladder run: {spec}", admin_token=admin))
         names = {r["bot_id"]: r["name"] for r in regs}
         stop = asyncio.Event()
@@ -219,7 +218,10 @@ async def bot_run(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("BUMMERL_BOT_TOKEN", "")
     if not token:
         raise SystemExit("bummerl bot run: no bot token: pass --token or set BUMMERL_BOT_TOKEN")
-    bot_from_spec(args.bot)
+    try:
+        bot_from_spec(args.bot)  # fail early, in one line, on an unknown bot or option
+    except ValueError as e:
+        raise SystemExit(f"bummerl bot run: {e}") from None
 
     def done(s: dict[str, Any]) -> None:
         fault = f", bot fault {s['fault']}" if s.get("fault") else ""
@@ -238,7 +240,7 @@ def add_parsers(sub: Any) -> None:
     lsub = lad.add_subparsers(dest="ladder_cmd", required=True)
     r = lsub.add_parser("run", help="run a ladder (local server unless --server)")
     r.add_argument("--variant", default="schnapsen-at")
-    r.add_argument("--bots", required=True, help="comma-separated: random, greedy, exec:COMMAND")
+    r.add_argument("--bots", required=True, help="comma-separated: random, greedy, strong[:budget_ms=50,...], exec:COMMAND")
     r.add_argument("--format", choices=["round_robin", "gauntlet", "sprt"], default="round_robin")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--deals", type=int, default=0, help="single-deal games per pairing (duplicate pairs)")
@@ -262,7 +264,7 @@ def add_parsers(sub: Any) -> None:
     bot = sub.add_parser("bot", help="connect a bot to a server and play its assigned matches")
     bsub = bot.add_subparsers(dest="bot_cmd", required=True)
     br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")
-    br.add_argument("--bot", default="greedy", help="random | greedy | exec:COMMAND")
+    br.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     br.add_argument("--token", default=None, help="bot token (default: BUMMERL_BOT_TOKEN)")
     br.add_argument("--server", default="localhost:50051")
 

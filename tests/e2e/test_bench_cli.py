@@ -48,3 +48,14 @@ def test_bench_timeouts_and_ladder_print_their_figures() -> None:
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
     assert r["games"] == 4 and r["moves"] >= 4 * 5 and r["matches_per_min"] > 0
+
+
+def test_bench_strong_prints_elo_interval_and_decision_time() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "strong", "--pairs", "2", "--variant", "schnapsen-at",
+         "--bot", "strong:samples=1,seed=1", "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["variant"] == "schnapsen-at" and r["pairs"] == 2 and sum(r["pentanomial"]) == 2
+    assert {"elo", "elo_ci95", "elo_low", "elo_high", "los", "mean_decision_ms"} <= set(r) and r["decisions"] > 0

@@ -23,7 +23,7 @@ import sys
 import grpc
 
 from .bot import Bot, BotFault
-from .bots import make_bot
+from .bots import make_bot, split_bot_specs
 from .client import AsyncClient, BummerlError
 from .runner import FAULT_REASONS, play_seat
 from .stdio import StdioBot
@@ -32,8 +32,9 @@ EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
 
 
 def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0) -> Bot:
-    """``random`` / ``greedy`` / ``exec:COMMAND ARGS`` -> a Bot. Raises ValueError for an unknown
-    bot, an empty command or an executable that is not found (on PATH or as a path)."""
+    """``random`` / ``greedy`` / ``strong:budget_ms=50,...`` / ``exec:COMMAND ARGS`` -> a Bot.
+    Raises ValueError (one line) for an unknown bot, a bad option, or an executable that is not
+    found (on PATH or as a path)."""
     if spec.startswith("exec:"):
         bot = StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s)
         program = bot.argv[0]
@@ -42,6 +43,21 @@ def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float 
                              + ("" if os.sep in program else " (not on PATH; give a path such as ./" + program + ")"))
         return bot
     return make_bot(spec, seed)
+
+
+def bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
+    """Split a ``--bots`` list (``strong:budget_ms=50,samples=8,greedy`` -> two specs, see
+    :func:`~bummerl_client.bots.split_bot_specs`) and build every bot once to check its name and
+    options: a bad one exits with one line ``PROG: ...`` (SystemExit)."""
+    specs = split_bot_specs(text)
+    if count is not None and len(specs) != count:
+        raise SystemExit(f"{prog}: --bots takes {count} bots, e.g. greedy,random or strong:budget_ms=50,greedy")
+    for spec in specs:
+        try:
+            bot_from_spec(spec)
+        except ValueError as e:
+            raise SystemExit(f"{prog}: {e}") from None
+    return specs
 
 
 def _token(args: argparse.Namespace) -> str:
@@ -100,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     j.add_argument("--seat", type=int, required=True)
     j.add_argument("--token-file", default=None, help="file with the seat token ('-' = stdin)")
     j.add_argument("--token", default=None, help=argparse.SUPPRESS)
-    j.add_argument("--bot", default="greedy", help="random | greedy | exec:COMMAND")
+    j.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     j.add_argument("--seed", type=int, default=None)
     j.add_argument("--decision-timeout", type=float, default=60.0,
                    help="seconds per decision of an exec: bot when the match has no clock")

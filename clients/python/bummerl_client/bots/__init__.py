@@ -1,20 +1,55 @@
-"""Bundled bots, by name: ``random`` and ``greedy`` (see :func:`make_bot`)."""
+"""Bundled bots, by name: ``random``, ``greedy`` and ``strong`` (see :func:`make_bot`).
+
+A bot spec is a name with optional options: ``strong:budget_ms=50,samples=8,seed=1``.
+:func:`split_bot_specs` splits a comma-separated list of specs (``strong:budget_ms=50,greedy``)
+and keeps each ``name=value`` that follows a spec with options as one of its options.
+"""
 
 from __future__ import annotations
+
+import re
 
 from ..bot import Bot
 from .greedy import GreedyBot
 from .random_bot import RandomBot
+from .strong import StrongBot, parse_options
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "strong": StrongBot}
 
-
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bundled bot by name; raises ValueError listing the known names."""
-    try:
-        return BOTS[name](seed)
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(BOTS))}") from None
+_OPTION = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*=")
 
 
-__all__ = ["BOTS", "GreedyBot", "RandomBot", "make_bot"]
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bundled bot from its spec ``name`` or ``name:opt=value,...``.
+
+    Raises ValueError (one line) for an unknown name, an option of a bot without options, or a
+    bad option."""
+    name, _, opts = spec.strip().partition(":")
+    name = name.strip()
+    cls = BOTS.get(name)
+    if cls is None:
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(BOTS))} (or exec:COMMAND)")
+    options = parse_options(opts)
+    if cls is StrongBot:
+        return StrongBot.from_options(seed, options)
+    if options:
+        raise ValueError(f"bot {name!r} takes no options (got {', '.join(options)})")
+    return cls(seed)
+
+
+def split_bot_specs(text: str) -> list[str]:
+    """``"strong:budget_ms=50,samples=8,greedy"`` -> ``["strong:budget_ms=50,samples=8", "greedy"]``.
+
+    A comma-separated item that looks like ``name=value`` continues the options of the spec
+    before it when that spec has options (``name:...``, not ``exec:``); anything else starts a
+    new spec."""
+    out: list[str] = []
+    for item in text.split(","):
+        if out and _OPTION.match(item) and ":" in out[-1] and not out[-1].startswith("exec:"):
+            out[-1] += "," + item.strip()
+        elif item.strip():
+            out.append(item.strip())
+    return out
+
+
+__all__ = ["BOTS", "GreedyBot", "RandomBot", "StrongBot", "make_bot", "split_bot_specs"]

@@ -1,0 +1,265 @@
+"""Determinization for the ``strong`` bot: the public state of the current deal rebuilt from one
+information set, and full deals sampled consistently with it.
+
+:class:`PublicDeal` replays the deal's public history (RULES.md §14.1, SRV-RECALL) to recover
+everything the seat may know: its own hand, the counters of both sides (tricks, trick points,
+marriages: all public events), the closing snapshot, the trump card's identity, the opponent's
+cards that are known (a marriage partner shown, a card taken up by exchange, the face-up trump card
+drawn last), and the cards the opponent cannot hold because strict play (DEF-PLAY-STRICT) after
+closing (DEF-TAL-3) or exhaustion (DEF-TAL-2) forced him to follow, head or trump and he did not.
+:meth:`PublicDeal.sample` deals the unseen cards uniformly among the layouts that respect all of
+that, and :meth:`PublicDeal.deal_state` builds an engine :class:`~bummerl.rules.DealState` that a
+search can step in place.
+
+Accepts the information set in either shape a bot can get it: the served protobuf JSON (events
+keyed by their ``oneof`` name, enums such as ``"PHASE_LEAD"``) or the engine dict (events with a
+``"type"``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from bummerl.rules import cards as K
+from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER, DealState
+from bummerl.rules.variant import Rules, configure_cached
+
+#: ``Event.kind`` oneof name (served form) -> engine event type.
+_KINDS = {
+    "deal_started": "deal", "trump_exchanged": "exchange", "talon_closed": "close", "passed": "pass",
+    "marriage_announced": "marriage", "card_played": "play", "trick_completed": "trick", "card_drawn": "draw",
+    "declared": "declare", "deal_ended": "deal_end", "match_ended": "match_end", "resigned": "resign",
+    "timeout": "timeout",
+}
+_PHASES = {"lead": LEAD, "follow": FOLLOW, "draw": DRAW, "exchange_on_close": EXCHANGE_ON_CLOSE, "over": OVER}
+
+
+def _bits(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+def _card(code: Any) -> int:
+    return K.parse_card(str(code)) if code not in (None, "") else -1
+
+
+def _enum(value: Any, prefix: str) -> str:
+    s = str(value).lower()
+    return s[len(prefix):] if s.startswith(prefix) else s
+
+
+def events(history: list[Mapping[str, Any]]) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(engine type, fields)`` for each history event of either shape."""
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for ev in history:
+        if "type" in ev:
+            out.append((str(ev["type"]), ev))
+            continue
+        for key, kind in _KINDS.items():
+            if key in ev:
+                out.append((kind, ev[key]))
+                break
+    return out
+
+
+class InconsistentInfo(ValueError):
+    """The information set does not add up (a bug or a foreign variant); the bot falls back."""
+
+
+class PublicDeal:
+    """What one seat knows about the current deal, rebuilt from its information set.
+
+    Seat-indexed lists (``tricks_won``, ``trick_points``, ``marriage_points``, ``won``) are
+    public: every trick and marriage is an event. ``opp_known`` = opponent cards everybody knows;
+    ``forbidden`` = unseen cards the opponent cannot hold (revealed voids and "could not head");
+    ``unseen`` = cards neither in the seat's hand, nor played, nor known to be elsewhere.
+    """
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        deal = raw.get("deal", {})
+        match = raw.get("match", {})
+        self.variant = str(raw.get("variant", ""))
+        opts = {str(k): str(v) for k, v in (raw.get("options") or {}).items()}
+        self.rules: Rules = configure_cached(self.variant, opts)
+        r = self.rules
+        self.me = me = int(raw.get("seat", 0))
+        self.opp = opp = 1 - me
+        self.dealer = int(match.get("dealer", 0))
+        self.phase = _PHASES.get(_enum(deal.get("phase", ""), "phase_"), OVER)
+        self.to_act = int(deal.get("to_act", -1))
+        self.hand = K.mask_of([_card(c) for c in deal.get("hand", [])])
+        self.trump = K.parse_suit(str(deal.get("trump_suit", "C")))
+        self.talon_size = int(deal.get("talon_size", 0))
+        self.opp_size = int((deal.get("hand_sizes") or [0, 0])[opp])
+        pts = r.points
+        hand_size = r.spec.hand_size
+        talon_left = len(r.deck) - 2 * hand_size
+        bottom = -1
+        closed_by = -1
+        snapshot = (0, 0, 0, False)
+        tricks = [0, 0]
+        tpoints = [0, 0]
+        mpoints = [0, 0]
+        won = [0, 0]
+        announced = 0
+        played = 0
+        opp_known = 0
+        forbidden = 0
+        leader = 1 - self.dealer  # the non-dealer leads the first trick (AT-LEAD-1)
+        lead_card = -1
+        trick_no = 0
+        last_winner = -1
+        trailing: list[tuple[int, int]] = []  # marriages announced at this lead turn, no card led yet
+        for kind, ev in events(list(deal.get("history", []))):
+            if kind == "deal":
+                bottom = _card(ev.get("trump_card"))
+            elif kind == "exchange":
+                bottom = _card(ev.get("card_down"))
+                if int(ev.get("seat", 0)) == opp:
+                    opp_known |= K.BIT[_card(ev.get("card_up"))]
+            elif kind == "close":
+                closed_by = int(ev.get("seat", 0))
+                o = 1 - closed_by
+                counted = mpoints[o] if tricks[o] or not r.marriage_counts_after_first_trick else 0
+                snapshot = (tricks[o], tpoints[o], counted, bool(tricks[0] and tricks[1]))
+            elif kind == "marriage":
+                seat = int(ev.get("seat", 0))
+                s = K.parse_suit(str(ev.get("suit", "C")))
+                mpoints[seat] += int(ev.get("points", 0))
+                announced |= 1 << s
+                trailing.append((seat, s))
+                if seat == opp:
+                    opp_known |= K.BIT[s * 6 + K.KING] | K.BIT[s * 6 + K.QUEEN]
+            elif kind == "play":
+                seat = int(ev.get("seat", 0))
+                c = _card(ev.get("card"))
+                played |= K.BIT[c]
+                trailing = []
+                if lead_card < 0:
+                    lead_card, leader = c, seat
+                elif seat == opp and (closed_by >= 0 or talon_left == 0):
+                    forbidden |= self._strict_inference(lead_card, c)
+            elif kind == "trick":
+                w = int(ev.get("winner", 0))
+                cs = [_card(x.get("card")) for x in ev.get("cards", [])]
+                tricks[w] += 1
+                tpoints[w] += sum(pts[c] for c in cs)
+                for c in cs:
+                    won[w] |= K.BIT[c]
+                trick_no += 1
+                last_winner = leader = w
+                lead_card = -1
+            elif kind == "draw":
+                talon_left -= 1
+                c = _card(ev.get("card"))
+                if c >= 0 and int(ev.get("seat", 0)) == opp:
+                    opp_known |= K.BIT[c]
+        cur = deal.get("current_trick") or []
+        if cur and _card(cur[0].get("card")) != lead_card:
+            raise InconsistentInfo("current trick does not match the history")
+        if self.phase == LEAD and self.to_act >= 0:
+            leader = self.to_act
+        self.closed_by = closed_by
+        self.close_snapshot = snapshot
+        self.tricks_won = tricks
+        self.trick_points = tpoints
+        self.marriage_points = mpoints
+        self.won = won
+        self.announced = announced
+        self.leader = leader
+        self.lead_card = lead_card
+        self.trick_no = trick_no
+        self.last_winner = last_winner
+        mine = [s for seat, s in trailing if seat == self.to_act] if self.phase == LEAD else []
+        self.pending = sum(1 << s for s in mine)
+        self.turn_marriages = len(mine)
+        self.played = played
+        self.talon_left = talon_left
+        self.bottom = bottom if talon_left > 0 else -1  # the (former) face-up trump card, still in the talon
+        if self.talon_size != talon_left:
+            raise InconsistentInfo(f"talon size {self.talon_size} but {talon_left} by the history")
+        self.opp_known = opp_known & ~played
+        deck = K.mask_of(list(r.deck))
+        unseen = deck & ~self.hand & ~played & ~self.opp_known
+        if self.bottom >= 0:
+            unseen &= ~K.BIT[self.bottom]
+        self.unseen = unseen
+        self.forbidden = forbidden & unseen
+        self.free_slots = self.opp_size - _bits(self.opp_known)
+        self.talon_hidden = max(0, talon_left - 1)  # face-down talon cards (the bottom one is known)
+        if _bits(unseen) != self.free_slots + self.talon_hidden or self.free_slots < 0:
+            raise InconsistentInfo("the unseen cards do not fill the opponent's hand and the talon")
+        if _bits(unseen & ~self.forbidden) < self.free_slots:
+            self.forbidden = 0  # cannot happen with a consistent history; never sample an impossible deal
+        cand = _bits(unseen & ~self.forbidden)
+        #: True when every consistent deal gives the same future (hands known; talon order irrelevant)
+        self.determined = (self.free_slots == 0 or cand == self.free_slots) and (
+            self.talon_hidden <= 1 or closed_by >= 0
+        )
+
+    def _strict_inference(self, lead: int, follow: int) -> int:
+        """Cards the follower cannot hold after following ``lead`` with ``follow`` under strict
+        play (DEF-PLAY-STRICT, AT-STRICT-1/2, O66-STRICT-1, SAN-STRICT-1, HU2-STRICT-1): no card of
+        the led suit that beats it if he played a lower one of that suit; void in the led suit if he
+        did not follow it; void in trumps too if he neither followed nor trumped."""
+        ls = lead // 6
+        if follow // 6 == ls:
+            return K.HIGHER[lead] if follow > lead else 0
+        out = K.SUIT_MASK[ls]
+        if follow // 6 != self.trump:
+            out |= K.SUIT_MASK[self.trump]
+        return out
+
+    @property
+    def strict(self) -> bool:
+        return self.closed_by >= 0 or self.talon_left == 0
+
+    def deal_points(self, seat: int) -> int:
+        """DEF-PTS-3 from the public counters (marriages count once the seat has a trick)."""
+        counted = self.tricks_won[seat] or not self.rules.marriage_counts_after_first_trick
+        return self.trick_points[seat] + (self.marriage_points[seat] if counted else 0)
+
+    def sample(self, rng: random.Random) -> tuple[int, list[int]]:
+        """One consistent layout: ``(opponent hand mask, face-down talon cards top first)``.
+
+        Uniform over the layouts that give the opponent his known cards plus ``free_slots``
+        unseen cards he may hold, and the rest of the unseen cards to the talon in random order."""
+        cand = K.cards_of(self.unseen & ~self.forbidden)
+        opp = self.opp_known | K.mask_of(rng.sample(cand, self.free_slots))
+        rest = K.cards_of(self.unseen & ~opp)
+        rng.shuffle(rest)
+        return opp, rest
+
+    def deal_state(self, opp_hand: int, talon_cards: list[int]) -> DealState:
+        """An engine deal with the public counters and this layout (``talon_cards`` top first, the
+        known bottom card appended). Its future under the engine is that of the real deal when the
+        layout is the real one (tested)."""
+        d = DealState.__new__(DealState)
+        d.rules = self.rules
+        d.dealer = self.dealer
+        hands = [0, 0]
+        hands[self.me] = self.hand
+        hands[self.opp] = opp_hand
+        d.hands = hands
+        d.talon = [*talon_cards, self.bottom] if self.bottom >= 0 else list(talon_cards)
+        d.tpos = 0
+        d.trump = self.trump
+        d.phase = self.phase
+        d.to_act = self.to_act
+        d.leader = self.leader
+        d.lead_card = self.lead_card
+        d.trick_no = self.trick_no
+        d.closed_by = self.closed_by
+        d.close_snapshot = self.close_snapshot
+        d.tricks_won = self.tricks_won[:]
+        d.trick_points = self.trick_points[:]
+        d.marriage_points = self.marriage_points[:]
+        d.won = self.won[:]
+        d.announced = self.announced
+        d.pending = self.pending
+        d.turn_marriages = self.turn_marriages
+        d.last_winner = self.last_winner
+        d.history = []
+        d.outcome = None
+        return d

@@ -1,0 +1,398 @@
+"""``strong``: a determinizing search bot for every two-player variant (issue 11).
+
+It sees only what a remote bot sees (the information set, RULES.md §14) and decides by
+Perfect-Information Monte Carlo:
+
+1. :class:`~bummerl_client.bots.determinize.PublicDeal` rebuilds the public state of the deal
+   from the history and samples full deals consistent with it: own hand, every card seen, the
+   trump card, marriage cards shown, cards taken by exchange, and the voids and "could not head"
+   facts revealed by strict play after closing or exhaustion (DEF-PLAY-STRICT).
+2. Each legal action is applied to every sampled deal (the engine's in-place ``DealState.step``)
+   and valued: once the talon is closed or exhausted by the exact alpha-beta of
+   :class:`~bummerl_client.bots.endgame.EndgameSolver` on open cards; before that by a playout
+   with a fast rule-based policy until the talon is closed or exhausted, then the same solver.
+3. The action with the best mean value wins. Values are a utility of the deal's outcome: by
+   default the chance of winning the match (set, Bummerl) after the deal under a simple model of
+   future deals, so that game points count for what they are worth at the current score.
+
+66 is declared as soon as it is correct while the talon is open (DEF-DECL-1; a marriage that
+reaches 66 is announced first, OPEN-GEN-4 b); once the talon is closed or exhausted the solver
+compares declaring with playing on.
+
+Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
+
+* ``budget_ms`` (default 50): wall time per decision in **milliseconds**; 0 = no time limit.
+  Capped at a 20th of the move time left when the match has a clock.
+* ``samples`` (default 0 = as many as the budget allows, at least ``min_samples``): sampled deals
+  per decision. ``samples`` without ``budget_ms`` means no time limit: the decision then depends
+  only on the information set and the seed.
+* ``seed``: seed of the sampling (also the ``seed`` argument of :func:`make_bot`).
+* ``objective``: ``match`` (default), ``points`` (game points won minus lost) or ``win`` (the
+  deal won or lost).
+* ``close_margin`` (default 0.05): a close must beat the best other action by this much utility
+  (PIMC overrates closing: after a close it plays as if it saw the opponent's cards).
+* ``prune`` (default true): successive elimination; from the 8th sample on, every 4 samples, an
+  action that is worse than the best on the same sampled deals by more than three standard errors
+  is no longer evaluated, and the decision ends when one action is left.
+* ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import zlib
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from bummerl.rules import actions as A
+from bummerl.rules.cards import BIT
+from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome, DealState
+
+from ..bot import Bot, InfoSet
+from .determinize import InconsistentInfo, PublicDeal
+from .endgame import EndgameSolver
+
+OBJECTIVES = ("match", "points", "win")
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """``"budget_ms=50,samples=8"`` -> ``{"budget_ms": "50", "samples": "8"}``; ValueError if malformed."""
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"bot option {part!r} is not name=value")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _bool(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"not a bool: {text!r}")
+
+
+# ------------------------------------------------------------------------------------ utility
+_DEAL_POINTS = ((1, 0.55), (2, 0.30), (3, 0.15))  # rough game points of a deal, for the match model
+
+
+@lru_cache(maxsize=4096)
+def win_chance(need_me: int, need_opp: int) -> float:
+    """Chance of reaching the target first when each side still needs ``need_*`` game points and
+    every future deal is a coin flip worth 1/2/3 game points (55/30/15 %)."""
+    if need_me <= 0:
+        return 1.0
+    if need_opp <= 0:
+        return 0.0
+    return sum(q * 0.5 * (win_chance(need_me - g, need_opp) + win_chance(need_me, need_opp - g))
+               for g, q in _DEAL_POINTS)
+
+
+@lru_cache(maxsize=1024)
+def _sets_chance(need_me: int, need_opp: int) -> float:
+    """Chance of winning the match when each side needs that many more sets (coin flips)."""
+    if need_me <= 0:
+        return 1.0
+    if need_opp <= 0:
+        return 0.0
+    return 0.5 * (_sets_chance(need_me - 1, need_opp) + _sets_chance(need_me, need_opp - 1))
+
+
+def make_utility(objective: str, info: Mapping[str, Any], me: int) -> Callable[[DealOutcome], float]:
+    """Utility of a deal's outcome for seat ``me`` in [-1, 1] (``points``: game points, +-3)."""
+    if objective == "points":
+        def points(o: DealOutcome) -> float:
+            return 0.0 if o.winner < 0 else float(o.game_points if o.winner == me else -o.game_points)
+        return points
+    if objective == "win":
+        def win(o: DealOutcome) -> float:
+            return 0.0 if o.winner < 0 else (1.0 if o.winner == me else -1.0)
+        return win
+    m = info.get("match", {})
+    gp = [int(x) for x in (m.get("game_points") or [0, 0])]
+    target = int(m.get("set_target") or m.get("target") or 7)
+    sets = [int(x) for x in (m.get("sets_won") or [0, 0])]
+    sets_to_win = max(1, int(m.get("sets_to_win") or 1))
+    carried = int(m.get("carried_points") or 0)
+    need = [max(1, target - gp[0]), max(1, target - gp[1])]
+    set_need = [max(1, sets_to_win - sets[0]), max(1, sets_to_win - sets[1])]
+    opp = 1 - me
+
+    def chance(need_me: int, need_opp: int) -> float:
+        s = win_chance(need_me, need_opp)
+        if max(set_need) <= 1 and sets_to_win <= 1:
+            return s
+        after_win = _sets_chance(set_need[me] - 1, set_need[opp]) if need_me <= 0 else None
+        after_loss = _sets_chance(set_need[me], set_need[opp] - 1) if need_opp <= 0 else None
+        if after_win is not None:
+            return after_win
+        if after_loss is not None:
+            return after_loss
+        return s * _sets_chance(set_need[me] - 1, set_need[opp]) + (1 - s) * _sets_chance(set_need[me], set_need[opp] - 1)
+
+    table: dict[tuple[int, int], float] = {}
+
+    def match(o: DealOutcome) -> float:
+        key = (o.winner, o.game_points)
+        v = table.get(key)
+        if v is None:
+            if o.winner < 0:
+                v = chance(need[me], need[opp])
+            else:
+                g = o.game_points + carried
+                v = chance(need[me] - g, need[opp]) if o.winner == me else chance(need[me], need[opp] - g)
+            v = table[key] = 2.0 * v - 1.0
+        return v
+
+    return match
+
+
+# ------------------------------------------------------------------------------------ policy
+def policy(d: DealState) -> int:
+    """A fast rule-based move for playouts (both seats), from the mover's own hand only: declare
+    with 66, exchange, announce marriages, lead cheap side cards, take valuable tricks cheaply."""
+    acts = d.legal_actions()
+    if len(acts) == 1:
+        return acts[0]
+    ph = d.phase
+    if ph == DRAW:
+        return A.DRAW
+    if ph == EXCHANGE_ON_CLOSE:
+        return A.EXCHANGE if A.EXCHANGE in acts else A.PASS
+    p = d.to_act
+    pts = d.rules.points
+    trump = d.trump
+    if ph == LEAD:
+        if A.DECLARE in acts and d.deal_points(p) >= 66:
+            return A.DECLARE
+        if A.EXCHANGE in acts:
+            return A.EXCHANGE
+        best_m, best_score = -1, -1
+        for a in acts:
+            if A.MARRIAGE <= a < A.ANNOUNCE:
+                c = A.marriage_card(a)
+                score = (2 if c // 6 == trump else 0) + (1 if c % 6 == 3 else 0)  # trumps first, lead the queen
+                if score > best_score:
+                    best_m, best_score = a, score
+        if best_m >= 0:
+            return best_m
+        plays = [a for a in acts if a < A.MARRIAGE]
+        if not plays:
+            return acts[0]
+        if d.strict:
+            return max(plays, key=lambda c: (pts[c], c // 6 == trump, -c))
+        h = d.hands[p]
+        # cheap side card that does not break a marriage; trumps last
+        return min(plays, key=lambda c: (c // 6 == trump, _in_pair(h, c), pts[c], c))
+    # follow
+    lc = d.lead_card
+    ls = lc // 6
+    value = pts[lc]
+    winners = [c for c in acts if (c // 6 == ls and c < lc) or (c // 6 == trump and ls != trump)]
+    open_talon = not d.strict
+    if winners and (value >= 10 or not open_talon or any(c // 6 == ls for c in winners)):
+        same = [c for c in winners if c // 6 == ls]
+        pool = same or winners
+        return min(pool, key=lambda c: (pts[c], -c))
+    h = d.hands[p]
+    return min(acts, key=lambda c: (c // 6 == trump, _in_pair(h, c), pts[c], c))
+
+
+def _in_pair(h: int, c: int) -> bool:
+    r = c % 6
+    if r == 2:
+        return bool(h & BIT[c + 1])
+    if r == 3:
+        return bool(h & BIT[c - 1])
+    return False
+
+
+# ------------------------------------------------------------------------------------ the bot
+class StrongBot(Bot):
+    """Perfect-Information Monte Carlo with an exact endgame (see the module docstring)."""
+
+    name = "strong"
+
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
+                 objective: str = "match", close_margin: float = 0.05, min_samples: int = 4,
+                 prune: bool = True) -> None:
+        super().__init__(seed)
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+        if samples < 0 or (budget_ms is not None and budget_ms < 0) or min_samples < 1:
+            raise ValueError("samples and budget_ms must be >= 0, min_samples >= 1")
+        self.seed = seed if seed is not None else random.randrange(2**62)
+        self.samples = samples
+        #: milliseconds per decision; ``samples`` alone means no time limit (deterministic)
+        self.budget_ms = budget_ms if budget_ms is not None else (0.0 if samples else 50.0)
+        self.objective = objective
+        self.close_margin = close_margin
+        self.min_samples = min_samples
+        self.prune = prune
+        self.decisions = 0
+        self.think_s = 0.0
+        self.last_stats: dict[str, Any] = {}
+
+    @classmethod
+    def from_options(cls, seed: int | None, options: Mapping[str, str]) -> StrongBot:
+        """Build from spec options (strings); ValueError names a bad or unknown option."""
+        kw: dict[str, Any] = {}
+        conv: dict[str, Callable[[str], Any]] = {
+            "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
+            "min_samples": int, "prune": _bool,
+        }
+        for k, v in options.items():
+            if k not in conv:
+                raise ValueError(f"unknown option {k!r} for bot 'strong'; known: {', '.join(sorted(conv))}")
+            try:
+                kw[k] = conv[k](v)
+            except ValueError:
+                kind = {float: "number", int: "integer", _bool: "bool (true/false)"}.get(conv[k], "value")
+                raise ValueError(f"bot 'strong': option {k}={v!r} is not a valid {kind}") from None
+        if "seed" in kw:
+            seed = kw.pop("seed")
+        return cls(seed, **kw)
+
+    def choose(self, info: InfoSet) -> int | str:
+        t0 = time.perf_counter()
+        try:
+            return self._choose(info, t0)
+        finally:
+            self.decisions += 1
+            self.think_s += time.perf_counter() - t0
+
+    @property
+    def mean_decision_ms(self) -> float:
+        return 1000 * self.think_s / self.decisions if self.decisions else 0.0
+
+    def _rng(self, info: InfoSet) -> random.Random:
+        """A generator that depends only on the seed and the information set, so that a decision
+        is repeatable whatever came before."""
+        d = info.deal
+        key = f"{self.seed}/{info.match.get('deal_number', 0)}/{len(d.get('history', []))}/{d.get('hand')}/{d.get('phase')}"
+        return random.Random(zlib.crc32(key.encode()) ^ (self.seed & 0xFFFFFFFF) << 32)
+
+    def _choose(self, info: InfoSet, t0: float) -> int:
+        legal = [int(a["id"]) for a in info.legal_actions]
+        if len(legal) == 1:
+            return legal[0]
+        try:
+            pub = PublicDeal(info.raw)
+        except (InconsistentInfo, ValueError, KeyError):
+            return _fallback(info, legal)
+        me = pub.me
+        # declare 66 whenever it is correct while the talon is open (DEF-DECL-1)
+        if not pub.strict:
+            if A.DECLARE in legal and pub.deal_points(me) >= 66:
+                return A.DECLARE
+            dp = pub.deal_points(me)
+            for a in legal:
+                if A.ANNOUNCE <= a < A.EXCHANGE and pub.tricks_won[me]:
+                    s = a - A.ANNOUNCE
+                    if dp + (40 if s == pub.trump else 20) >= 66:
+                        return a  # OPEN-GEN-4 b: announce, then declare at once
+            if pub.phase == DRAW and A.DRAW in legal and A.CLOSE not in legal:
+                return A.DRAW
+        elif A.DECLARE in legal and pub.deal_points(me) >= 66 and not pub.determined:
+            return A.DECLARE  # hidden cards left: take the sure win rather than trust a sampled line
+        # with every card known the solver weighs declaring against playing on for more points
+        utility = make_utility(self.objective, info.raw, me)
+        budget = self.budget_ms / 1000.0
+        clock = info.move_time_ms()
+        if clock is not None:
+            budget = min(budget, clock / 20000.0) if budget > 0 else clock / 20000.0
+        deadline = t0 + budget if budget > 0 else math.inf
+        rng = self._rng(info)
+        k = len(legal)
+        bias = [0.0] * k  # PIMC overrates closing: a close must win by close_margin
+        if A.CLOSE in legal:
+            bias[legal.index(A.CLOSE)] = -self.close_margin * (3.0 if self.objective == "points" else 1.0)
+        vals: list[list[float]] = [[] for _ in legal]
+        alive = list(range(k))
+        solvers: dict[tuple[Any, ...], EndgameSolver] = {}
+        n = 0
+        while True:
+            opp_hand, talon = pub.sample(rng)
+            root = pub.deal_state(opp_hand, talon)
+            for i in alive:
+                d = root.copy()
+                d.step(legal[i])
+                vals[i].append(self._evaluate(d, me, utility, solvers))
+            n += 1
+            if pub.determined:
+                break
+            if self.samples and n >= self.samples:
+                break
+            if n >= self.min_samples and time.perf_counter() >= deadline:
+                break
+            if not self.samples and deadline == math.inf and n >= 32:
+                break
+            if self.prune and n >= 8 and n % 4 == 0:
+                alive = _survivors(alive, vals, bias, n)
+                if len(alive) == 1:
+                    break
+        means = {legal[i]: sum(vals[i]) / len(vals[i]) + bias[i] for i in range(k) if vals[i]}
+        best = max(means[legal[i]] for i in alive)
+        cands = [legal[i] for i in alive if means[legal[i]] >= best - 1e-9]
+        self.last_stats = {"samples": n, "nodes": sum(s.nodes for s in solvers.values()), "means": means,
+                           "alive": [legal[i] for i in alive]}
+        if A.DECLARE in cands and len(cands) > 1:
+            if pub.deal_points(me) >= 66:
+                return A.DECLARE  # as good as playing on: take the deal now
+            cands.remove(A.DECLARE)  # a false declaration only ties when the deal is lost: play on
+        if len(cands) == 1:
+            return cands[0]
+        pref = policy(pub.deal_state(*pub.sample(rng))) if pub.phase != OVER else cands[0]
+        if pref in cands:
+            return pref
+        return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
+
+    def _evaluate(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
+                  solvers: dict[tuple[Any, ...], EndgameSolver]) -> float:
+        while d.phase != OVER and not d.strict:
+            d.step(policy(d))
+        if d.phase == OVER:
+            assert d.outcome is not None
+            return utility(d.outcome)
+        key = (d.trump, d.closed_by, d.close_snapshot)
+        solver = solvers.get(key)
+        if solver is None:
+            solver = solvers[key] = EndgameSolver(d, me, utility)
+        return solver.solve(d)
+
+
+def _survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int) -> list[int]:
+    """Successive elimination: drop an action whose paired difference (same sampled deals) to the
+    best one is positive by more than three standard errors and by at least 0.02 utility."""
+    means = {i: sum(vals[i]) / n + bias[i] for i in alive}
+    b = max(alive, key=lambda i: means[i])
+    keep = []
+    for i in alive:
+        if i == b:
+            keep.append(i)
+            continue
+        diffs = [x - y for x, y in zip(vals[b], vals[i], strict=True)]
+        md = means[b] - means[i]
+        mu = sum(diffs) / n
+        se = math.sqrt(sum((x - mu) ** 2 for x in diffs) / (n - 1) / n)
+        if not (md > 0.02 and md > 3 * se):
+            keep.append(i)
+    return keep
+
+
+def _fallback(info: InfoSet, legal: list[int]) -> int:
+    """A legal move when the information set cannot be read (never expected)."""
+    for a in legal:
+        if a < A.MARRIAGE:
+            return a
+    return legal[0]
+
