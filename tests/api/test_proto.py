@@ -173,6 +173,12 @@ def test_json_form_for_rest() -> None:
         (lambda d: d["deal"].update(to_act="1"), "to_act"),
         (lambda d: d["deal"].update(hand="AH"), "hand"),
         (lambda d: d["match"]["deals"][0].update(winner=True), "winner"),
+        # int and string fields are set without our own check (protobuf's is as strict): still refused
+        (lambda d: d.update(seat=1.5), "seat"),
+        (lambda d: d.update(variant=5), "variant"),
+        (lambda d: d.update(team_of_seat=[True, 1]), "team_of_seat"),
+        (lambda d: d.update(team_of_seat=["0", "1"]), "team_of_seat"),
+        (lambda d: d.update(team_of_seat=7), "team_of_seat"),
     ],
 )
 def test_codec_rejects_mismatches(mutate, where) -> None:

@@ -159,7 +159,12 @@ def _is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
 
 
 _PLANS: dict[Any, dict[str, tuple[Any, int]]] = {}
-_MAP, _REPEATED_MSG, _REPEATED_SCALAR, _MESSAGE, _SCALAR = range(5)
+_MAP, _REPEATED_MSG, _REPEATED_SCALAR, _MESSAGE, _SCALAR, _STRICT_SCALAR, _STRICT_REPEATED = range(7)
+#: Field types whose values protobuf itself checks as strictly as :func:`_scalar` (an int field
+#: refuses bool, float and str; a string field refuses everything but str): set without our check.
+_STRICT_TYPES = frozenset({FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64,
+                           FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32,
+                           FieldDescriptor.TYPE_SINT64})
 
 
 def _plan(descriptor: Any) -> dict[str, tuple[Any, int]]:
@@ -171,9 +176,11 @@ def _plan(descriptor: Any) -> dict[str, tuple[Any, int]]:
             if _is_map(field):
                 kind = _MAP
             elif field.is_repeated:
-                kind = _REPEATED_MSG if field.message_type is not None else _REPEATED_SCALAR
+                kind = (_REPEATED_MSG if field.message_type is not None
+                        else _STRICT_REPEATED if field.type in _STRICT_TYPES else _REPEATED_SCALAR)
             else:
-                kind = _MESSAGE if field.message_type is not None else _SCALAR
+                kind = (_MESSAGE if field.message_type is not None
+                        else _STRICT_SCALAR if field.type in _STRICT_TYPES else _SCALAR)
             plan[name] = (field, kind)
         _PLANS[descriptor] = plan
     return plan
@@ -191,7 +198,13 @@ def _fill(msg: Message, d: Any, path: str) -> None:
             continue
         field, kind = entry
         try:
-            if kind == _SCALAR:
+            if kind == _STRICT_SCALAR:
+                setattr(msg, key, value)
+            elif kind == _STRICT_REPEATED:
+                if not _is_list(value):
+                    raise CodecError(f"expected a list, got {type(value).__name__}")
+                getattr(msg, key).extend(value)
+            elif kind == _SCALAR:
                 setattr(msg, key, _scalar(field, value, ""))
             elif kind == _REPEATED_MSG:
                 if not _is_list(value):
