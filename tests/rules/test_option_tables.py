@@ -131,3 +131,12 @@ def test_OPEN_OBI_4_reject_has_no_penalty_row() -> None:
     assert B.FALSE_DECLARATION_PENALTY["reject"] is None
     assert find_variant("snaps-obican").configure().behaviour.penalty is None
     assert find_variant("snaps-obican").configure({"false_declaration_penalty": "flat2"}).behaviour.penalty is not None
+
+
+@pytest.mark.parametrize("pattern", [(3, "X", 2), (3, 0, 2), (3, "T", "T", 2), (3, True, 2)])
+def test_SRV_1_a_bad_deal_pattern_fails_when_the_variant_is_defined(pattern: tuple[object, ...]) -> None:
+    import dataclasses
+
+    spec = find_variant("schnapsen-at")
+    with pytest.raises(ValueError, match="deal_pattern"):
+        dataclasses.replace(spec, deal_pattern=pattern)

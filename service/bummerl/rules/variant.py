@@ -220,6 +220,14 @@ class VariantSpec:
     local_names: str = "en"
     match_format: MatchFormat = default_match_format
 
+    def __post_init__(self) -> None:
+        """Check the deal pattern when the variant is defined (SRV-1), so that dealing never meets
+        an entry it cannot read. Raises ValueError."""
+        bad = [b for b in self.deal_pattern if not (b == "T" or (isinstance(b, int) and not isinstance(b, bool) and b > 0))]
+        if bad or list(self.deal_pattern).count("T") > 1:
+            raise ValueError(f"variant {self.id}: deal_pattern entries are positive batch sizes and at most one "
+                             f"'T', got {list(self.deal_pattern)}")
+
     @property
     def hand_size(self) -> int:
         """Cards dealt to each player, from the deal pattern (e.g. (3, "T", 2) -> 5)."""
