@@ -230,9 +230,9 @@ class StrongBot(Bot):
                  prune: bool = True, swindle: bool = True) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+            raise ValueError(f"bot 'strong': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
         if samples < 0 or (budget_ms is not None and budget_ms < 0) or min_samples < 1:
-            raise ValueError("samples and budget_ms must be >= 0, min_samples >= 1")
+            raise ValueError("bot 'strong': samples and budget_ms must be >= 0, min_samples >= 1")
         self.seed = seed if seed is not None else random.randrange(2**62)
         self.samples = samples
         #: milliseconds per decision; ``samples`` alone means no time limit (deterministic)
