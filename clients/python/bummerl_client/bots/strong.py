@@ -29,12 +29,15 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``seed``: seed of the sampling (also the ``seed`` argument of :func:`make_bot`).
 * ``objective``: ``match`` (default), ``points`` (game points won minus lost) or ``win`` (the
   deal won or lost).
-* ``close_margin`` (default 0.05): a close must beat the best other action by this much utility
+* ``close_margin`` (default 0.15): a close must beat the best other action by this much utility
   (PIMC overrates closing: after a close it plays as if it saw the opponent's cards).
 * ``prune`` (default true): successive elimination; from the 8th sample on, every 4 samples, an
   action that is worse than the best on the same sampled deals by more than three standard errors
   is no longer evaluated, and the decision ends when one action is left.
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
+* ``swindle`` (default true): when every card is known and several moves are equal under best
+  play by both sides, take the one that does best against a fallible opponent (the playout
+  policy): it can only gain.
 """
 
 from __future__ import annotations
@@ -223,13 +226,13 @@ class StrongBot(Bot):
     name = "strong"
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
-                 objective: str = "match", close_margin: float = 0.05, min_samples: int = 4,
-                 prune: bool = True) -> None:
+                 objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
+                 prune: bool = True, swindle: bool = True) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+            raise ValueError(f"bot 'strong': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
         if samples < 0 or (budget_ms is not None and budget_ms < 0) or min_samples < 1:
-            raise ValueError("samples and budget_ms must be >= 0, min_samples >= 1")
+            raise ValueError("bot 'strong': samples and budget_ms must be >= 0, min_samples >= 1")
         self.seed = seed if seed is not None else random.randrange(2**62)
         self.samples = samples
         #: milliseconds per decision; ``samples`` alone means no time limit (deterministic)
@@ -238,6 +241,7 @@ class StrongBot(Bot):
         self.close_margin = close_margin
         self.min_samples = min_samples
         self.prune = prune
+        self.swindle = swindle
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -248,7 +252,7 @@ class StrongBot(Bot):
         kw: dict[str, Any] = {}
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
-            "min_samples": int, "prune": _bool,
+            "min_samples": int, "prune": _bool, "swindle": _bool,
         }
         for k, v in options.items():
             if k not in conv:
@@ -351,7 +355,20 @@ class StrongBot(Bot):
             cands.remove(A.DECLARE)  # a false declaration only ties when the deal is lost: play on
         if len(cands) == 1:
             return cands[0]
-        pref = policy(pub.deal_state(*pub.sample(rng))) if pub.phase != OVER else cands[0]
+        sample = pub.deal_state(*pub.sample(rng))
+        if pub.determined and self.swindle:
+            # equal under best play by both: pick the move that does best against a fallible
+            # opponent (the playout policy), which can only gain
+            scores = {}
+            for a in cands:
+                d = sample.copy()
+                d.step(a)
+                scores[a] = _against_policy(d, me, utility)
+            top = max(scores.values())
+            cands = [a for a in cands if scores[a] >= top - 1e-9]
+            if len(cands) == 1:
+                return cands[0]
+        pref = policy(sample)
         if pref in cands:
             return pref
         return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
@@ -368,6 +385,21 @@ class StrongBot(Bot):
         if solver is None:
             solver = solvers[key] = EndgameSolver(d, me, utility)
         return solver.solve(d)
+
+
+def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], float]) -> float:
+    """Best value for ``me`` when the other seat plays :func:`policy` (open cards, small endgames)."""
+    while d.phase != OVER and d.to_act != me:
+        d.step(policy(d))
+    if d.phase == OVER:
+        assert d.outcome is not None
+        return utility(d.outcome)
+    best = -math.inf
+    for a in d.legal_actions():
+        c = d.copy()
+        c.step(a)
+        best = max(best, _against_policy(c, me, utility))
+    return best
 
 
 def _survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int) -> list[int]:
