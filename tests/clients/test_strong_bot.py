@@ -300,3 +300,33 @@ def test_match_utility_orders_outcomes_by_the_chance_to_win_the_match_DEF_PTS_4(
     sets = make_utility("match", {"match": {"game_points": [6, 0], "set_target": 7, "sets_won": [1, 0],
                                             "sets_to_win": 2}}, 0)
     assert sets(DealOutcome(0, 1, "")) == 1.0 and -1.0 < sets(DealOutcome(1, 3, "")) < 1.0
+
+
+async def test_strong_thinks_without_blocking_the_event_loop() -> None:
+    """achoose runs the search in a thread: a ticker on the same loop keeps running meanwhile."""
+    import asyncio
+    import time as _time
+
+    from bummerl.rules import new_match
+    from bummerl.rules.infoset import information_set
+    from bummerl_client.bot import InfoSet
+    from bummerl_client.bots import make_bot
+
+    m = new_match("schnapsen-at", seed=5)
+    info = InfoSet(information_set(m, m.to_act))
+    bot = make_bot("strong:budget_ms=300,seed=1")
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    t = asyncio.create_task(ticker())
+    t0 = _time.perf_counter()
+    action = await bot.achoose(info)
+    elapsed = _time.perf_counter() - t0
+    t.cancel()
+    assert int(action) in {int(a["id"]) for a in info.legal_actions}
+    assert elapsed < 0.05 or ticks >= 3  # the loop ran while the bot thought

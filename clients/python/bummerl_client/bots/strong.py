@@ -42,6 +42,7 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 import time
@@ -265,6 +266,11 @@ class StrongBot(Bot):
         if "seed" in kw:
             seed = kw.pop("seed")
         return cls(seed, **kw)
+
+    async def achoose(self, info: InfoSet) -> int | str:
+        """:meth:`choose` in a worker thread, so that the runner's event loop (streams, keepalives,
+        other matches of a ``bot run``, an in-process server) is not blocked while it thinks."""
+        return await asyncio.to_thread(self.choose, info)
 
     def choose(self, info: InfoSet) -> int | str:
         t0 = time.perf_counter()
