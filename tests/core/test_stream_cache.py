@@ -17,14 +17,20 @@ from .conftest import new_match
 async def test_streams_of_this_process_do_not_reload_what_it_committed(svc: MatchService, tstore: MatchStore) -> None:
     created = await new_match(svc, tc=None)
     loads = 0
-    real_load = tstore.load
+    real_load, real_if_changed = tstore.load, tstore.load_if_changed
 
     async def counting_load(match_id: str):  # type: ignore[no-untyped-def]
         nonlocal loads
         loads += 1
         return await real_load(match_id)
 
+    async def counting_if_changed(match_id: str, known: int):  # type: ignore[no-untyped-def]
+        nonlocal loads
+        loads += 1
+        return await real_if_changed(match_id, known)
+
     tstore.load = counting_load  # type: ignore[method-assign]
+    tstore.load_if_changed = counting_if_changed  # type: ignore[method-assign]
     updates: dict[int, list] = {0: [], 1: []}  # type: ignore[type-arg]
 
     async def follow(seat: int) -> None:
@@ -61,3 +67,23 @@ async def test_streams_of_this_process_do_not_reload_what_it_committed(svc: Matc
         assert updates[seat][-1].version == final["version"] and updates[seat][-1].match_over
         seen = [json.dumps(e, sort_keys=True) for u in updates[seat] for e in u.events]
         assert len(seen) == len(set(seen))  # each public event once
+
+
+async def test_a_load_sends_the_blob_only_when_another_writer_moved_the_match_on(tstore: MatchStore) -> None:
+    """Two services on one store (two replicas): each holds the version it last saw; a load sends
+    only the version while it is current, the whole match once the other replica committed."""
+    a, b = MatchService(tstore), MatchService(tstore)
+    created = await new_match(a, tc=None)
+    mid = created.match_id
+    info = await a.information_set(mid, 0, created.tokens[0])
+    seat = info["deal"]["to_act"]
+    info = await a.information_set(mid, seat, created.tokens[seat])
+    v = info["version"]
+    assert await tstore.load_if_changed(mid, v) == v  # unchanged: only the version comes back
+    await b.submit_action(mid, seat, created.tokens[seat], v, info["legal_actions"][0]["id"])
+    got = await tstore.load_if_changed(mid, v)
+    assert not isinstance(got, int) and got is not None and got.version == v + 1
+    # replica a still holds v, and must serve v + 1
+    fresh = await a.information_set(mid, seat, created.tokens[seat])
+    assert fresh["version"] == v + 1
+    assert await tstore.load_if_changed("nosuchmatch", 1) is None

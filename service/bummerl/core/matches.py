@@ -124,8 +124,9 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-LATEST_CACHE = 4096
-"""Matches whose newest committed version each process keeps for its streams."""
+LATEST_CACHE = 1024
+"""Matches whose newest known version each process keeps (read-only: streams use it without a
+read; every other load sends only the version when it is still current)."""
 
 
 def _json_default(obj: Any) -> Any:
@@ -468,7 +469,7 @@ class MatchService:
                 raise StaleVersionError(e.current_version) from None
             except MatchNotFoundError:
                 raise NotFoundError(f"no match {match_id}") from None
-            new = _Loaded(new_version, after, entries, ld.meta, clocks, deadline)
+            new = _Loaded(new_version, after, entries, {**ld.meta, **(meta_updates or {})}, clocks, deadline)
             self._remember(match_id, new)
         finally:
             if self._committing.get(match_id) is done:
@@ -602,9 +603,9 @@ class MatchService:
         return out
 
     def _remember(self, match_id: str, ld: _Loaded) -> None:
-        """Keep the newest known version of a match for the streams of this process (a stored
-        version never changes: the version is compare-and-set). At most :data:`LATEST_CACHE`
-        matches; read-only use (streams), the write path always loads."""
+        """Keep the newest known version of a match (a stored version never changes: the version
+        is compare-and-set). At most :data:`LATEST_CACHE` matches. Callers never mutate a
+        ``_Loaded``: the write path copies the state (``MatchState.copy``) and builds new lists."""
         old = self._latest.get(match_id)
         if old is None or old.version < ld.version:
             self._latest[match_id] = ld
@@ -615,14 +616,25 @@ class MatchService:
     async def _load(self, match_id: str) -> _Loaded:
         if not match_id or len(match_id) > 64 or not match_id.isalnum():
             raise InvalidArgumentError("match_id must be 1-64 letters or digits")
-        stored = await self.store.load(match_id)
+        cached = self._latest.get(match_id)
+        if cached is None:
+            stored = await self.store.load(match_id)
+        else:  # one round trip either way; the blob only comes if another writer moved the match on
+            got = await self.store.load_if_changed(match_id, cached.version)
+            if isinstance(got, int):
+                self._latest.move_to_end(match_id)
+                return cached
+            stored = got
         if stored is None:
+            self._latest.pop(match_id, None)
             raise NotFoundError(f"no match {match_id}")
         blob = orjson.loads(stored.state)
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
-        return _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
-                       clocks, int(blob.get("deadline_ms", -1)))
+        ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
+                      clocks, int(blob.get("deadline_ms", -1)))
+        self._remember(match_id, ld)
+        return ld
 
     @staticmethod
     def _authorize(ld: _Loaded, seat: int, token: str | None) -> None:

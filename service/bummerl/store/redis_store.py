@@ -148,6 +148,7 @@ class MatchStore:
         self._create_script = client.register_script(_lua("create.lua"))
         self._commit_script = client.register_script(_lua("commit.lua"))
         self._claim_script = client.register_script(_lua("claim.lua"))
+        self._load_if_changed_script = client.register_script(_lua("load_if_changed.lua"))
 
     @classmethod
     def from_url(
@@ -241,6 +242,23 @@ class MatchStore:
         Raises ``StoreError`` if the hash lacks its version or state.
         """
         raw: Any = await self._client.hgetall(keys.state_key(match_id))
+        return self._stored(match_id, raw)
+
+    async def load_if_changed(self, match_id: str, known_version: int) -> StoredMatch | int | None:
+        """The stored match, unless its version is ``known_version`` (then that int comes back and
+        the blob is not sent: a stored version never changes, it is compare-and-set), or ``None``
+        if there is no such match. One round trip (``load_if_changed.lua``)."""
+        got: Any = await self._load_if_changed_script(keys=[keys.state_key(match_id)], args=[int(known_version)])
+        if not got:
+            return None
+        if len(got) == 1:
+            return int(got[0])
+        flat = got[1]
+        raw = dict(zip(flat[::2], flat[1::2], strict=True)) if isinstance(flat, list) else flat
+        return self._stored(match_id, raw)
+
+    @staticmethod
+    def _stored(match_id: str, raw: Any) -> StoredMatch | None:
         if not raw:
             return None
         try:

@@ -1,0 +1,17 @@
+-- Load a match unless the caller already holds its current version
+-- (bummerl.store.redis_store.MatchStore.load_if_changed).
+--
+-- KEYS[1]  bm:{<match_id>}:state   (hash)
+-- ARGV[1]  the version the caller holds (decimal)
+--
+-- Returns false (nil) when there is no such match, {version} when the caller's
+-- version is the current one (nothing else is sent), else {version, HGETALL...}.
+
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then
+  return false
+end
+if v == ARGV[1] then
+  return {v}
+end
+return {v, redis.call('HGETALL', KEYS[1])}
