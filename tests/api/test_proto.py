@@ -179,13 +179,18 @@ def test_json_form_for_rest() -> None:
         (lambda d: d.update(team_of_seat=[True, 1]), "team_of_seat"),
         (lambda d: d.update(team_of_seat=["0", "1"]), "team_of_seat"),
         (lambda d: d.update(team_of_seat=7), "team_of_seat"),
+        # the options map is encoded once per table (cached): a bad value is still refused
+        (lambda d: d["options"].update(match_target=None.__class__), "option value"),
+        (lambda d: d["options"].update(match_target=[7]), "option value|list"),
+        (lambda d: d.update(options=["match_target"]), "options"),
     ],
 )
 def test_codec_rejects_mismatches(mutate, where) -> None:
     d = copy.deepcopy(INFOSET)
     mutate(d)
-    with pytest.raises(CodecError, match=where):
-        codec.information_set_to_pb(d)
+    for _ in range(2):  # twice: a refusal is never cached
+        with pytest.raises(CodecError, match=where):
+            codec.information_set_to_pb(d)
 
 
 def test_codec_rejects_unknown_keys_elsewhere() -> None:

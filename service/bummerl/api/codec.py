@@ -28,6 +28,7 @@ back (all fields, defaults included; unset message/optional fields omitted), so
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard, TypeVar
@@ -394,8 +395,33 @@ def _in_deal(d: Mapping[str, Any], deal_number: Any) -> Mapping[str, Any]:
 def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
     """The engine's information-set dict (docs/RULES.md §14; shape in the module docstring of
     ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
-    Raises :class:`CodecError` on an unknown key anywhere in the tree."""
-    return dict_to_pb(_information_set_shape(d), common_pb2.InformationSet)
+    Raises :class:`CodecError` on an unknown key anywhere in the tree.
+
+    The ``options`` map (the whole table, ~30 entries, the same on every call of a match) is
+    encoded once per distinct table and merged in as bytes (:func:`_options_bytes`)."""
+    shape = _information_set_shape(d)
+    options = shape.pop("options", None)
+    msg = dict_to_pb(shape, common_pb2.InformationSet)
+    if options is not None:
+        key: Any = None
+        if isinstance(options, Mapping):
+            try:
+                key = tuple(sorted(options.items()))
+                hash(key)
+            except TypeError:
+                key = None
+        if key is not None:
+            msg.MergeFromString(_options_bytes(key))
+        else:  # unhashable or not a dict: the generic path (and its errors)
+            msg.MergeFrom(dict_to_pb({"options": options}, common_pb2.InformationSet))
+    return msg
+
+
+@functools.lru_cache(maxsize=512)
+def _options_bytes(items: tuple[tuple[Any, Any], ...]) -> bytes:
+    """The serialized ``InformationSet`` holding only ``options`` = ``dict(items)``, cached per
+    table. Raises CodecError like :func:`dict_to_pb` (errors are not cached)."""
+    return dict_to_pb({"options": dict(items)}, common_pb2.InformationSet).SerializeToString()
 
 
 def information_set_to_dict(info: common_pb2.InformationSet) -> dict[str, Any]:
