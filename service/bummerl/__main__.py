@@ -104,9 +104,10 @@ def _serve_workers(args: argparse.Namespace) -> int:
     (SO_REUSEPORT) and one Redis (the embedded Valkey is started here, once); Prometheus
     multiprocess mode, with this process serving the aggregate ``/metrics``. SIGTERM/SIGINT stop
     the workers (each drains like a single server)."""
+    import shutil
     import subprocess
     import tempfile
-    import time
+    import threading
 
     from bummerl.store import resolve_redis_url
 
@@ -125,13 +126,9 @@ def _serve_workers(args: argparse.Namespace) -> int:
         if value is not None:
             argv += [flag, str(value)]
     procs = [subprocess.Popen(argv, env=env) for _ in range(args.workers)]
-    stop = {"now": False}
-
-    def on_signal(*_: object) -> None:
-        stop["now"] = True
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
         from bummerl import metrics
 
@@ -139,8 +136,8 @@ def _serve_workers(args: argparse.Namespace) -> int:
             port = metrics.start_metrics_server(given.metrics_port, given.host)
             print(f"bummerl: metrics of {args.workers} workers on http://{given.host}:{port}/metrics", flush=True)
         print(f"bummerl: {args.workers} workers on gRPC {given.host}:{given.port}", flush=True)
-        while not stop["now"] and all(p.poll() is None for p in procs):
-            time.sleep(0.2)
+        while not stop.wait(0.2) and all(p.poll() is None for p in procs):
+            pass
     finally:
         for p in procs:
             if p.poll() is None:
@@ -152,11 +149,9 @@ def _serve_workers(args: argparse.Namespace) -> int:
                 p.kill()
         if embedded is not None:
             embedded.stop()
-        import shutil
-
         shutil.rmtree(prom_dir, ignore_errors=True)
     failed = [p.returncode for p in procs if p.returncode not in (0, -signal.SIGTERM)]
-    return 1 if failed and not stop["now"] else 0
+    return 1 if failed and not stop.is_set() else 0
 
 
 async def _serve(args: argparse.Namespace) -> int:

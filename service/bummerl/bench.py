@@ -101,6 +101,16 @@ class _RestCalls:
         await self.session.close()
 
 
+def latency_figures(lat: list[float], seconds: float) -> dict[str, Any]:
+    """Call latencies (seconds) over a run of ``seconds`` -> ``{"submit_calls", "seconds",
+    "actions_per_s", "p50_ms", "p99_ms"}`` (ms; None without calls)."""
+    lat = sorted(lat)
+    n = len(lat)
+    return {"submit_calls": n, "seconds": round(seconds, 3), "actions_per_s": round(n / seconds, 1),
+            "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
+            "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None}
+
+
 async def _service_load(target: str, matches: int, seconds: float, variant: str,
                         rest_url: str | None = None, rate: float | None = None, channels: int = 1) -> dict[str, Any]:
     """``matches`` players for ``seconds``; ``rate`` (SubmitAction/s over all players) paces an
@@ -158,14 +168,8 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
             for c in pool[1:] if not rest_url else pool:
                 await c.close()
         dt = time.perf_counter() - t0
-    lat.sort()
-    n = len(lat)
-    return {
-        "matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc", "rate": rate, "submit_calls": n, "errors": errors, "seconds": round(dt, 3),
-        "actions_per_s": round(n / dt, 1),
-        "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
-        "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None,
-    }
+    return {"matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc", "rate": rate,
+            "errors": errors, **latency_figures(lat, dt)}
 
 
 async def _stream_load(target: str, matches: int, seconds: float, variant: str, channels: int = 1) -> dict[str, Any]:
@@ -216,14 +220,7 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
     finally:
         for c in pool:
             await c.close()
-    lat.sort()
-    n = len(lat)
-    return {
-        "matches": matches, "variant": variant, "api": "grpc-stream", "submit_calls": n, "errors": errors,
-        "seconds": round(dt, 3), "actions_per_s": round(n / dt, 1),
-        "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
-        "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None,
-    }
+    return {"matches": matches, "variant": variant, "api": "grpc-stream", "errors": errors, **latency_figures(lat, dt)}
 
 
 def _rss_mb(pid: int) -> float | None:

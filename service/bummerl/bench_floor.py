@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -83,15 +82,11 @@ async def _floor_load(target: str, in_flight: int, seconds: float) -> dict[str, 
         t0 = time.perf_counter()
         await asyncio.gather(*(caller(i) for i in range(in_flight)))
         dt = time.perf_counter() - t0
-    return _figures(lat, dt)
+    from bummerl.bench import latency_figures
 
-
-def _figures(lat: list[float], seconds: float) -> dict[str, Any]:
-    lat = sorted(lat)
-    n = len(lat)
-    return {"calls": n, "seconds": round(seconds, 3), "calls_per_s": round(n / seconds, 1),
-            "p50_ms": round(statistics.median(lat) * 1000, 3) if n else None,
-            "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None}
+    f = latency_figures(lat, dt)
+    return {"calls": f["submit_calls"], "seconds": f["seconds"], "calls_per_s": f["actions_per_s"],
+            "p50_ms": f["p50_ms"], "p99_ms": f["p99_ms"]}
 
 
 def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at") -> dict[str, Any]:

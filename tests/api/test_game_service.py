@@ -14,20 +14,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bummerl.app import Runtime
-from bummerl.config import Settings
 from bummerl.rules import find_variant, information_set
 from bummerl.rules.state import MatchState
 from bummerl_client import AsyncClient, BummerlError
-
-
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    runtime = Runtime(Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url), gateway_port=0)
-    await runtime.start()
-    try:
-        yield runtime
-    finally:
-        await runtime.stop()
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ import grpc.aio
 import pytest
 
 from bummerl.app import Runtime
-from bummerl.config import Settings
 from bummerl.rules import find_variant, list_variants
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
@@ -48,16 +47,6 @@ def comment_above(proto: str, declaration: str) -> str:
             break
         comment.insert(0, line.strip().removeprefix("//").strip())
     return " ".join(comment)
-
-
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    runtime = Runtime(Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url), gateway_port=0)
-    await runtime.start()
-    try:
-        yield runtime
-    finally:
-        await runtime.stop()
 
 
 @pytest.fixture

@@ -7,6 +7,8 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def free_port() -> int:
@@ -27,3 +29,19 @@ def start_server(redis_url: str, port: int, *extra: str) -> subprocess.Popen[str
         if "gRPC listening" in line:
             return proc
     raise RuntimeError("the server did not start")
+
+
+@contextmanager
+def server_fleet(redis_url: str, count: int) -> Iterator[tuple[list[int], list[subprocess.Popen[str]]]]:
+    """``count`` servers on their own free ports and one Redis; yields ``(ports, processes)``.
+    A test may replace or append processes (e.g. a restart after ``kill -9``); every process in
+    the list is killed on exit."""
+    ports = [free_port() for _ in range(count)]
+    procs = [start_server(redis_url, p) for p in ports]
+    try:
+        yield ports, procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()

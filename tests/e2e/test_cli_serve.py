@@ -14,12 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from e2e_servers import free_port
 
 
 def env_with(redis_url: str, **extra: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_servers import free_port, start_server
+from e2e_servers import server_fleet, start_server
 
 from bummerl.rules import find_variant
 from bummerl.rules.state import MatchState
@@ -39,15 +39,8 @@ class RecordingClient(AsyncClient):
 
 @pytest.fixture
 def replicas(redis_url: str) -> Iterator[tuple[str, list[int], list[subprocess.Popen[str]]]]:
-    ports = [free_port() for _ in range(REPLICAS)]
-    procs = [start_server(redis_url, p) for p in ports]
-    try:
+    with server_fleet(redis_url, REPLICAS) as (ports, procs):
         yield redis_url, ports, procs
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
 
 
 async def test_three_replicas_kill_9_one_every_match_completes_nothing_lost_or_doubled(

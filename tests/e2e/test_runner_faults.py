@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
-from e2e_servers import free_port, start_server
+from e2e_servers import server_fleet, start_server
 
 from bummerl.rules import find_variant
 from bummerl.rules.state import MatchState
@@ -20,15 +20,8 @@ from bummerl_client.bots import make_bot
 
 @pytest.fixture
 def server(redis_url: str) -> Iterator[tuple[str, int, list[subprocess.Popen[str]]]]:
-    port = free_port()
-    procs = [start_server(redis_url, port)]
-    try:
-        yield redis_url, port, procs
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+    with server_fleet(redis_url, 1) as (ports, procs):
+        yield redis_url, ports[0], procs
 
 
 async def test_matches_complete_across_a_kill_9_and_restart(server: tuple[str, int, list[subprocess.Popen[str]]]) -> None:

@@ -40,7 +40,6 @@ import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from http import HTTPStatus
 from typing import Any
 
 import grpc
@@ -714,13 +713,6 @@ def _closing(resp: web.Response) -> web.Response:
 def _peer_of(request: web.Request) -> str:
     peer = request.transport.get_extra_info("peername") if request.transport else None
     return f"ipv4:{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unknown"
-
-
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Client Closed Request" if status == 499 else "Unknown"
 
 
 def _status_from(exc: BaseException, context: GatewayContext) -> errors.Status:

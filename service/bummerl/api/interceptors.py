@@ -52,16 +52,19 @@ def _final_code(context: Any, exc: BaseException | None) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN  # what grpc.aio answers for an uncaught exception
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Records the go-grpc-prometheus ``grpc_server_*`` metrics (see :mod:`bummerl.metrics`) for
-    unary and streaming RPCs. Labels are the RPC type, service and method only.
+class _WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """An interceptor that replaces a method's handler by a wrapped one, built once per method
+    (and again only if the server hands out another handler): subclasses give :meth:`_applies`
+    and :meth:`_wrap`."""
 
-    ``clock`` returns seconds (default ``time.perf_counter``); tests may inject another.
-    """
-
-    def __init__(self, clock: Clock = time.perf_counter) -> None:
-        self._clock = clock
+    def __init__(self) -> None:
         self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    def _applies(self, handler: grpc.RpcMethodHandler) -> bool:
+        return True
+
+    def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
+        raise NotImplementedError
 
     async def intercept_service(
         self,
@@ -69,8 +72,8 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
+        if handler is None or not self._applies(handler):
+            return handler
         method = handler_call_details.method
         cached = self._wrapped.get(method)
         if cached is not None and cached[0] is handler:
@@ -78,6 +81,18 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         wrapped = self._wrap(handler, method)
         self._wrapped[method] = (handler, wrapped)
         return wrapped
+
+
+class MetricsInterceptor(_WrappingInterceptor):
+    """Records the go-grpc-prometheus ``grpc_server_*`` metrics (see :mod:`bummerl.metrics`) for
+    unary and streaming RPCs. Labels are the RPC type, service and method only.
+
+    ``clock`` returns seconds (default ``time.perf_counter``); tests may inject another.
+    """
+
+    def __init__(self, clock: Clock = time.perf_counter) -> None:
+        super().__init__()
+        self._clock = clock
 
     def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
         service, _, name = full_method.lstrip("/").rpartition("/")
@@ -189,25 +204,15 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
     return safe
 
 
-class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class MalformedRequestInterceptor(_WrappingInterceptor):
     """Answers request bytes that do not decode as the RPC's request message with
     INVALID_ARGUMENT (instead of grpc's UNKNOWN and a logged traceback). Put it inside the
     metrics interceptor so that such calls are counted in ``grpc_server_handled_total``."""
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+    def _applies(self, handler: grpc.RpcMethodHandler) -> bool:
+        return not handler.request_streaming
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None or handler.request_streaming:
-            return handler
-        cached = self._wrapped.get(handler_call_details.method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
+    def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
         ser = {"request_deserializer": _safe_deserializer(handler.request_deserializer),
                "response_serializer": handler.response_serializer}
         if handler.unary_unary:
@@ -218,36 +223,28 @@ class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[m
                     await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
                 return await behavior(request, context)
 
-            wrapped = grpc.unary_unary_rpc_method_handler(unary, **ser)
-        else:
-            stream_behavior = handler.unary_stream
+            return grpc.unary_unary_rpc_method_handler(unary, **ser)
+        stream_behavior = handler.unary_stream
 
-            async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
-                if isinstance(request, _Malformed):
-                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
-                async for item in stream_behavior(request, context):
-                    yield item
+        async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
+            if isinstance(request, _Malformed):
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
+            async for item in stream_behavior(request, context):
+                yield item
 
-            wrapped = grpc.unary_stream_rpc_method_handler(stream, **ser)
-        self._wrapped[handler_call_details.method] = (handler, wrapped)
-        return wrapped
+        return grpc.unary_stream_rpc_method_handler(stream, **ser)
 
 
-class AccessLogInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class AccessLogInterceptor(_WrappingInterceptor):
     """Logs one DEBUG line per call on the ``bummerl.access`` logger: method, status code and
     milliseconds (the REST gateway logs its calls on the same logger). No request content, no
     tokens."""
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None or not access.isEnabledFor(10) or not handler.unary_unary:
-            return handler
+    def _applies(self, handler: grpc.RpcMethodHandler) -> bool:
+        return bool(handler.unary_unary) and access.isEnabledFor(logging.DEBUG)
+
+    def _wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
         behavior = handler.unary_unary
-        method = handler_call_details.method
 
         async def logged(request: Any, context: Any) -> Any:
             t0 = time.perf_counter()

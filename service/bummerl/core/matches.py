@@ -533,11 +533,7 @@ class MatchService:
                 with contextlib.suppress(TimeoutError):  # the commit that woke us is finishing here
                     await asyncio.wait_for(asyncio.shield(pending), 0.05)
                 cached = self._latest.get(match_id)
-            if cached is not None and cached.version >= top:
-                ld = cached
-            else:
-                ld = await self._load(match_id)
-                self._remember(match_id, ld)
+            ld = cached if cached is not None and cached.version >= top else await self._load(match_id)
             evs = [orjson.loads(p) for v, p in got if v <= ld.version]
             if top < ld.version:  # commits landed between the read and the load: no gap
                 evs += [orjson.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
