@@ -162,5 +162,14 @@ def test_map_errors_needs_async() -> None:
 
 
 def test_every_table_code_has_an_http_status() -> None:
-    for _, code in errors.STATUS_TABLE:
+    for _, code, _reason in errors.STATUS_TABLE:
         assert code in errors.HTTP_STATUS
+
+
+def test_no_table_entry_is_shadowed_by_an_earlier_base_class() -> None:
+    """The first isinstance match wins: a subclass listed after its base would never get its own
+    code and reason (e.g. NOT_YOUR_TURN under ILLEGAL_ACTION)."""
+    table = errors.STATUS_TABLE
+    for i, (earlier, _, _) in enumerate(table):
+        for later, _, reason in table[i + 1:]:
+            assert not (issubclass(later, earlier) and later is not earlier), (later.__name__, reason)

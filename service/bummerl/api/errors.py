@@ -88,25 +88,29 @@ CURRENT_VERSION_KEY = "bummerl-current-version"
 #: request rejected as RESOURCE_EXHAUSTED may be retried.
 RETRY_AFTER_KEY = "bummerl-retry-after-ms"
 
-#: The one mapping of domain exceptions to gRPC status; the first isinstance match wins.
-STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
-    (StaleVersionError, grpc.StatusCode.ABORTED),
-    (VersionConflictError, grpc.StatusCode.ABORTED),
-    (NotFoundError, grpc.StatusCode.NOT_FOUND),
-    (MatchNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (MatchExistsError, grpc.StatusCode.ALREADY_EXISTS),
-    (InvalidArgumentError, grpc.StatusCode.INVALID_ARGUMENT),
-    (InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT),
-    (InvalidOptionError, grpc.StatusCode.INVALID_ARGUMENT),
-    (UnknownVariantError, grpc.StatusCode.INVALID_ARGUMENT),
-    (IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION),
-    (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION),
-    (TimeoutLostError, grpc.StatusCode.FAILED_PRECONDITION),
-    (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
-    (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED),
-    (ResourceExhaustedError, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),
-    (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE),
+#: The one mapping of domain exceptions to the gRPC status and the machine-readable reason
+#: (``google.rpc.ErrorInfo.reason``, and ``reason`` of the REST error body); the first
+#: isinstance match wins, so subclasses come before their bases.
+STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str], ...] = (
+    (StaleVersionError, grpc.StatusCode.ABORTED, "STALE_VERSION"),
+    (VersionConflictError, grpc.StatusCode.ABORTED, "STALE_VERSION"),
+    (NotFoundError, grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
+    (MatchNotFoundError, grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
+    (MatchExistsError, grpc.StatusCode.ALREADY_EXISTS, "ALREADY_EXISTS"),
+    (InvalidArgumentError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT"),
+    (InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ACTION"),
+    (InvalidOptionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTION"),
+    (UnknownVariantError, grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_VARIANT"),
+    (NotYourTurnError, grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),  # an IllegalActionError
+    (RulesMatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),  # an IllegalActionError
+    (IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION, "ILLEGAL_ACTION"),
+    (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),
+    (TimeoutLostError, grpc.StatusCode.FAILED_PRECONDITION, "TIMEOUT"),
+    (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED"),
+    (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED"),
+    (ResourceExhaustedError, grpc.StatusCode.RESOURCE_EXHAUSTED, "RESOURCE_EXHAUSTED"),
+    (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
 )
 
 #: gRPC status -> HTTP status of the REST gateway (grpc-gateway's table, except that
@@ -141,29 +145,6 @@ ERROR_DOMAIN = "bummerl.v1"
 MAX_DETAILS = 1000
 """Longest error message sent, characters (longer ones are clipped: echoed input stays small)."""
 
-#: Machine-readable reason (``google.rpc.ErrorInfo.reason``, and ``reason`` of the REST error
-#: body) per domain exception; the first isinstance match wins.
-REASON_TABLE: tuple[tuple[type[BaseException], str], ...] = (
-    (StaleVersionError, "STALE_VERSION"),
-    (VersionConflictError, "STALE_VERSION"),
-    (NotYourTurnError, "NOT_YOUR_TURN"),
-    (TimeoutLostError, "TIMEOUT"),
-    (MatchOverError, "MATCH_OVER"),
-    (RulesMatchOverError, "MATCH_OVER"),
-    (IllegalActionError, "ILLEGAL_ACTION"),
-    (InvalidActionError, "INVALID_ACTION"),
-    (UnknownVariantError, "UNKNOWN_VARIANT"),
-    (InvalidOptionError, "INVALID_OPTION"),
-    (InvalidArgumentError, "INVALID_ARGUMENT"),
-    (NotFoundError, "NOT_FOUND"),
-    (MatchNotFoundError, "NOT_FOUND"),
-    (MatchExistsError, "ALREADY_EXISTS"),
-    (UnauthenticatedError, "UNAUTHENTICATED"),
-    (PermissionDeniedError, "PERMISSION_DENIED"),
-    (ResourceExhaustedError, "RESOURCE_EXHAUSTED"),
-)
-
-
 def clip(text: str, limit: int = 120) -> str:
     """``text`` cut to ``limit`` characters with a note of how much was cut (echoed input).
 
@@ -185,17 +166,19 @@ class Status:
     reason: str = ""
     info: tuple[tuple[str, str], ...] = ()
 
-    def details_bin(self) -> bytes:
-        """The serialized ``google.rpc.Status`` with one ``ErrorInfo`` (the value of the trailing
-        metadata key ``grpc-status-details-bin``, read by ``grpc_status.rpc_status.from_call``)."""
+    def rich_metadata(self) -> tuple[tuple[str, Any], ...]:
+        """The trailing metadata of the standard rich error model: a ``google.rpc.Status`` with one
+        ``ErrorInfo`` in ``grpc-status-details-bin`` (built by grpcio-status; clients read it
+        with ``grpc_status.rpc_status.from_call``)."""
         from google.protobuf import any_pb2
         from google.rpc import error_details_pb2, status_pb2
+        from grpc_status import rpc_status
 
         detail = any_pb2.Any()
         detail.Pack(error_details_pb2.ErrorInfo(reason=self.reason or self.code.name, domain=ERROR_DOMAIN,
                                                 metadata=dict(self.info)))
-        code = self.code.value[0]
-        return status_pb2.Status(code=code, message=self.details, details=[detail]).SerializeToString()
+        rich = status_pb2.Status(code=self.code.value[0], message=self.details, details=[detail])
+        return tuple(rpc_status.to_status(rich).trailing_metadata)
 
     @property
     def http_status(self) -> int:
@@ -210,11 +193,11 @@ def status_of(exc: BaseException) -> Status:
     the exception and the same ref are logged with the traceback. Redis connection/timeout
     errors give ``UNAVAILABLE`` with a generic message.
     """
-    for cls, code in STATUS_TABLE:
+    for cls, code, reason in STATUS_TABLE:
         if isinstance(exc, cls):
             if code == grpc.StatusCode.UNAVAILABLE:  # infrastructure: log, do not describe
                 log.warning("storage unavailable: %s", type(exc).__name__)
-                return Status(code, UNAVAILABLE_MESSAGE, reason="UNAVAILABLE")
+                return Status(code, UNAVAILABLE_MESSAGE, reason=reason)
             trailing: tuple[tuple[str, str], ...] = ()
             current = getattr(exc, "current_version", None)
             if code == grpc.StatusCode.ABORTED and current is not None:
@@ -222,7 +205,6 @@ def status_of(exc: BaseException) -> Status:
             retry = getattr(exc, "retry_after_ms", None)
             if code == grpc.StatusCode.RESOURCE_EXHAUSTED and retry is not None:
                 trailing = ((RETRY_AFTER_KEY, str(retry)),)
-            reason = next((r for c, r in REASON_TABLE if isinstance(exc, c)), code.name)
             info = tuple((k.removeprefix("bummerl-").replace("-", "_"), v) for k, v in trailing)
             return Status(code, clip(str(exc) or code.name.lower(), MAX_DETAILS), trailing, reason, info)
     ref = secrets.token_hex(4)
@@ -249,7 +231,7 @@ async def abort_with(context: Any, exc: BaseException) -> None:
     if hasattr(context, "is_gateway"):  # REST: the reason goes in the JSON error body
         context.reason = status.reason
     else:  # gRPC: the google.rpc.Status with its ErrorInfo in grpc-status-details-bin
-        trailing = (*trailing, ("grpc-status-details-bin", status.details_bin()))  # type: ignore[assignment]
+        trailing = (*trailing, *status.rich_metadata())
     await context.abort(status.code, status.details, trailing)
     raise AssertionError("context.abort returned")  # pragma: no cover
 
