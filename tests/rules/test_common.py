@@ -530,7 +530,7 @@ def test_actions_round_trip_every_id():
             ok = False
         if not ok:
             broken.append((a, text))
-    assert len(seen) == NUM_ACTIONS == 41
+    assert len(seen) == NUM_ACTIONS == 89
     assert broken == [], f"ids whose text/struct does not parse back: {broken}"
 
 

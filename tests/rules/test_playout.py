@@ -105,7 +105,7 @@ def check_deal(m: MatchState, i: int) -> None:
     played_out = len(tricks) == len(r.deck) // 2 and "close" not in kinds and "declare" not in kinds
     if played_out:
         assert sum(tp) == sum(r.points[c] for c in r.deck)  # 120 (DEF-CARD-3; 128 with nine_value 2)
-        tp[tricks[-1][1]] += r.spec.last_trick_bonus
+        tp[tricks[-1][1]] += r.talon.last_trick_bonus
     for s in (0, 1):
         won = res.tricks_won[s] > 0 or not r.marriage_counts_after_first_trick
         marr = sum(e[3] for e in hist if e[0] == "marriage" and e[1] == s) if won else 0

@@ -15,8 +15,18 @@ id      text                meaning
 38      ``declare``         declare 66 (DEF-DECL-1)
 39      ``draw``            after a won trick: draw without closing (close_timing)
 40      ``pass``            decline the exchange offered after the opponent's close
-                            (exchange_on_opponent_close)
+                            (exchange_on_opponent_close); in the contract games: pass in the
+                            auction ("weiter") or decline to kontra
+41-44   ``trump H``         name the trump suit (BS-DEAL-2, TS-DEAL-1, HU3S-DEAL-2)
+45-68   ``discard QH``      lay a card away (TS-TAL-1, HU3S-TAL-1, HU3S-KON-2): 45 + card id
+69-84   ``bid gang``        announce a contract, by name (:data:`CONTRACTS`): 69 + index
+85-88   ``kontra``          raise the multiplier: ``kontra`` x2, ``rekontra`` x4, ``subkontra``
+                            x8, ``mordkontra`` x16 (BS-KON-1, HU3S-KON-1)
 ======  ==================  =================================================================
+
+Each variant offers a subset of these kinds (:attr:`bummerl.rules.variant.VariantSpec.action_kinds`);
+an id of another kind is never legal there and its text is refused by :func:`parse_action` with
+``kinds`` given.
 
 Every action round-trips ``id <-> text <-> struct``:
 
@@ -43,7 +53,29 @@ CLOSE = 37
 DECLARE = 38
 DRAW = 39
 PASS = 40
-NUM_ACTIONS = 41
+TRUMP = 41
+DISCARD = 45
+BID = 69
+KONTRA = 85
+
+#: Contract names of ``bid NAME`` (ids ``BID + index``; never reorder, only append). Austrian
+#: (§9, §10) then Hungarian (§11, §12) contracts; "4 alsó" is written ``negyalso``.
+CONTRACTS: tuple[str, ...] = (
+    "bettler", "schnapser", "gang", "zehnerloch", "bauernschnapser", "kontraschnapser", "farbenring",
+    "kontrabauernschnapser", "herrenschnapser",
+    "mehet", "snapszer", "kilences", "paraszt", "negyalso", "ellensnapszer", "ellenparaszt",
+)
+#: Multiplier calls by level 1..4 (x2, x4, x8, x16); id ``KONTRA + level - 1``.
+KONTRA_CALLS: tuple[str, ...] = ("kontra", "rekontra", "subkontra", "mordkontra")
+NUM_ACTIONS = KONTRA + len(KONTRA_CALLS)
+
+#: Every action kind, in id order.
+KINDS: tuple[str, ...] = (
+    "play", "marriage", "announce", "exchange", "close", "declare", "draw", "pass", "trump", "discard", "bid",
+    *KONTRA_CALLS,
+)
+#: The kinds of the two-player trick-and-draw games (§1.7).
+TALON_KINDS: frozenset[str] = frozenset(("play", "marriage", "announce", "exchange", "close", "declare", "draw", "pass"))
 
 
 def marriage_id(c: int) -> int:
@@ -68,7 +100,8 @@ def check_id(a: object) -> int:
 
 
 def action_kind(a: int) -> str:
-    """``play``, ``marriage``, ``announce``, ``exchange``, ``close``, ``declare``, ``draw`` or ``pass``."""
+    """One of :data:`KINDS`: ``play``, ``marriage``, ``announce``, ``exchange``, ``close``,
+    ``declare``, ``draw``, ``pass``, ``trump``, ``discard``, ``bid`` or a kontra call."""
     a = check_id(a)
     if a < MARRIAGE:
         return "play"
@@ -76,7 +109,28 @@ def action_kind(a: int) -> str:
         return "marriage"
     if a < EXCHANGE:
         return "announce"
-    return _SIMPLE[a]
+    if a < TRUMP:
+        return _SIMPLE[a]
+    if a < DISCARD:
+        return "trump"
+    if a < BID:
+        return "discard"
+    if a < KONTRA:
+        return "bid"
+    return KONTRA_CALLS[a - KONTRA]
+
+
+def bid_id(name: str) -> int:
+    """Action id of ``bid NAME`` (a name of :data:`CONTRACTS`); raises InvalidActionError."""
+    try:
+        return BID + CONTRACTS.index(name)
+    except ValueError:
+        raise InvalidActionError(f"not a contract: {name!r} (known: {', '.join(CONTRACTS)})") from None
+
+
+def bid_name(a: int) -> str:
+    """Contract name of a ``bid`` action id (inverse of :func:`bid_id`)."""
+    return CONTRACTS[a - BID]
 
 
 def action_to_string(a: int) -> str:
@@ -88,14 +142,34 @@ def action_to_string(a: int) -> str:
         return f"marriage {card_code(marriage_card(a))}"
     if kind == "announce":
         return f"announce {SUITS[a - ANNOUNCE]}"
+    if kind == "trump":
+        return f"trump {SUITS[a - TRUMP]}"
+    if kind == "discard":
+        return f"discard {card_code(a - DISCARD)}"
+    if kind == "bid":
+        return f"bid {bid_name(a)}"
     return kind
 
 
-def parse_action(text: str) -> int:
-    """Action id from its text form (case-insensitive). Raises :class:`InvalidActionError`."""
+_SUIT_WORDS = {"clubs": "C", "spades": "S", "hearts": "H", "diamonds": "D"}
+
+
+def parse_action(text: str, kinds: frozenset[str] | None = None) -> int:
+    """Action id from its text form (case-insensitive). ``kinds`` (a variant's
+    :attr:`~bummerl.rules.variant.VariantSpec.action_kinds`) refuses the kinds of other variants.
+    Raises :class:`InvalidActionError`."""
+    a = _parse_action(text)
+    if kinds is not None and action_kind(a) not in kinds:
+        raise InvalidActionError(f"{action_to_string(a)!r} is not an action of this variant (its kinds: {', '.join(k for k in KINDS if k in kinds)})")
+    return a
+
+
+def _parse_action(text: str) -> int:
     parts = text.strip().lower().split()
     if len(parts) == 1 and parts[0] in _SIMPLE_IDS:
         return _SIMPLE_IDS[parts[0]]
+    if len(parts) == 1 and parts[0] in KONTRA_CALLS:
+        return KONTRA + KONTRA_CALLS.index(parts[0])
     if len(parts) == 2:
         verb, arg = parts
         if verb == "play":
@@ -107,9 +181,15 @@ def parse_action(text: str) -> int:
             return marriage_id(c)
         if verb == "announce":
             return ANNOUNCE + parse_suit(arg)
+        if verb == "trump":
+            return TRUMP + parse_suit(_SUIT_WORDS.get(arg, arg))
+        if verb == "discard":
+            return DISCARD + parse_card(arg)
+        if verb == "bid":
+            return bid_id(arg)
     raise InvalidActionError(
         f"not an action: {text!r} (expected 'play QH', 'marriage KH', 'announce H', "
-        "'exchange', 'close', 'declare', 'draw' or 'pass')"
+        "'exchange', 'close', 'declare', 'draw', 'pass', 'trump H', 'discard QH', 'bid NAME' or 'kontra')"
     )
 
 
@@ -122,16 +202,24 @@ def action_struct(a: int) -> dict[str, Any]:
         return {"kind": kind, "card": card_code(marriage_card(a))}
     if kind == "announce":
         return {"kind": kind, "suit": SUITS[a - ANNOUNCE]}
+    if kind == "trump":
+        return {"kind": kind, "suit": SUITS[a - TRUMP]}
+    if kind == "discard":
+        return {"kind": kind, "card": card_code(a - DISCARD)}
+    if kind == "bid":
+        return {"kind": kind, "contract": bid_name(a)}
     return {"kind": kind}
 
 
 def parse_struct(s: dict[str, Any]) -> int:
     """Inverse of :func:`action_struct`. Raises :class:`InvalidActionError`."""
     kind = s.get("kind")
-    if kind in ("play", "marriage"):
+    if kind in ("play", "marriage", "discard"):
         return parse_action(f"{kind} {s.get('card', '')}")
-    if kind == "announce":
-        return parse_action(f"announce {s.get('suit', '')}")
+    if kind in ("announce", "trump"):
+        return parse_action(f"{kind} {s.get('suit', '')}")
+    if kind == "bid":
+        return parse_action(f"bid {s.get('contract', '')}")
     if isinstance(kind, str):
         return parse_action(kind)
     raise InvalidActionError(f"not an action struct: {s!r}")

@@ -184,7 +184,7 @@ class DealState:
     @property
     def low_trump(self) -> int:
         """The card that may be exchanged for the trump card (DEF-TAL-4): trump J or trump 9."""
-        return self.trump * 6 + self.rules.spec.exchange_rank
+        return self.trump * 6 + self.rules.talon.exchange_rank
 
     def counted_marriages(self, p: int) -> int:
         """Marriage points of seat ``p`` that count now (DEF-PTS-2: pending until a won trick)."""
@@ -500,7 +500,7 @@ class DealState:
         elif closer == p:
             if correct:
                 self._end(p, self._success_close_points(), "closed_success")
-            elif self.rules.spec.closer_false_declaration_is_failed_close:  # AT-DECL-3, O66-CLOSE-5
+            elif self.rules.talon.closer_false_declaration_is_failed_close:  # AT-DECL-3, O66-CLOSE-5
                 self._end(o, self._failed_close_points(), "closed_failure")
             else:  # HU2-DECL-2: a renonsz also when said by a closer
                 self._end(o, self._penalty(p), "false_declaration")
@@ -553,8 +553,8 @@ class DealState:
             else:
                 self._end(1 - closer, self._failed_close_points(), "closed_failure")
             return
-        self.trick_points[self.last_winner] += r.spec.last_trick_bonus  # O66-END-1, SAN-END-1
-        o = r.spec.played_out(self)
+        self.trick_points[self.last_winner] += r.talon.last_trick_bonus  # O66-END-1, SAN-END-1
+        o = r.talon.played_out(self)
         self._end(o.winner, o.game_points, o.reason, o.carry)
 
     def _end(self, winner: int, game_points: int, reason: str, carry: int = 0) -> None:

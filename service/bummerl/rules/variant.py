@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from . import actions as A
 from . import cards as K
 from .behaviour import Behaviour, resolve
 from .errors import InvalidOptionError, UnknownVariantError
@@ -170,6 +171,17 @@ CATALOGUE: dict[str, OptionSpec] = {
 }
 
 
+def add_options(*specs: OptionSpec) -> None:
+    """Add options of the three- and four-player games to :data:`CATALOGUE` (at import of their
+    module, before any table is configured). Every configured :class:`Rules` then has each as an
+    attribute. Raises ValueError if a name exists with another definition."""
+    for o in specs:
+        old = CATALOGUE.get(o.name)
+        if old is not None and old != o:
+            raise ValueError(f"option {o.name!r} is already defined differently")
+        CATALOGUE[o.name] = o
+
+
 def option(name: str, default: OptionValue, *rule_ids: str, allowed: tuple[OptionValue, ...] | None = None) -> OptionSpec:
     """A catalogue option with this variant's default and the rule ids it affects."""
     base = CATALOGUE[name]
@@ -194,12 +206,31 @@ def default_match_format(r: Rules) -> tuple[int, int, int]:
 
 
 @dataclass(frozen=True)
+class TalonRules:
+    """The facts of a two-player trick-and-draw deal (§1.5-§1.7) that are not options:
+    ``exchange_rank`` (the low trump's rank, DEF-TAL-4), ``last_trick_bonus`` (O66-END-1),
+    ``played_out`` (who wins a deal whose talon ran out without a declaration) and whether a
+    closer's false declaration is a failed close (AT-DECL-3) or a plain false declaration
+    (HU2-DECL-2)."""
+
+    exchange_rank: int
+    last_trick_bonus: int
+    played_out: Callable[[DealState], DealOutcome]
+    closer_false_declaration_is_failed_close: bool
+
+
+@dataclass(frozen=True)
 class VariantSpec:
     """Declarative facts of one variant (docs/RULES.md section ``section``) plus its hooks.
 
     Deal pattern (SRV-1): each int is a batch dealt to every player in turn, non-dealer first;
-    ``"T"`` turns up the trump card (the next undealt card). ``played_out`` decides a deal whose
-    talon ran out (not closed) without a declaration.
+    ``"T"`` turns up the trump card (the next undealt card); contract deals deal themselves and
+    leave it empty. ``talon`` holds the trick-and-draw facts (two-player deals, also of the
+    rotation games); contract games have none. ``deal_class`` builds a deal (default: the
+    two-player :class:`~bummerl.rules.state.DealState`); ``plan`` decides pairings, credits and
+    the end of the match (:mod:`bummerl.rules.plan`; default: the two-player Bummerl).
+    ``teams``: team id per seat (``()`` = each seat its own team). ``action_kinds``: the action
+    kinds this variant offers (:data:`bummerl.rules.actions.KINDS`).
     """
 
     id: str
@@ -208,17 +239,18 @@ class VariantSpec:
     rule_prefix: str
     description: str
     ranks: int
-    deal_pattern: tuple[int | str, ...]
-    exchange_rank: int
-    last_trick_bonus: int
-    played_out: Callable[[DealState], DealOutcome]
-    closer_false_declaration_is_failed_close: bool
     options: tuple[OptionSpec, ...]
+    deal_pattern: tuple[int | str, ...] = ()
+    talon: TalonRules | None = None
     direction: str = "up"
     aliases: tuple[str, ...] = ()
     num_players: int = 2
+    teams: tuple[int, ...] = ()
     local_names: str = "en"
     match_format: MatchFormat = default_match_format
+    action_kinds: frozenset[str] = A.TALON_KINDS
+    deal_class: Any = None
+    plan: Any = None
 
     def __post_init__(self) -> None:
         """Check the deal pattern when the variant is defined (SRV-1), so that dealing never meets
@@ -227,6 +259,30 @@ class VariantSpec:
         if bad or list(self.deal_pattern).count("T") > 1:
             raise ValueError(f"variant {self.id}: deal_pattern entries are positive batch sizes and at most one "
                              f"'T', got {list(self.deal_pattern)}")
+
+    def derive(self, **changes: Any) -> VariantSpec:
+        """A variant that inherits this one's rules (STK-INH-1, HU3R-INH-1, TS-INH-1): the same
+        spec with ``changes``; an ``options`` change given as a dict updates this variant's
+        option defaults by name (``{"match_target": 7}``) and may add new options."""
+        opts = changes.pop("options", None)
+        if isinstance(opts, dict):
+            merged = {o.name: o for o in self.options}
+            for name, value in opts.items():
+                if isinstance(value, OptionSpec):
+                    merged[name] = value
+                else:
+                    spec = merged[name]
+                    spec.parse(value)
+                    merged[name] = replace(spec, default=value)
+            changes["options"] = tuple(merged.values())
+        elif opts is not None:
+            changes["options"] = opts
+        return replace(self, **changes)
+
+    @property
+    def team_of_seat(self) -> tuple[int, ...]:
+        """Team id per seat: :attr:`teams`, or each seat its own team."""
+        return self.teams or tuple(range(self.num_players))
 
     @property
     def hand_size(self) -> int:
@@ -278,6 +334,14 @@ class VariantSpec:
         }
 
 
+def _no_talon(d: DealState) -> DealOutcome:
+    raise TypeError("this variant has no two-player trick-and-draw deal")
+
+
+#: ``Rules.talon`` of a contract game: reading it is a programming error.
+_NO_TALON = TalonRules(-1, 0, _no_talon, False)
+
+
 class Rules:
     """One table's configured variant: the spec, the option values, and derived hot-path facts.
 
@@ -286,14 +350,10 @@ class Rules:
     so that a value without a behaviour fails at configure time. Immutable by convention.
     """
 
-    __slots__ = (
-        "spec", "options", "deck", "points", "set_goal", "sets_goal", "set_schneider_value", "behaviour",
-        *CATALOGUE.keys(),
-    )
-
     spec: VariantSpec
     options: dict[str, OptionValue]
     behaviour: Behaviour
+    talon: TalonRules
     deck: tuple[int, ...]
     points: tuple[int, ...]
     set_goal: int
@@ -339,10 +399,12 @@ class Rules:
         self.spec = spec
         self.options = dict(options)
         values = {o.name: options.get(o.name, o.default) for o in CATALOGUE.values()}
+        values.update(options)
         for name, value in values.items():
             setattr(self, name, value)
         self.behaviour = resolve(values)
         self.deck = spec.deck
+        self.talon = spec.talon or _NO_TALON
         nine = int(options.get("nine_value", 0))
         self.points = tuple(
             (nine if c % 6 == K.NINE else K.RANK_POINTS[c % 6]) for c in range(K.NUM_CARDS)

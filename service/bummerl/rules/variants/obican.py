@@ -5,7 +5,7 @@ own tricks may be looked at, no drawn deals, first to 9."""
 from __future__ import annotations
 
 from ..cards import JACK
-from ..variant import VariantSpec, option, register
+from ..variant import TalonRules, VariantSpec, option, register
 from .schnapsen_at import last_trick_decides
 
 SPEC = register(
@@ -18,10 +18,12 @@ SPEC = register(
         description="20 cards, jack exchange, close only after the draw, own tricks visible, last trick wins the deal; first to 9.",
         ranks=5,
         deal_pattern=(3, 2, "T"),
-        exchange_rank=JACK,
-        last_trick_bonus=0,
-        played_out=last_trick_decides,
-        closer_false_declaration_is_failed_close=True,
+        talon=TalonRules(
+            exchange_rank=JACK,
+            last_trick_bonus=0,
+            played_out=last_trick_decides,
+            closer_false_declaration_is_failed_close=True,
+        ),
         local_names="hr",
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "OPEN-OBI-1", "OBI-DEAL-2"),

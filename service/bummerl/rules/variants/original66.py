@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..cards import NINE
 from ..state import DealOutcome, DealState
-from ..variant import VariantSpec, option, register
+from ..variant import TalonRules, VariantSpec, option, register
 from .santase import higher_total
 
 
@@ -32,10 +32,12 @@ SPEC = register(
         description="24 cards, trump 9 exchange, close before or after the draw, +10 last trick, drawn deals carry a point; 11 down to 0.",
         ranks=6,
         deal_pattern=(2, 2, 2, "T"),
-        exchange_rank=NINE,
-        last_trick_bonus=10,
-        played_out=both_over_65_draw,
-        closer_false_declaration_is_failed_close=True,
+        talon=TalonRules(
+            exchange_rank=NINE,
+            last_trick_bonus=10,
+            played_out=both_over_65_draw,
+            closer_false_declaration_is_failed_close=True,
+        ),
         direction="down",
         local_names="hr",
         options=(

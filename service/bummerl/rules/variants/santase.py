@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..cards import NINE
 from ..state import DealOutcome, DealState
-from ..variant import VariantSpec, option, register
+from ..variant import TalonRules, VariantSpec, option, register
 
 
 def higher_total(d: DealState) -> DealOutcome:
@@ -31,10 +31,12 @@ SPEC = register(
         description="24 cards, 9 exchange only after a won trick, no marriage in the first trick, equal totals draw; first to 11.",
         ranks=6,
         deal_pattern=(3, 3, "T"),
-        exchange_rank=NINE,
-        last_trick_bonus=10,
-        played_out=higher_total,
-        closer_false_declaration_is_failed_close=True,
+        talon=TalonRules(
+            exchange_rank=NINE,
+            last_trick_bonus=10,
+            played_out=higher_total,
+            closer_false_declaration_is_failed_close=True,
+        ),
         local_names="bg",
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "SAN-DEAL-1"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..cards import JACK
 from ..state import DealOutcome, DealState
-from ..variant import VariantSpec, option, register
+from ..variant import TalonRules, VariantSpec, option, register
 
 
 def last_trick_decides(d: DealState) -> DealOutcome:
@@ -34,10 +34,12 @@ SPEC = register(
         description="20 cards, trump Jack exchange, close after the draw, last trick wins the deal; Bummerl to 7.",
         ranks=5,
         deal_pattern=(3, "T", 2),
-        exchange_rank=JACK,
-        last_trick_bonus=0,
-        played_out=last_trick_decides,
-        closer_false_declaration_is_failed_close=True,
+        talon=TalonRules(
+            exchange_rank=JACK,
+            last_trick_bonus=0,
+            played_out=last_trick_decides,
+            closer_false_declaration_is_failed_close=True,
+        ),
         local_names="de",
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "AT-DEAL-1"),

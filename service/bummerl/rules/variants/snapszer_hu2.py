@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ..behaviour import pick
 from ..cards import JACK
-from ..variant import Rules, VariantSpec, option, register
+from ..variant import Rules, TalonRules, VariantSpec, option, register
 from .schnapsen_at import last_trick_decides
 
 #: OPEN-HU2-1 ``match_format``: (set_target, sets_to_win, schneider_set_value) of a table.
@@ -39,10 +39,12 @@ SPEC = register(
         description="20 cards, alsó exchange and closing need 3 cards above the trump, own closing scale; two won sevens.",
         ranks=5,
         deal_pattern=(3, "T", 2),
-        exchange_rank=JACK,
-        last_trick_bonus=0,
-        played_out=last_trick_decides,
-        closer_false_declaration_is_failed_close=False,
+        talon=TalonRules(
+            exchange_rank=JACK,
+            last_trick_bonus=0,
+            played_out=last_trick_decides,
+            closer_false_declaration_is_failed_close=False,
+        ),
         local_names="hu",
         match_format=hu2_match_format,
         options=(
