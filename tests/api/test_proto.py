@@ -35,9 +35,10 @@ EVENTS = [
 
 DEAL_RESULT = {"deal_number": 2, "winner": 1, "game_points": [0, 2], "reason": "closed_failure",
                "deal_points": [41, 70], "tricks_won": [2, 4], "schwarz": False, "deal_schneider": False,
-               "carried_points": 0}
+               "carried_points": 0, "contract": "", "declarer": -1, "multiplier": 1, "seats": [0, 1],
+               "playoff": False}
 MATCH_RESULT = {"winner": 0, "game_points": [7, 3], "sets_won": [1, 0], "match_schneider": False,
-                "reason": "target_reached"}
+                "reason": "target_reached", "placements": [1, 2]}
 
 INFOSET = {
     "match_id": "m-1", "version": 12, "variant": "snaps-obican", "seat": 1, "num_seats": 2,
@@ -45,14 +46,15 @@ INFOSET = {
     "options": {"marriage_first_trick": "true", "dealer_rotation": "winner"},
     "match": {"game_points": [0, 3], "target": 7, "direction": "up", "sets_won": [0, 0], "set_target": 7,
               "sets_to_win": 1, "carried_points": 0, "deal_number": 3, "dealer": 1, "over": False, "winner": -1,
-              "deals": [DEAL_RESULT]},
+              "deals": [DEAL_RESULT], "placements": [], "playoff": False},
     "deal": {"phase": "follow", "to_act": 1, "leader": 0, "trump_suit": "H", "trump_card": "JH", "talon_size": 8,
              "talon_state": "open", "closed_by": -1, "trick_number": 3, "hand": ["AH", "TS"],
              "hand_sizes": [5, 5], "tricks_won": [2, 1], "current_trick": [{"seat": 0, "card": "AH"}],
              "history": EVENTS[:3] + EVENTS[4:8],
              "marriages": [{"seat": 0, "suit": "H", "points": 40, "counted": True}],
-             "own_trick_points": 33, "own_won_cards": ["AS", "TS", "KD"], "own_deal_points": 53},
-    "legal_actions": [{"id": 3, "text": "play QH", "kind": "play", "card": "QH", "suit": ""}],
+             "own_trick_points": 33, "own_won_cards": ["AS", "TS", "KD"], "own_deal_points": 53,
+             "seats": [0, 1], "laid_away": []},
+    "legal_actions": [{"id": 3, "text": "play QH", "kind": "play", "card": "QH", "suit": "", "contract": ""}],
     "clocks": [{"seat": 0, "remaining_ms": 1200, "running": False, "move_remaining_ms": 0},
                {"seat": 1, "remaining_ms": 900, "running": True, "move_remaining_ms": 900}],
 }

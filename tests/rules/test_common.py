@@ -144,7 +144,7 @@ def test_DEF_PTS_1_trick_points_with_and_without_last_trick_bonus():
         tp = [0, 0]
         for e in m.histories[0]:
             if e[0] == "trick":
-                tp[e[1]] += m.rules.points[e[3]] + m.rules.points[e[4]]
+                tp[e[1]] += sum(m.rules.points[c] for _, c in e[2])
         tp[last[1]] += 10
         assert list(r.deal_points) == tp
 
@@ -217,7 +217,7 @@ def test_DEF_TRICK_2_winner_leads_next():
         for s in random_playout(m, rng, 60):
             d = s.deal
             if d.history[-1][0] == "trick" and d.phase == 0:
-                assert d.to_act == d.history[-1][1] == d.leader
+                assert s.to_act == d.history[-1][1] == d.seats[d.leader]
 
 
 def test_DEF_TRICK_3_two_players_w_is_the_led_card():

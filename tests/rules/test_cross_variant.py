@@ -22,7 +22,7 @@ from bummerl.rules.state import MatchState
 from .helpers import fill_deal, legal, make_match, play
 
 VARIANTS = [s.id for s in list_variants() if s.num_players == 2]
-AUTO_DECLARE = [s.id for s in list_variants() if any(o.name == "auto_declare" for o in s.options)]
+AUTO_DECLARE = [s.id for s in list_variants() if s.num_players == 2 and any(o.name == "auto_declare" for o in s.options)]
 
 
 def deal(variant: str, s0: list[str], s1: list[str], trump: str, options: Mapping[str, object] | None = None,

@@ -65,6 +65,10 @@ EVENT_KINDS: dict[str, str] = {
     "timeout": "timeout",
     "bid": "bid",
     "contract": "contract",
+    "trump": "trump_named",
+    "discard": "cards_laid_away",
+    "take": "cards_taken_up",
+    "show": "cards_shown",
 }
 _EVENT_TYPES = {kind: type_ for type_, kind in EVENT_KINDS.items()}
 _EVENT_COMMON = ("version", "deal_number")

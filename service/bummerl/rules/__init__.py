@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from . import actions, cards
 from .actions import action_struct, action_to_string, parse_action, parse_struct
+from .deal import DealOutcome
 from .errors import (
     IllegalActionError,
     InvalidActionError,
@@ -32,7 +33,7 @@ from .errors import (
     UnknownVariantError,
 )
 from .infoset import event_to_dict, events_between, information_set, match_result, public_known_cards
-from .state import DealOutcome, DealResult, DealState, MatchState
+from .state import DealResult, DealState, MatchState
 from .variant import OptionSpec, Rules, VariantSpec, find_variant, list_variants
 
 __all__ = [

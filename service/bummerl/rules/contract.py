@@ -35,8 +35,9 @@ from typing import Any, ClassVar
 from . import actions as A
 from . import cards as K
 from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
-from .deal import DealOutcome, DealSummary
+from .deal import DealOutcome, DealSummary, event_tuple
 from .errors import IllegalActionError
+from .events import event_to_dict
 from .tricks import NORMAL, legal_follow, trick_winner, winning_card
 from .variant import Rules
 
@@ -151,6 +152,19 @@ class ContractDeal:
     @property
     def to_act(self) -> int:
         return -1 if self.phase == "over" else self.to_act_seat
+
+    @property
+    def acting(self) -> int:
+        """Match seat to act (all seats play a contract deal); -1 once over."""
+        return -1 if self.phase == "over" else self.to_act_seat
+
+    @property
+    def dealer_seat(self) -> int:
+        return self.dealer
+
+    def winner_seat(self) -> int:
+        """The outcome's winner (team or seat, see :class:`~bummerl.rules.deal.DealOutcome`)."""
+        return self.outcome.winner if self.outcome is not None else -1
 
     @property
     def over(self) -> bool:
@@ -365,7 +379,7 @@ class ContractDeal:
         self.end(dict.fromkeys(others, value), self.side[others[0]] if others else -1, value, "timeout")
 
     # ------------------------------------------------------------------ results and views
-    def summary(self) -> DealSummary:
+    def summary(self, n: int = 0) -> DealSummary:
         """Per-seat deal points (the seat's side total), tricks won; ``schwarz`` / ``deal_schneider``
         of the losing side (no trick / under 33 trick points) when one side won; the contract."""
         pts = tuple(self.side_points(self.side[s]) for s in range(self.n))
@@ -379,36 +393,8 @@ class ContractDeal:
         return DealSummary(pts, tuple(self.tricks_won), schwarz, schneider, self.contract, self.declarer, self.multiplier)
 
     def event_dict(self, ev: tuple[Any, ...]) -> dict[str, Any]:
-        """A history tuple as the public event dict (the Event proto's fields)."""
-        kind = ev[0]
-        if kind == "deal":
-            return {"type": "deal", "dealer": ev[1], "trump_card": "", "trump_suit": ""}
-        if kind == "trump":
-            return {"type": "trump", "seat": ev[1], "suit": SUITS[ev[2]]}
-        if kind == "bid":
-            return {"type": "bid", "seat": ev[1], "call": ev[2]}
-        if kind in ("pass", "resign"):
-            return {"type": kind, "seat": ev[1]}
-        if kind in ("discard", "take"):
-            return {"type": kind, "seat": ev[1], "count": ev[2]}
-        if kind == "show":
-            return {"type": "show", "seat": ev[1], "cards": [card_code(c) for c in ev[2]]}
-        if kind == "contract":
-            _, name, decl, partners, trump, level, value = ev
-            return {"type": "contract", "name": name, "declarer": decl, "partners": list(partners),
-                    "trump_suit": SUITS[trump] if trump >= 0 else "", "kontra_level": level, "base_points": value}
-        if kind == "marriage":
-            _, seat, s, pts = ev
-            return {"type": "marriage", "seat": seat, "suit": SUITS[s], "points": pts, "shown_cards": [f"K{SUITS[s]}", f"Q{SUITS[s]}"]}
-        if kind == "play":
-            return {"type": "play", "seat": ev[1], "card": card_code(ev[2])}
-        if kind == "trick":
-            return {"type": "trick", "winner": ev[1], "cards": [{"seat": s, "card": card_code(c)} for s, c in ev[2]]}
-        if kind == "declare":
-            return {"type": "declare", "seat": ev[1], "correct": ev[2], "deal_points": ev[3]}
-        if kind == "timeout":
-            return {"type": "timeout", "seat": ev[1], "reason": ev[2]}
-        raise ValueError(f"unknown event {kind!r}")
+        """A history tuple as the public event dict (:func:`bummerl.rules.events.event_to_dict`)."""
+        return event_to_dict(ev)
 
     def view(self, seat: int) -> dict[str, Any]:
         """The ``deal`` part of ``seat``'s information set (§14.1-§14.3): own hand and own
@@ -460,7 +446,7 @@ class ContractDeal:
         d.order = tuple(data["order"])
         d.trick = [(s, c) for s, c in data["trick"]]
         d.bids = [(s, c) for s, c in data["bids"]]
-        d.history = [_tuple_event(e) for e in data["history"]]
+        d.history = [event_tuple(e) for e in data["history"]]
         o = data["outcome"]
         d.outcome = DealOutcome(o[0], o[1], o[2], o[3], tuple(o[4])) if o is not None else None
         return d
@@ -471,7 +457,3 @@ class ContractDeal:
     def suit_cards(self, seat: int, suit: int) -> int:
         return self.hands[seat] & SUIT_MASK[suit]
 
-
-def _tuple_event(e: list[Any]) -> tuple[Any, ...]:
-    """A history entry read back from JSON: nested lists become tuples again."""
-    return tuple(tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v for v in e)

@@ -59,20 +59,27 @@ class DealSummary(NamedTuple):
 
 
 class Deal(Protocol):
-    """A deal as :class:`~bummerl.rules.state.MatchState` drives it. Build with the class method
-    ``new(rules, deck, dealer, seats)`` (``deck``: card ids, top first; ``dealer`` and ``seats``:
-    match seats, ``seats`` in clockwise order starting left of the dealer is NOT assumed — it is
-    the deal's own seat list, deal seat ``i`` = match seat ``seats[i]``)."""
+    """A deal as :class:`~bummerl.rules.state.MatchState` drives it (``seats``, ``acting``,
+    ``dealer_seat``, ``winner_seat`` and the history in match seats). Contract deals are built
+    with the class method ``new(rules, deck, dealer)`` (``deck``: card ids, top first);
+    two-player deals with ``DealState.new(rules, deck, dealer, seats)``. The information set of
+    a deal is :func:`bummerl.rules.infoset.information_set` (contract deals: their ``view``)."""
 
     rules: Rules
-    dealer: int
     seats: tuple[int, ...]
     history: list[tuple[Any, ...]]
-    outcome: DealOutcome | None
 
     @property
-    def to_act(self) -> int:
+    def outcome(self) -> DealOutcome | None:
+        """Set when the deal has ended."""
+
+    @property
+    def acting(self) -> int:
         """Match seat to act; -1 once the deal is over."""
+
+    @property
+    def dealer_seat(self) -> int:
+        """Match seat of the dealer."""
 
     @property
     def over(self) -> bool:
@@ -83,26 +90,29 @@ class Deal(Protocol):
         """Phase for the information set: ``lead``, ``follow``, ``draw``, ``exchange_on_close``,
         ``bidding``, ``over`` (the ``Phase`` proto enum, lower case without prefix)."""
 
+    def winner_seat(self) -> int:
+        """The winner as :class:`DealResult` records it: a match seat for two-player deals, the
+        outcome's winner (team or seat) for contract deals; -1 for none."""
+
     def legal_actions(self) -> list[int]:
         """Legal action ids of the seat to act, ascending; empty when over."""
 
     def step(self, a: int) -> None:
         """Apply a legal action in place (the match checks legality first)."""
 
-    def copy(self) -> Deal:
+    def copy(self) -> Any:
         """An independent copy (lists copied; immutable parts shared)."""
 
-    def summary(self) -> DealSummary:
-        """Per-seat facts of the finished deal (see :class:`DealSummary`)."""
-
-    def view(self, seat: int) -> dict[str, Any]:
-        """The ``deal`` part of ``seat``'s information set (§14), keyed by DealView field names."""
-
-    def event_dict(self, ev: tuple[Any, ...]) -> dict[str, Any]:
-        """One history tuple as a public event dict (``{"type": ..., ...}``)."""
+    def summary(self, n: int) -> DealSummary:
+        """Per-seat facts of the finished deal for ``n`` match seats (see :class:`DealSummary`)."""
 
     def forfeit(self, seat: int) -> None:
-        """``seat`` loses the deal on time (SRV-5, timeout policy ``forfeit-deal``)."""
+        """Match seat ``seat`` loses the deal on time (SRV-5, timeout policy ``forfeit-deal``)."""
 
     def to_snapshot(self) -> dict[str, Any]:
         """JSON-ready state (hidden cards included: never sent to a player)."""
+
+
+def event_tuple(e: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
+    """A history entry read back from JSON: nested lists (a trick's cards) become tuples."""
+    return tuple(tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v for v in e)

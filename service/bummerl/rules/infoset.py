@@ -14,32 +14,11 @@ from typing import Any
 
 from . import actions as A
 from .cards import SUITS, card_code, cards_of
-from .state import EVENT_FIELDS, PHASE_NAMES, DealResult, DealState, MatchState
+from .events import event_to_dict
+from .state import DealResult, DealState, MatchState
 
-_CARD_FIELDS = {"trump_card", "card_down", "card_up", "card"}
-
-
-def event_to_dict(ev: tuple[Any, ...]) -> dict[str, Any]:
-    """A history tuple as a public event dict: ``{"type": "play", "seat": 0, "card": "QH"}``.
-
-    Cards are codes (``""`` for a card drawn face down), suits letters; a trick is
-    ``{"type": "trick", "winner": w, "cards": [{"seat", "card"}, ...]}`` in play order.
-    """
-    kind = ev[0]
-    if kind == "trick":
-        _, w, leader, lc, fc = ev
-        return {"type": "trick", "winner": w, "cards": [{"seat": leader, "card": card_code(lc)}, {"seat": 1 - leader, "card": card_code(fc)}]}
-    if kind == "marriage":
-        _, seat, s, pts = ev
-        return {"type": "marriage", "seat": seat, "suit": SUITS[s], "points": pts, "shown_cards": [f"K{SUITS[s]}", f"Q{SUITS[s]}"]}
-    if kind == "resign":
-        return {"type": "resign", "seat": ev[1]}
-    out: dict[str, Any] = {"type": kind}
-    for name, value in zip(EVENT_FIELDS[kind], ev[1:], strict=True):
-        out[name] = (card_code(value) if value >= 0 else "") if name in _CARD_FIELDS else value
-    if kind == "deal":
-        out["trump_suit"] = SUITS[ev[2] // 6]
-    return out
+__all__ = ["deal_end_event", "event_to_dict", "events_between", "information_set", "legal_action_dicts",
+           "match_result", "public_known_cards"]
 
 
 def deal_end_event(result: DealResult) -> dict[str, Any]:
@@ -47,13 +26,16 @@ def deal_end_event(result: DealResult) -> dict[str, Any]:
 
 
 def match_result(m: MatchState) -> dict[str, Any]:
-    """``{"winner", "game_points", "sets_won", "match_schneider", "reason"}`` (winner -1 while running)."""
+    """``{"winner", "game_points", "sets_won", "match_schneider", "reason", "placements"}``:
+    winner = team (seat without teams) alone in first place, -1 while running or shared;
+    ``placements`` = place per seat (1 = first), empty while running."""
     return {
         "winner": m.winner,
         "game_points": list(m.game_points),
         "sets_won": list(m.sets_won),
         "match_schneider": m.match_schneider,
         "reason": m.end_reason,
+        "placements": list(m.placements),
     }
 
 
@@ -79,7 +61,8 @@ def legal_action_dicts(m: MatchState) -> list[dict[str, Any]]:
     out = []
     for a in m.legal_actions():
         s = A.action_struct(a)
-        out.append({"id": a, "text": A.action_to_string(a), "kind": s["kind"], "card": s.get("card", ""), "suit": s.get("suit", "")})
+        out.append({"id": a, "text": A.action_to_string(a), "kind": s["kind"], "card": s.get("card", ""),
+                    "suit": s.get("suit", ""), "contract": s.get("contract", "")})
     return out
 
 
@@ -90,43 +73,27 @@ def _opt_str(v: object) -> str:
 def information_set(m: MatchState, seat: int) -> dict[str, Any]:
     """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), JSON-ready. Raises ValueError for a
     seat outside the table. Two states that differ only in cards hidden from ``seat`` give
-    identical dicts (tested)."""
-    if not 0 <= seat < 2:
-        raise ValueError(f"seat {seat} is not at this table (0..1)")
+    identical dicts (tested). A seat that sits out the deal (STK-SEAT-1) sees the public events
+    and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`)."""
+    n = m.num_seats
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat} is not at this table (0..{n - 1})")
     r = m.rules
-    d: DealState = m.deal
+    d = m.deal
     finished = m.over and m.deal_number < len(m.histories)
     history = m.histories[m.deal_number] if finished else d.history
-    deal: dict[str, Any] = {
-        "phase": "over" if m.over else PHASE_NAMES[d.phase],
-        "to_act": m.to_act,
-        "leader": d.leader,
-        "trump_suit": SUITS[d.trump],
-        "trump_card": card_code(d.trump_card) if d.trump_card >= 0 else "",
-        "talon_size": d.talon_size,
-        "talon_state": d.talon_state,
-        "closed_by": d.closed_by,
-        "trick_number": d.trick_no,
-        "hand": [card_code(c) for c in cards_of(d.hands[seat])],
-        "hand_sizes": [bin(h).count("1") for h in d.hands],
-        "tricks_won": list(d.tricks_won),
-        "current_trick": [{"seat": d.leader, "card": card_code(d.lead_card)}] if d.lead_card >= 0 else [],
-        "history": [event_to_dict(e) for e in history],
-        "marriages": [
-            {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": bool(d.tricks_won[e[1]] or not r.marriage_counts_after_first_trick)}
-            for e in history
-            if e[0] == "marriage"
-        ],
-    }
-    if r.may_view_own_tricks:  # OBI-PLAY-1; otherwise never sent (AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)
-        deal["own_trick_points"] = d.trick_points[seat]
-        deal["own_won_cards"] = [card_code(c) for c in cards_of(d.won[seat])]
-        deal["own_deal_points"] = d.deal_points(seat)
+    if isinstance(d, DealState):
+        deal = _talon_view(d, seat, history, n)
+    else:
+        deal = d.view(seat)
+    deal["phase"] = "over" if m.over else d.phase_name
+    deal["to_act"] = m.to_act
+    deal["seats"] = list(d.seats)
     return {
         "variant": r.spec.id,
         "seat": seat,
-        "num_seats": 2,
-        "team_of_seat": [0, 1],
+        "num_seats": n,
+        "team_of_seat": list(r.spec.team_of_seat),
         "options": {k: _opt_str(v) for k, v in sorted(r.options.items())},
         "match": {
             "game_points": list(m.game_points),
@@ -137,10 +104,12 @@ def information_set(m: MatchState, seat: int) -> dict[str, Any]:
             "sets_to_win": r.sets_goal,
             "carried_points": m.carried,
             "deal_number": m.deal_number,
-            "dealer": d.dealer,
+            "dealer": m.dealer,
             "over": m.over,
             "winner": m.winner,
             "deals": [x.to_dict() for x in m.results],
+            "placements": list(m.placements),
+            "playoff": m.playoff is not None,
         },
         "deal": deal,
         "legal_actions": legal_action_dicts(m) if m.to_act == seat else [],
@@ -148,9 +117,48 @@ def information_set(m: MatchState, seat: int) -> dict[str, Any]:
     }
 
 
+def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int) -> dict[str, Any]:
+    """The deal part of the information set for a two-player deal (§14.1-§14.3), with per-seat
+    lists indexed by match seat (0 for a seat that does not play this deal)."""
+    r = d.rules
+    S = d.seats
+    me = S.index(seat) if seat in S else -1
+    hand_sizes = [0] * n
+    tricks = [0] * n
+    for i, s in enumerate(S):
+        hand_sizes[s] = bin(d.hands[i]).count("1")
+        tricks[s] = d.tricks_won[i]
+    counted = {s: bool(d.tricks_won[i] or not r.marriage_counts_after_first_trick) for i, s in enumerate(S)}
+    deal: dict[str, Any] = {
+        "leader": S[d.leader],
+        "trump_suit": SUITS[d.trump],
+        "trump_card": card_code(d.trump_card) if d.trump_card >= 0 else "",
+        "talon_size": d.talon_size,
+        "talon_state": d.talon_state,
+        "closed_by": S[d.closed_by] if d.closed_by >= 0 else -1,
+        "trick_number": d.trick_no,
+        "hand": [card_code(c) for c in cards_of(d.hands[me])] if me >= 0 else [],
+        "hand_sizes": hand_sizes,
+        "tricks_won": tricks,
+        "current_trick": [{"seat": S[d.leader], "card": card_code(d.lead_card)}] if d.lead_card >= 0 else [],
+        "history": [event_to_dict(e) for e in history],
+        "marriages": [
+            {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": counted[e[1]]}
+            for e in history
+            if e[0] == "marriage"
+        ],
+    }
+    if r.may_view_own_tricks and me >= 0:  # OBI-PLAY-1; otherwise never sent (AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)
+        deal["own_trick_points"] = d.trick_points[me]
+        deal["own_won_cards"] = [card_code(c) for c in cards_of(d.won[me])]
+        deal["own_deal_points"] = d.deal_points(me)
+    return deal
+
+
 def public_known_cards(d: DealState, seat: int) -> int:
-    """Bitmask of the cards in ``seat``'s hand that every player knows from public events: a card
-    taken up by exchange, the shown partner of a marriage, the face-up trump card drawn last."""
+    """Bitmask of the cards in match seat ``seat``'s hand that every player knows from public
+    events: a card taken up by exchange, the shown partner of a marriage, the face-up trump card
+    drawn last."""
     known = 0
     for e in d.history:
         if e[0] == "exchange" and e[1] == seat:
@@ -159,4 +167,4 @@ def public_known_cards(d: DealState, seat: int) -> int:
             known |= (1 << (e[2] * 6 + 2)) | (1 << (e[2] * 6 + 3))
         elif e[0] == "draw" and e[1] == seat and e[2] >= 0:
             known |= 1 << e[2]
-    return known & d.hands[seat]
+    return known & d.hands[d.seats.index(seat)]

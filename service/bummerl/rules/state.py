@@ -8,7 +8,7 @@ mutable objects with ``__slots__`` and a cheap :meth:`copy` (like python-chess's
 Representation: cards are ints (``suit * 6 + rank``), hands are bitmasks, actions are ints
 (:mod:`bummerl.rules.actions`). The talon is a list whose last element is the face-up trump card
 (DEF-TAL-1); ``tpos`` is the index of the top card, so the talon size is ``len(talon) - tpos``.
-The public history of the deal is kept as tuples (see :data:`EVENT_FIELDS`) for information sets.
+The public history of the deal is kept as tuples (see :mod:`bummerl.rules.events`) for information sets.
 """
 
 from __future__ import annotations
@@ -19,25 +19,12 @@ from typing import Any, NamedTuple
 from . import actions as A
 from . import cards as K
 from .cards import BIT, HIGHER, SUIT_MASK, cards_of
+from .deal import DealOutcome, DealSummary, event_tuple
 from .errors import IllegalActionError, MatchOverError
 from .variant import Rules
 
 LEAD, FOLLOW, DRAW, EXCHANGE_ON_CLOSE, OVER = range(5)
 PHASE_NAMES = ("lead", "follow", "draw", "exchange_on_close", "over")
-
-#: Field names of the history tuples, by event type (the first tuple element).
-EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "deal": ("dealer", "trump_card"),
-    "exchange": ("seat", "card_down", "card_up"),
-    "close": ("seat",),
-    "pass": ("seat",),
-    "marriage": ("seat", "suit", "points"),
-    "play": ("seat", "card"),
-    "trick": ("winner", "leader", "lead_card", "follow_card"),
-    "draw": ("seat", "card"),
-    "declare": ("seat", "correct", "deal_points"),
-    "timeout": ("seat", "reason"),
-}
 
 FORFEIT_DEAL = -1
 """Pseudo action id in :attr:`MatchState.actions` for a deal forfeited on time (SRV-5, see
@@ -51,28 +38,20 @@ _K_BITS = sum(1 << (s * 6 + K.KING) for s in range(4))  # the kings; (h >> 1) al
 _KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
 
 
-class DealOutcome(NamedTuple):
-    """How a deal ended: ``winner`` seat (-1 = drawn deal), game points for the winner before any
-    carried point, ``reason`` (declared, false_declaration, closed_success, closed_failure,
-    last_trick, played_out, drawn) and ``carry`` (game points carried to the next decided deal,
-    O66-SCORE-2)."""
-
-    winner: int
-    game_points: int
-    reason: str
-    carry: int = 0
-
-
 class DealState:
-    """One deal between two seats (0 and 1). Build with :meth:`new`; act with :meth:`step`."""
+    """One deal between two players (deal seats 0 and 1). Build with :meth:`new`; act with
+    :meth:`step`. Internally every index is a deal seat; ``seats`` maps deal seat ``i`` to the
+    match seat ``seats[i]`` (the active pair of STK-SEAT-1 / HU3R-INH-1; ``(0, 1)`` in the
+    two-player games), and the public history is written in match seats."""
 
     __slots__ = (
-        "rules", "dealer", "hands", "talon", "tpos", "trump", "phase", "to_act", "leader", "lead_card",
+        "rules", "seats", "dealer", "hands", "talon", "tpos", "trump", "phase", "to_act", "leader", "lead_card",
         "trick_no", "closed_by", "close_snapshot", "tricks_won", "trick_points", "marriage_points",
         "won", "announced", "pending", "turn_marriages", "last_winner", "history", "outcome",
     )
 
     rules: Rules
+    seats: tuple[int, ...]
     dealer: int
     hands: list[int]
     talon: list[int]
@@ -97,9 +76,14 @@ class DealState:
     outcome: DealOutcome | None
 
     @classmethod
-    def new(cls, rules: Rules, deck: list[int] | tuple[int, ...], dealer: int) -> DealState:
+    def new(
+        cls, rules: Rules, deck: list[int] | tuple[int, ...], dealer: int, seats: tuple[int, ...] = (0, 1),
+        num_seats: int = 2,
+    ) -> DealState:
         """Deal ``deck`` (top card first) by the variant's pattern (SRV-1, e.g. AT-DEAL-1, O66-DEAL-1).
 
+        ``dealer`` is a deal seat (0 or 1); ``seats`` the match seats of deal seats 0 and 1, of a
+        table of ``num_seats`` (the ``deal`` event lists the hand size of every match seat).
         Batches go to the non-dealer first; ``"T"`` turns up the trump card; the rest is the talon,
         its first card on top and the trump card at the bottom (DEF-TAL-1). The non-dealer leads
         (AT-LEAD-1). Raises ``ValueError`` if ``deck`` is not a permutation of the variant's deck.
@@ -108,6 +92,7 @@ class DealState:
             raise ValueError("deck must be a permutation of the variant's deck")
         d = cls.__new__(cls)
         d.rules = rules
+        d.seats = seats
         d.dealer = dealer
         nd = 1 - dealer
         hands = [0, 0]
@@ -142,7 +127,8 @@ class DealState:
         d.pending = 0
         d.turn_marriages = 0
         d.last_winner = -1
-        d.history = [("deal", dealer, trump_card)]
+        size = rules.spec.hand_size
+        d.history = [("deal", seats[dealer], trump_card, tuple(size if s in seats else 0 for s in range(num_seats)))]
         d.outcome = None
         return d
 
@@ -374,7 +360,7 @@ class DealState:
             if a == A.EXCHANGE:
                 self._exchange(p)
             else:
-                self.history.append(("pass", p))
+                self.history.append(("pass", self.seats[p]))
             self.phase = LEAD
             self.to_act = self.closed_by
         else:
@@ -388,7 +374,7 @@ class DealState:
     def _lead(self, p: int, c: int) -> None:
         self.hands[p] ^= BIT[c]
         self.lead_card = c
-        self.history.append(("play", p, c))
+        self.history.append(("play", self.seats[p], c))
         self.phase = FOLLOW
         self.to_act = 1 - p
         self.pending = 0
@@ -415,8 +401,9 @@ class DealState:
         self.leader = w
         self.to_act = w
         h = self.history
-        h.append(("play", p, c))
-        h.append(("trick", w, leader, lc, c))
+        S = self.seats
+        h.append(("play", S[p], c))
+        h.append(("trick", S[w], ((S[leader], lc), (S[p], c))))
         if not (self.hands[0] | self.hands[1]):
             self._played_out()
             return
@@ -437,8 +424,8 @@ class DealState:
         self.hands[lo] |= BIT[t[i + 1]]
         self.tpos = i + 2
         h = self.history
-        h.append(("draw", w, -1))
-        h.append(("draw", lo, t[i + 1] if i + 2 == len(t) else -1))
+        h.append(("draw", self.seats[w], -1))
+        h.append(("draw", self.seats[lo], t[i + 1] if i + 2 == len(t) else -1))
 
     def _announce(self, p: int, s: int) -> None:
         """Marriage 20/40 (DEF-PTS-2, AT-MAR-1/2): both cards become public (AT-MAR-3); the K or Q
@@ -448,7 +435,7 @@ class DealState:
         self.announced |= 1 << s
         self.pending |= 1 << s
         self.turn_marriages += 1
-        self.history.append(("marriage", p, s, pts))
+        self.history.append(("marriage", self.seats[p], s, pts))
 
     def _exchange(self, p: int) -> None:
         """Trump exchange (DEF-TAL-4): the low trump goes face up, the trump card into the hand."""
@@ -456,7 +443,7 @@ class DealState:
         old = self.talon[-1]
         self.hands[p] ^= BIT[low] | BIT[old]
         self.talon[-1] = low
-        self.history.append(("exchange", p, low, old))
+        self.history.append(("exchange", self.seats[p], low, old))
 
     def _close(self, p: int) -> None:
         """Closing (DEF-TAL-3, AT-CLOSE-1); snapshot of the opponent for close_score_basis=at_close."""
@@ -468,7 +455,7 @@ class DealState:
             self.counted_marriages(o),
             bool(self.tricks_won[0] and self.tricks_won[1]),
         )
-        self.history.append(("close", p))
+        self.history.append(("close", self.seats[p]))
         r = self.rules
         if r.exchange_on_opponent_close and self.talon_size >= r.exchange_min_talon:
             # OPEN-O66-5: the non-closer may exchange at once. He is asked whether or not he
@@ -489,7 +476,7 @@ class DealState:
         correct = pts >= 66
         if not correct and self.rules.behaviour.penalty is None:  # never offered (OBI-DECL-1)
             raise IllegalActionError("declaring without 66 deal points is rejected (false_declaration_penalty = reject)")
-        self.history.append(("declare", p, correct, pts))
+        self.history.append(("declare", self.seats[p], correct, pts))
         o = 1 - p
         closer = self.closed_by
         if closer >= 0 and p != closer:  # AT-CLOSE-5, SAN-CLOSE-6: the non-closer declares
@@ -562,15 +549,80 @@ class DealState:
         self.phase = OVER
         self.to_act = -1
 
+    # ----------------------------------------------------------------- the Deal protocol
+    @property
+    def acting(self) -> int:
+        """Match seat to act; -1 once the deal is over."""
+        return self.seats[self.to_act] if self.to_act >= 0 else -1
+
+    @property
+    def dealer_seat(self) -> int:
+        """Match seat of the dealer."""
+        return self.seats[self.dealer]
+
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def winner_seat(self) -> int:
+        """Match seat of the deal's winner; -1 for a drawn or running deal."""
+        o = self.outcome
+        return self.seats[o.winner] if o is not None and o.winner >= 0 else -1
+
+    def summary(self, n: int = 2) -> DealSummary:
+        """Per-match-seat deal points and tricks of the finished deal (0 for a seat that did not
+        play), and the DEF-PTS-6 flags (:meth:`result_flags`)."""
+        pts = [0] * n
+        tricks = [0] * n
+        for i, s in enumerate(self.seats):
+            pts[s] = self.deal_points(i)
+            tricks[s] = self.tricks_won[i]
+        schwarz, schneider = self.result_flags()
+        return DealSummary(tuple(pts), tuple(tricks), schwarz, schneider)
+
+    def forfeit(self, seat: int) -> None:
+        """Match seat ``seat`` loses the deal on time (SRV-5): public ``("timeout", seat,
+        "TIMEOUT")``, the other player wins as if ``seat`` had taken no trick (3), reason
+        ``timeout``. Raises ValueError if ``seat`` does not play this deal."""
+        i = self.seats.index(seat)
+        self.history.append(("timeout", seat, "TIMEOUT"))
+        self._end(1 - i, 3, "timeout")
+
+    def to_snapshot(self) -> dict[str, Any]:
+        """Every slot but ``rules`` as JSON-ready data (hidden cards included)."""
+        return {n: getattr(self, n) for n in DealState.__slots__ if n != "rules"}
+
+    @classmethod
+    def from_snapshot(cls, rules: Rules, dd: dict[str, Any]) -> DealState:
+        """Inverse of :meth:`to_snapshot`; raises KeyError/TypeError on foreign data."""
+        d = cls.__new__(cls)
+        for n in DealState.__slots__:
+            if n != "rules":
+                setattr(d, n, dd[n])
+        d.rules = rules
+        d.seats = tuple(dd["seats"])
+        d.close_snapshot = tuple(dd["close_snapshot"])
+        d.outcome = DealOutcome(*dd["outcome"][:4]) if dd["outcome"] is not None else None
+        d.history = [event_tuple(e) for e in dd["history"]]
+        return d
+
+
 
 class DealResult(NamedTuple):
     """Result of one finished deal as the match records it (DEF-PTS-6 flags kept apart).
 
-    ``game_points`` is per seat (the winner's entry includes carried points); ``winner`` is -1 for
-    a drawn deal. ``deal_points`` and ``tricks_won`` are the state at the end of the deal;
-    ``schwarz`` / ``deal_schneider`` describe the loser on the basis his game points were read
-    from (:meth:`DealState.result_flags`: at closing for a close scored ``at_close``, the 33 line
-    on trick points only where the variant says so).
+    Per-seat tuples are indexed by match seat (a seat that did not play shows 0). ``game_points``
+    are the credits of the deal (the winner's entry includes carried points); ``winner`` is the
+    winning seat, or team in team games, -1 for a drawn deal or several credited seats.
+    ``deal_points`` and ``tricks_won`` are the state at the end of the deal; ``schwarz`` /
+    ``deal_schneider`` describe the loser on the basis his game points were read from
+    (:meth:`DealState.result_flags`). ``contract``, ``declarer`` and ``multiplier`` describe a
+    contract deal (§1.8); ``seats`` lists the seats that played; ``playoff`` marks a play-off deal
+    that ranks players without scoring (STK-MATCH-4).
     """
 
     deal_number: int
@@ -582,10 +634,15 @@ class DealResult(NamedTuple):
     schwarz: bool
     deal_schneider: bool
     carried_points: int
+    contract: str = ""
+    declarer: int = -1
+    multiplier: int = 1
+    seats: tuple[int, ...] = ()
+    playoff: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = self._asdict()
-        for k in ("game_points", "deal_points", "tricks_won"):
+        for k in ("game_points", "deal_points", "tricks_won", "seats"):
             d[k] = list(d[k])
         return d
 
@@ -635,25 +692,33 @@ def deal_deck(seed: int, deal_number: int, deck: tuple[int, ...]) -> list[int]:
 
 
 class MatchState:
-    """A match (Bummerl) of deals to the variant's target (AT-MATCH-1, O66-MATCH-1, HU2-MATCH-1).
+    """A match (Bummerl) of deals to the variant's target (AT-MATCH-1, O66-MATCH-1, HU2-MATCH-1,
+    STK-MATCH-1, BS-MATCH-1, TS-MATCH-1, HU3S-MATCH-1, HU4-MATCH-1).
 
     Determined by ``(rules, seed, decks, first_dealer)`` and the actions applied: deal ``i`` uses
     ``decks[i]`` when given (tests, duplicate deals) or :func:`deal_deck` from the seed.
-    ``actions`` is the log of ``(seat, action id)``. Game points count up internally; a variant
-    whose ``direction`` is ``"down"`` (O66-MATCH-1) displays ``target - points``.
+    ``actions`` is the log of ``(seat, action id)``. Game points count up internally, one score
+    per seat (teammates hold equal scores); a variant whose ``direction`` is ``"down"``
+    (O66-MATCH-1) displays ``target - points``. ``deal`` is any deal class of the
+    :class:`~bummerl.rules.deal.Deal` protocol; the variant's ``plan``
+    (:mod:`bummerl.rules.plan`) picks who plays each deal, credits and ends the match; the
+    two-player games (no plan) keep their Bummerl logic here, on the hot path of simulations.
+    ``placements`` (place per seat, 1 = first, shared places possible) is set when the match
+    ends; ``winner`` is the team (= seat without teams) in first place alone, else -1.
+    ``playoff`` is set while play-off deals decide tied places (STK-MATCH-2/3, TS-MATCH-1).
     """
 
     __slots__ = (
         "rules", "seed", "decks", "first_dealer", "deal", "deal_number", "game_points", "sets_won",
         "carried", "results", "histories", "over", "winner", "end_reason", "match_schneider", "actions",
-        "max_deals", "suit_perm",
+        "max_deals", "suit_perm", "num_seats", "placements", "playoff",
     )
 
     rules: Rules
     seed: int
     decks: tuple[tuple[int, ...], ...]
     first_dealer: int
-    deal: DealState
+    deal: Any
     deal_number: int
     game_points: list[int]
     sets_won: list[int]
@@ -667,6 +732,9 @@ class MatchState:
     actions: list[tuple[int, int]]
     max_deals: int
     suit_perm: tuple[int, ...]
+    num_seats: int
+    placements: list[int]
+    playoff: dict[str, Any] | None
 
     def __init__(
         self,
@@ -681,22 +749,27 @@ class MatchState:
         ladders, not a game rule): the seat with more game points wins, equal points draw
         (winner -1), reason ``deal_limit``. ``suit_perm`` (a permutation of 0..3, suit ``s`` becomes
         ``suit_perm[s]``) relabels the suits of every deck made from the seed, so that a
-        duplicate deal cannot be recognised; the rules are the same for every suit."""
+        duplicate deal cannot be recognised; the rules are the same for every suit.
+        ``first_dealer``: a seat; None draws it from the seed (SRV-4)."""
         if suit_perm and sorted(suit_perm) != [0, 1, 2, 3]:
             raise ValueError("suit_perm must be a permutation of 0, 1, 2, 3")
         if max_deals < 0:
             raise ValueError("max_deals must be >= 0")
+        n = rules.spec.num_players
+        self.num_seats = n
         self.max_deals = max_deals
         self.suit_perm = tuple(suit_perm)
         self.rules = rules
         self.seed = seed
         self.decks = tuple(tuple(d) for d in decks)
         if first_dealer is None:  # SRV-4: the first dealer is drawn by the server's RNG
-            first_dealer = random.Random(f"bummerl/{seed}/first-dealer").randrange(2)
+            first_dealer = random.Random(f"bummerl/{seed}/first-dealer").randrange(n)
+        if not 0 <= first_dealer < n:
+            raise ValueError(f"first_dealer must be a seat 0..{n - 1}")
         self.first_dealer = first_dealer
         self.deal_number = 0
-        self.game_points = [0, 0]
-        self.sets_won = [0, 0]
+        self.game_points = [0] * n
+        self.sets_won = [0] * n
         self.carried = 0
         self.results = []
         self.histories = []
@@ -705,14 +778,22 @@ class MatchState:
         self.end_reason = ""
         self.match_schneider = False
         self.actions = []
-        self.deal = DealState.new(rules, self.deck_for(0), first_dealer)
+        self.placements = []
+        self.playoff = None
+        plan = rules.spec.plan
+        self.deal = plan.first_deal(self) if plan is not None else DealState.new(rules, self.deck_for(0), first_dealer)
 
-    def deck_for(self, n: int) -> list[int] | tuple[int, ...]:
+    @property
+    def seat_tuple(self) -> tuple[int, ...]:
+        return tuple(range(self.num_seats))
+
+    def deck_for(self, n: int, rules: Rules | None = None) -> list[int] | tuple[int, ...]:
         """Deck order (card ids, top first) of deal ``n``: ``decks[n]`` if given, else from the seed
-        (with the suits relabelled by ``suit_perm`` when set)."""
+        (with the suits relabelled by ``suit_perm`` when set); ``rules`` gives the deck of a
+        play-off deal of another variant."""
         if n < len(self.decks):
             return self.decks[n]
-        deck = deal_deck(self.seed, n, self.rules.deck)
+        deck = deal_deck(self.seed, n, (rules or self.rules).deck)
         if self.suit_perm:
             p = self.suit_perm
             deck = [p[c // 6] * 6 + c % 6 for c in deck]
@@ -728,12 +809,20 @@ class MatchState:
         m.results = self.results[:]
         m.histories = self.histories[:]
         m.actions = self.actions[:]
+        m.placements = self.placements[:]
+        if self.playoff is not None:
+            m.playoff = {"groups": [[g[0], g[1][:]] for g in self.playoff["groups"]], "pair": self.playoff["pair"][:]}
         return m
 
     @property
     def to_act(self) -> int:
         """Seat to act, or -1 when the match is over."""
-        return -1 if self.over else self.deal.to_act
+        return -1 if self.over else self.deal.acting
+
+    @property
+    def dealer(self) -> int:
+        """Seat of the dealer of the current deal."""
+        return int(self.deal.dealer_seat)
 
     def legal_actions(self) -> list[int]:
         return [] if self.over else self.deal.legal_actions()
@@ -753,13 +842,16 @@ class MatchState:
     def step(self, action: int) -> None:
         """Unchecked in-place step (hot path): the action must come from :meth:`legal_actions`."""
         d = self.deal
-        self.actions.append((d.to_act, action))
+        self.actions.append((d.acting, action))
         d.step(action)
-        if d.phase == OVER:
+        if d.outcome is not None:
             self._finish_deal()
 
     def _finish_deal(self) -> None:
-        """Score the finished deal, settle sets / Bummerls, rotate the dealer, deal the next one."""
+        """Score the finished deal, settle the match, deal the next one."""
+        if self.rules.spec.plan is not None:
+            self._finish_planned_deal()
+            return
         d = self.deal
         o = d.outcome
         assert o is not None
@@ -787,20 +879,76 @@ class MatchState:
                 loser_zero = self.game_points[1 - w] == 0
                 self.sets_won[w] += r.set_schneider_value if loser_zero else 1
                 if self.sets_won[w] >= r.sets_goal:
-                    self.over = True
-                    self.winner = w
-                    self.end_reason = "target_reached"
                     self.match_schneider = loser_zero
+                    self.finish([1, 2] if w == 0 else [2, 1], "target_reached")
                     return
                 self.game_points = [0, 0]
-        if self.max_deals and self.deal_number + 1 >= self.max_deals:  # SRV-5 deal limit (ladders)
-            gp = [sum(res.game_points[s] for res in self.results) for s in (0, 1)]
-            self.over = True
-            self.winner = 0 if gp[0] > gp[1] else 1 if gp[1] > gp[0] else -1
-            self.end_reason = "deal_limit"
+        if self._deal_limit_reached():
             return
         self.deal_number += 1
         self.deal = DealState.new(r, self.deck_for(self.deal_number), self._next_dealer(d.dealer, o.winner))
+
+    def _deal_limit_reached(self) -> bool:
+        """SRV-5 deal limit (ladders): after ``max_deals`` deals the higher total of the deals'
+        credits wins; equal totals share first place."""
+        if not (self.max_deals and self.deal_number + 1 >= self.max_deals):
+            return False
+        from .plan import placements_by_score
+
+        totals = [sum(res.game_points[s] for res in self.results if not res.playoff) for s in range(self.num_seats)]
+        self.finish(placements_by_score(totals, self.rules.spec.team_of_seat), "deal_limit")
+        return True
+
+    def _finish_planned_deal(self) -> None:
+        """The multi-player path (:mod:`bummerl.rules.plan`): credit, record, settle, next deal
+        or play-off deal."""
+        plan = self.rules.spec.plan
+        d = self.deal
+        o = d.outcome
+        n = self.num_seats
+        in_playoff = self.playoff is not None
+        gp = (0,) * n if in_playoff else plan.credit(self, d)
+        summ = d.summary(n)
+        winner = d.winner_seat() if isinstance(d, DealState) else o.winner
+        self.results.append(
+            DealResult(
+                self.deal_number, winner, tuple(gp), o.reason, summ.deal_points, summ.tricks_won, summ.schwarz,
+                summ.deal_schneider, 0, summ.contract, summ.declarer, summ.multiplier, tuple(d.seats), in_playoff,
+            )
+        )
+        self.histories.append(d.history)
+        if in_playoff:
+            plan.playoff_result(self, d)
+        else:
+            for s in range(n):
+                self.game_points[s] += gp[s]
+            if not plan.settle(self):
+                if self._deal_limit_reached():
+                    return
+                self.deal_number += 1
+                self.deal = plan.next_deal(self, d)
+                return
+        if self.over:
+            return
+        po = self.playoff
+        assert po is not None
+        po["groups"] = [g for g in po["groups"] if len(g[1]) > 1]
+        if not po["groups"]:
+            self.playoff = None
+            self.finish(self.placements, "target_reached")
+            return
+        self.deal_number += 1
+        self.deal = plan.playoff_deal(self)
+
+    def finish(self, placements: list[int], reason: str) -> None:
+        """End the match with ``placements`` (place per seat) and ``reason``: ``winner`` is the
+        team alone in first place (-1 if first place is shared between teams)."""
+        team_of = self.rules.spec.team_of_seat
+        self.over = True
+        self.placements = list(placements)
+        firsts = {team_of[s] for s in range(self.num_seats) if placements[s] == 1}
+        self.winner = firsts.pop() if len(firsts) == 1 else -1
+        self.end_reason = reason
 
     def _next_dealer(self, dealer: int, winner: int) -> int:
         """AT-DEAL-2 / OPEN-AT-8 (alternate), OPEN-O66-3 and SAN-DEAL-2 (winner deals; same dealer
@@ -808,35 +956,44 @@ class MatchState:
         return self.rules.behaviour.next_dealer(dealer, winner)
 
     def resign(self, seat: int) -> None:
-        """Seat ``seat`` resigns: the match ends at once, the other seat wins (reason resigned)."""
+        """Seat ``seat`` resigns: the match ends at once, the others win (reason resigned)."""
         self.concede(seat, "resigned")
 
     def concede(self, seat: int, reason: str) -> None:
         """The match ends at once because of ``seat`` (SRV-5, a server outcome, not a game rule):
         ``reason`` is one of :data:`END_REASONS`. ``resigned``, ``timeout``, ``illegal`` and
-        ``disconnect`` give the match to the other seat; ``abandoned`` (idle limit) ends it with no
-        winner (-1). Public event: ``("resign", seat)`` for a resignation, else ``("timeout", seat,
-        REASON)`` with the reason in capitals. Raises MatchOverError / ValueError (unknown reason)."""
+        ``disconnect`` put ``seat`` (and its team) last and every other seat first (two seats or
+        two teams: the other one wins); ``abandoned`` (idle limit) ends it with no winner (-1) and
+        every seat first. Public event: ``("resign", seat)`` for a resignation, else
+        ``("timeout", seat, REASON)`` with the reason in capitals. Raises MatchOverError /
+        ValueError (unknown reason or seat)."""
         if self.over:
             raise MatchOverError("the match is over")
         if reason not in END_REASONS:
             raise ValueError(f"unknown end reason {reason!r}")
-        self.over = True
-        self.winner = -1 if reason == "abandoned" else 1 - seat
-        self.end_reason = reason
+        if not 0 <= seat < self.num_seats:
+            raise ValueError(f"seat {seat} is not at this table")
+        team_of = self.rules.spec.team_of_seat
+        if reason == "abandoned":
+            places = [1] * self.num_seats
+        else:
+            places = [2 if team_of[s] == team_of[seat] else 1 for s in range(self.num_seats)]
         self.deal.history.append(("resign", seat) if reason == "resigned" else ("timeout", seat, reason.upper()))
+        self.finish(places, reason)
+        if reason == "abandoned":
+            self.winner = -1
 
     def forfeit_deal(self, seat: int) -> None:
         """Seat ``seat`` loses the current deal on time (SRV-5, timeout policy ``forfeit-deal``):
-        public event ``("timeout", seat, "TIMEOUT")``, then the deal is scored for the other seat as
-        if ``seat`` had taken no trick (:meth:`DealState.table_points`: 3), reason ``timeout``; the
-        match goes on (or ends if that reaches the target). Logged as ``(seat, FORFEIT_DEAL)``."""
+        public event ``("timeout", seat, "TIMEOUT")``, then the deal is scored against ``seat``
+        (:meth:`DealState.forfeit`: as if it had taken no trick; contract deals: their
+        ``forfeit``), reason ``timeout``; the match goes on (or ends if that reaches the target).
+        Logged as ``(seat, FORFEIT_DEAL)``."""
         if self.over:
             raise MatchOverError("the match is over")
         d = self.deal
         self.actions.append((seat, FORFEIT_DEAL))
-        d.history.append(("timeout", seat, "TIMEOUT"))
-        d._end(1 - seat, 3, "timeout")
+        d.forfeit(seat)
         self._finish_deal()
 
     # ----------------------------------------------------------------- serialisation
@@ -865,12 +1022,14 @@ class MatchState:
         m = cls(rules, int(data["seed"]), data.get("decks") or (), int(data["first_dealer"]),
                 int(data.get("max_deals") or 0), tuple(data.get("suit_perm") or ()))
         for seat, a in data["actions"]:
+            if a == FORFEIT_DEAL:
+                if m.over:
+                    raise IllegalActionError("log replay: a forfeit after the end of the match")
+                m.forfeit_deal(seat)
+                continue
             if m.to_act != seat:
                 raise IllegalActionError(f"log replay: seat {seat} acted out of turn")
-            if a == FORFEIT_DEAL:
-                m.forfeit_deal(seat)
-            else:
-                m.apply(a)
+            m.apply(a)
         if data.get("ended") is not None:
             m.concede(int(data["ended"][0]), str(data["ended"][1]))
         elif data.get("resigned") is not None:
@@ -881,8 +1040,7 @@ class MatchState:
         """The whole state as JSON-ready data (a cache of the log: :meth:`from_snapshot` restores
         it without replaying). Contains the hidden cards: never send it to a player."""
         d = self.deal
-        deal = {n: getattr(d, n) for n in DealState.__slots__ if n != "rules"}
-        return {
+        out = {
             "layout": snapshot_layout(),
             "log": self.to_dict(),
             "deal_number": self.deal_number,
@@ -895,8 +1053,13 @@ class MatchState:
             "winner": self.winner,
             "end_reason": self.end_reason,
             "match_schneider": self.match_schneider,
-            "deal": deal,
+            "placements": self.placements,
+            "playoff": self.playoff,
+            "deal": d.to_snapshot(),
         }
+        if d.rules is not self.rules:  # a play-off deal of another variant (TS-MATCH-1)
+            out["deal_variant"] = d.rules.spec.id
+        return out
 
     @classmethod
     def restore(cls, data: dict[str, Any]) -> MatchState:
@@ -921,6 +1084,7 @@ class MatchState:
         log = data["log"]
         m = cls.__new__(cls)
         m.rules = configure_cached(log["variant"], log["options"])
+        m.num_seats = m.rules.spec.num_players
         m.seed = int(log["seed"])
         m.decks = tuple(tuple(x) for x in log.get("decks") or ())
         m.first_dealer = int(log["first_dealer"])
@@ -932,22 +1096,23 @@ class MatchState:
         m.sets_won = list(data["sets_won"])
         m.carried = data["carried"]
         m.results = [
-            DealResult(r[0], r[1], tuple(r[2]), r[3], tuple(r[4]), tuple(r[5]), r[6], r[7], r[8]) for r in data["results"]
+            DealResult(r[0], r[1], tuple(r[2]), r[3], tuple(r[4]), tuple(r[5]), r[6], r[7], r[8], r[9], r[10], r[11],
+                       tuple(r[12]), r[13])
+            for r in data["results"]
         ]
-        m.histories = [[tuple(e) for e in h] for h in data["histories"]]
+        m.histories = [[event_tuple(e) for e in h] for h in data["histories"]]
         m.over = data["over"]
         m.winner = data["winner"]
         m.end_reason = data["end_reason"]
         m.match_schneider = data["match_schneider"]
-        d = DealState.__new__(DealState)
+        m.placements = list(data["placements"])
+        m.playoff = data["playoff"]
+        deal_rules = configure_cached(data["deal_variant"], {}) if "deal_variant" in data else m.rules
         dd = data["deal"]
-        for n in DealState.__slots__:
-            if n != "rules":
-                setattr(d, n, dd[n])
-        d.rules = m.rules
-        d.close_snapshot = tuple(dd["close_snapshot"])
-        d.outcome = DealOutcome(*dd["outcome"]) if dd["outcome"] is not None else None
-        d.history = [tuple(e) for e in dd["history"]]
+        deal_cls = deal_rules.spec.deal_class
+        if deal_cls is None or "talon" in dd:  # two-player deals, also play-off deals of contract games
+            deal_cls = DealState
+        d = deal_cls.from_snapshot(deal_rules, dd)
         if m.over and m.deal_number < len(m.histories):
             m.histories[m.deal_number] = d.history
         m.deal = d
@@ -955,13 +1120,12 @@ class MatchState:
 
     def fingerprint(self) -> tuple[Any, ...]:
         """Every field that defines the state, for equality checks in tests."""
-        d = self.deal
+        snap = self.deal.to_snapshot()
         return (
             self.rules, self.seed, self.decks, self.first_dealer, self.max_deals, self.suit_perm, self.deal_number, tuple(self.game_points),
             tuple(self.sets_won), self.carried, tuple(self.results), self.over, self.winner, self.end_reason,
-            self.match_schneider, tuple(self.actions),
-            tuple(getattr(d, n) if not isinstance(getattr(d, n), list) else tuple(getattr(d, n))
-                  for n in DealState.__slots__ if n != "rules"),
+            self.match_schneider, tuple(self.actions), tuple(self.placements), repr(self.playoff),
+            tuple((k, repr(v)) for k, v in sorted(snap.items())),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -976,7 +1140,7 @@ class MatchState:
         )
 
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 """Bump when the meaning of a snapshot field changes without a slot being added or removed."""
 
 

@@ -19,7 +19,8 @@ from .behaviour import Behaviour, resolve
 from .errors import InvalidOptionError, UnknownVariantError
 
 if TYPE_CHECKING:
-    from .state import DealOutcome, DealState
+    from .deal import DealOutcome
+    from .state import DealState
 
 OptionValue = bool | int | str
 
@@ -263,12 +264,16 @@ class VariantSpec:
     def derive(self, **changes: Any) -> VariantSpec:
         """A variant that inherits this one's rules (STK-INH-1, HU3R-INH-1, TS-INH-1): the same
         spec with ``changes``; an ``options`` change given as a dict updates this variant's
-        option defaults by name (``{"match_target": 7}``) and may add new options."""
+        option defaults by name (``{"match_target": 7}``), adds an option given as an
+        :class:`OptionSpec`, and removes one mapped to None (a rule the child does not inherit,
+        e.g. AT-MATCH-2's Bummerls in Stockschnapsen). Raises KeyError for an unknown name."""
         opts = changes.pop("options", None)
         if isinstance(opts, dict):
             merged = {o.name: o for o in self.options}
             for name, value in opts.items():
-                if isinstance(value, OptionSpec):
+                if value is None:
+                    del merged[name]
+                elif isinstance(value, OptionSpec):
                     merged[name] = value
                 else:
                     spec = merged[name]

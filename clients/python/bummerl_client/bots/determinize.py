@@ -237,6 +237,7 @@ class PublicDeal:
         layout is the real one (tested)."""
         d = DealState.__new__(DealState)
         d.rules = self.rules
+        d.seats = (0, 1)
         d.dealer = self.dealer
         hands = [0, 0]
         hands[self.me] = self.hand

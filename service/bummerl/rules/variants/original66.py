@@ -8,7 +8,8 @@ carried point; each player starts at 11 and counts down (O66-MATCH-1).
 from __future__ import annotations
 
 from ..cards import NINE
-from ..state import DealOutcome, DealState
+from ..deal import DealOutcome
+from ..state import DealState
 from ..variant import TalonRules, VariantSpec, option, register
 from .santase import higher_total
 

@@ -7,7 +7,8 @@ trick 1 (before or after the draw), +10 last trick, equal totals = drawn deal; f
 from __future__ import annotations
 
 from ..cards import NINE
-from ..state import DealOutcome, DealState
+from ..deal import DealOutcome
+from ..state import DealState
 from ..variant import TalonRules, VariantSpec, option, register
 
 

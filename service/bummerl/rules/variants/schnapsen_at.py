@@ -7,7 +7,8 @@ declaration goes to the winner of the last trick (AT-END-1). First to 7 game poi
 from __future__ import annotations
 
 from ..cards import JACK
-from ..state import DealOutcome, DealState
+from ..deal import DealOutcome
+from ..state import DealState
 from ..variant import TalonRules, VariantSpec, option, register
 
 

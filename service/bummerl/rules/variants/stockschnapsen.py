@@ -1,0 +1,39 @@
+"""``stockschnapsen``: Stockschnapsen, 3 players, two play and one watches (docs/RULES.md §7, seed S3).
+
+Not a game of its own (STK-INH-1): each deal is a ``schnapsen-at`` deal between the pair of
+STK-ROT-1; its game points go to the deal winner and to the watcher (STK-SCORE-1); first to 7
+(STK-MATCH-1); play-off deals decide tied first and second places (STK-MATCH-2/3/4).
+"""
+
+from __future__ import annotations
+
+from ..plan import RotationPlan
+from ..variant import OptionSpec, add_options, default_match_format, option, register
+from .schnapsen_at import SPEC as SCHNAPSEN_AT
+
+PAIR_DEALER = OptionSpec(
+    "pair_dealer", "enum", "first_listed", ("first_listed", "alternate_per_pair"),
+    "Who deals within a pairing of the rotation: its first-listed player, or alternately each time the pair meets.",
+)
+add_options(PAIR_DEALER)
+
+SPEC = register(
+    SCHNAPSEN_AT.derive(
+        id="stockschnapsen",
+        aliases=("stock-schnapsen",),
+        name="Stockschnapsen (3 players, two play, one watches)",
+        section="§7",
+        rule_prefix="STK",
+        description="schnapsen-at deals between rotating pairs; the deal winner and the watcher score; first to 7.",
+        num_players=3,
+        plan=RotationPlan(watcher_credited=True, playoff_places=(1, 2)),
+        match_format=default_match_format,
+        options={
+            "bummerls_to_win": None,  # AT-MATCH-* are not inherited (STK-INH-1)
+            "schneider_bummerl_value": None,
+            "dealer_rotation": None,  # the rotation of STK-ROT-1/2 decides who deals
+            "match_target": option("match_target", 7, "STK-MATCH-1"),
+            "pair_dealer": option("pair_dealer", "first_listed", "OPEN-STK-1", "STK-ROT-2"),
+        },
+    )
+)
