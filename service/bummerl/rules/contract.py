@@ -38,8 +38,30 @@ from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
 from .deal import DealOutcome, DealSummary, event_tuple
 from .errors import IllegalActionError
 from .events import event_to_dict
-from .tricks import NORMAL, legal_follow, trick_winner, winning_card
-from .variant import Rules
+from .tricks import NORMAL, VOID_MUST_TRUMP, legal_follow, trick_winner, winning_card
+from .variant import OptionSpec, Rules, add_options
+
+#: Table options shared by the contract games of §9-§12 (docs/RULES.md §13.2), added to the
+#: catalogue when this module is imported; each variant gives its own default with
+#: :func:`~bummerl.rules.variant.option`. ``void_must_trump`` and ``must_head_over_partner`` are
+#: read by the trick play below (OPEN-GEN-3).
+MULTI_PLAYER_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("must_head_over_partner", "bool", True, (),
+               "A follower must head the trick (or over-trump) even when his partner's card is winning it (OPEN-GEN-3)."),
+    OptionSpec("void_must_trump", "enum", "always", VOID_MUST_TRUMP,
+               "A player void in the suit led must trump even if his trump cannot win (always), or only if it wins "
+               "(only_if_winning) (OPEN-GEN-3)."),
+    OptionSpec("max_kontra_level", "int", 1, (0, 1, 2, 3, 4),
+               "Highest multiplier call: 0 none, 1 Kontra x2, 2 Rekontra x4, 3 Subkontra x8, 4 Mordkontra x16."),
+    OptionSpec("trump_must_be_held", "bool", True, (),
+               "The trump namer must name a suit of which he holds a card (OPEN-BS-3, OPEN-HU3S-7)."),
+    OptionSpec("talon_discards_count_for", "enum", "declarer", ("declarer", "owner", "nobody", "defenders"),
+               "Whose trick points the laid-away cards add to (OPEN-TS-2, OPEN-HU3S-1)."),
+    OptionSpec("auto_end_decided_contract", "bool", True, (),
+               "A fixed-value contract ends as soon as its result is certain, instead of being played out (SRV-3, "
+               "OPEN-GEN-4 d)."),
+)
+add_options(*MULTI_PLAYER_OPTIONS)
 
 _KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
 _LIST_SLOTS = ("hands", "tricks_won", "trick_points", "marriage_points", "laid_away", "side", "won")

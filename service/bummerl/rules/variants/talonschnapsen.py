@@ -1,0 +1,40 @@
+"""``talonschnapsen``: Talonschnapsen (Dreierschnapsen), 3 players, soloist vs two (docs/RULES.md
+§10, seed S3).
+
+Inherits Bauernschnapsen (TS-INH-1) without fixed teams: 6 cards each and a 2-card talon
+(TS-DEAL-1), which the declarer takes up, laying two cards away (TS-TAL-1); the declarer alone
+is credited on success, each of the two others on failure (TS-SCORE-1); first to 24 (TS-MATCH-1).
+
+Not yet in :mod:`bummerl.rules.variants` (the match layer is being made generic over deal
+classes): import this module to register the variant.
+"""
+
+from __future__ import annotations
+
+from ..contract_at import TalonschnapsenDeal
+from ..variant import option, register
+from .bauernschnapsen import KINDS
+from .bauernschnapsen import SPEC as BAUERN
+
+SPEC = register(
+    BAUERN.derive(
+        id="talonschnapsen",
+        name="Talonschnapsen (3 players, soloist vs two)",
+        section="§10",
+        rule_prefix="TS",
+        description="20 cards, 6 each and a 2-card talon for the declarer, Bauernschnapsen contracts, "
+                    "the declarer against the two others; first to 24.",
+        num_players=3,
+        teams=(),
+        action_kinds=KINDS | {"discard"},
+        deal_class=TalonschnapsenDeal,
+        options={
+            "deal_mapping_version": option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "TS-DEAL-1"),
+            "dealer_rotation": option("dealer_rotation", "clockwise", "OPEN-TS-6", "TS-SEAT-1", allowed=("clockwise",)),
+            "play_out_certain_contracts": option("play_out_certain_contracts", False, "OPEN-TS-4", "TS-CON-2"),
+            "talon_discards_count_for": option("talon_discards_count_for", "declarer", "OPEN-TS-2", "TS-TAL-1",
+                                               allowed=("declarer", "nobody", "defenders")),
+            "match_target": option("match_target", 24, "TS-MATCH-1", "OPEN-TS-7"),
+        },
+    )
+)
