@@ -20,7 +20,10 @@ from bummerl.rules.cards import card_code, parse_card
 from bummerl.rules.state import MatchState, arrange_deck
 
 HERE = Path(__file__).parent
-FILES = sorted(HERE.glob("*/*.json"))
+#: Contract games replayed at deal level by tests/rules/test_contract_golden_hu.py until the
+#: match layer drives contract deals (their files have no trump card or talon).
+CONTRACT_DIRS = {"snapszer-hu-3p-sopron", "snapszer-hu-4p"}
+FILES = sorted(p for p in HERE.glob("*/*.json") if p.parent.name not in CONTRACT_DIRS)
 
 
 def load_match(spec: dict[str, Any], variant: str) -> MatchState:

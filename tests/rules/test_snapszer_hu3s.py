@@ -15,12 +15,22 @@ from typing import Any
 import pytest
 
 from bummerl.rules import actions as A
+from bummerl.rules import variant as _variant
 from bummerl.rules.actions import action_to_string, parse_action
 from bummerl.rules.cards import card_code, cards_of, parse_card
 from bummerl.rules.contract_hu import HuContractDeal, SopronDeal, match_verdict
 from bummerl.rules.errors import IllegalActionError
 from bummerl.rules.variant import VariantSpec
+from bummerl.rules.variants import snapszer_hu4
 from bummerl.rules.variants.snapszer_hu3s import SPEC
+
+# The match layer does not drive contract deals yet, so the generic tests that enumerate the
+# registry (test_serialisation, test_playout...) must not see these variants: importing their
+# modules registers them; take them out again until they join variants/__init__.py.
+for _spec in (SPEC, snapszer_hu4.SPEC):
+    _variant._REGISTRY.pop(_spec.id, None)
+    for _alias in _spec.aliases:
+        _variant._ALIASES.pop(_alias, None)
 
 # Scenario A: strong hívó in hearts.
 A_HANDS = [

@@ -32,13 +32,14 @@ Everything the deal needs beyond the base slots lives in ``state`` (JSON-ready):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
 from . import actions as A
 from .cards import BIT, JACK, SUIT_MASK, cards_of, parse_card
 from .contract import ContractDeal
 from .errors import IllegalActionError
-from .variant import OptionSpec, Rules, add_options
+from .variant import OptionSpec, OptionValue, Rules, add_options, option
 
 HEARTS = 2
 #: The four alsó (J) as a mask (HU3S-CON-5).
@@ -94,22 +95,43 @@ add_options(
                ("OPEN-HU3S-7", "OPEN-HU4-1")),
     OptionSpec("trump_must_be_held", "bool", False, (), "Trump may only be named in a suit the namer holds.",
                ("OPEN-BS-3", "OPEN-HU3S-7")),
-    OptionSpec("talon_discards_count_for", "enum", "owner", ("owner", "declarer", "defenders", "nobody"),
-               "Whose trick points the laid-away cards add to (owner = the side of the player who laid them away).",
-               ("OPEN-TS-2", "OPEN-HU3S-1")),
     OptionSpec("max_kontra_level", "int", 4, (), "Highest multiplier call: 1 kontra x2 .. 4 mordkontra x16 (0 none).",
                ("OPEN-BS-5", "OPEN-HU3S-2"), 0, 4),
-    OptionSpec("defender_contract_first_lead", "enum", "hivo", ("hivo", "announcer"),
-               "Who leads the first trick of a fogadó player's contract.", ("OPEN-HU3S-4",)),
     OptionSpec("four_jacks_ends_deal", "bool", True, (),
                "4 alsó ends the deal at once (else the 13 are credited and the deal is played).", ("OPEN-HU3S-6",)),
     OptionSpec("kilences_partner_tricks_allowed", "bool", True, (),
                "In kilences, tricks won by the announcer's partner do not defeat it.", ("OPEN-HU4-3",)),
     OptionSpec("must_head_over_partner", "bool", True, (),
                "A follower must head / over-trump his partner's winning card too.", ("OPEN-GEN-3",)),
-    OptionSpec("void_must_trump", "enum", "always", ("always", "only_if_winning"),
-               "A player void in the suit led must trump always, or only if his trump wins.", ("OPEN-GEN-3",)),
 )
+
+#: Enum options of these games. They are not added to the shared catalogue (whose enum options
+#: must each have a behaviour table of the two-player deal, tests/rules/test_option_tables.py);
+#: every allowed value is implemented here (:meth:`HuContractDeal._laid_away_side`,
+#: :meth:`HuContractDeal._begin_play`, :func:`bummerl.rules.tricks.legal_follow`).
+ENUM_OPTIONS: dict[str, OptionSpec] = {
+    o.name: o
+    for o in (
+        OptionSpec("talon_discards_count_for", "enum", "owner", ("owner", "declarer", "defenders", "nobody"),
+                   "Whose trick points the laid-away cards add to (owner = the side of the player who laid them away).",
+                   ("OPEN-HU3S-1",)),
+        OptionSpec("defender_contract_first_lead", "enum", "hivo", ("hivo", "announcer"),
+                   "Who leads the first trick of a fogadó player's contract.", ("OPEN-HU3S-4",)),
+        OptionSpec("void_must_trump", "enum", "always", ("always", "only_if_winning"),
+                   "A player void in the suit led must trump always, or only if his trump wins.", ("OPEN-GEN-3",)),
+    )
+}
+
+
+def hu_option(name: str, default: OptionValue, *rule_ids: str, allowed: tuple[OptionValue, ...] | None = None) -> OptionSpec:
+    """:func:`bummerl.rules.variant.option` for the catalogue and :data:`ENUM_OPTIONS`."""
+    if name not in ENUM_OPTIONS:
+        return option(name, default, *rule_ids, allowed=allowed)
+    spec = replace(ENUM_OPTIONS[name], default=default, rule_ids=rule_ids)
+    if allowed is not None:
+        spec = replace(spec, allowed=allowed)
+    spec.parse(default)
+    return spec
 
 
 class MatchVerdict(NamedTuple):
