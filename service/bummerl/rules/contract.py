@@ -219,7 +219,8 @@ class ContractDeal:
             elif a < A.ANNOUNCE:
                 c = A.marriage_card(a)
                 self._announce(p, c // 6)
-                self._play(p, c)
+                if self.phase != "over":  # a marriage may decide the contract (SRV-3)
+                    self._play(p, c)
             elif a < A.EXCHANGE:
                 self._announce(p, a - A.ANNOUNCE)
             elif a == A.DECLARE:
@@ -289,6 +290,7 @@ class ContractDeal:
         self.announced |= 1 << s
         self.pending = 1 << s
         self.history.append(("marriage", p, s, pts))
+        self._after_marriage(p, s)
 
     def _play(self, p: int, c: int) -> None:
         if not self.hands[p] & BIT[c]:
@@ -380,6 +382,10 @@ class ContractDeal:
 
     def _declare(self, p: int) -> None:
         raise IllegalActionError("declaring is not part of this contract")
+
+    def _after_marriage(self, p: int, suit: int) -> None:
+        """Called after ``p`` announced the marriage of ``suit`` (before the card is led); may end
+        the deal when the marriage decides the contract (SRV-3, e.g. HU3S-CON-1)."""
 
     def _after_trick(self, winner: int, trick: tuple[tuple[int, int], ...]) -> None:
         """Called after each trick; ends the deal if the contract is decided (SRV-3)."""

@@ -175,11 +175,19 @@ CATALOGUE: dict[str, OptionSpec] = {
 def add_options(*specs: OptionSpec) -> None:
     """Add options of the three- and four-player games to :data:`CATALOGUE` (at import of their
     module, before any table is configured). Every configured :class:`Rules` then has each as an
-    attribute. Raises ValueError if a name exists with another definition."""
+    attribute. Several games may add the same option (e.g. ``max_kontra_level`` of §9-§12): a
+    second definition of the same type merges into the first (its ``allowed`` values are added,
+    the first one's default, description and bounds stay); a name that exists with another type
+    raises ValueError."""
     for o in specs:
         old = CATALOGUE.get(o.name)
         if old is not None and old != o:
-            raise ValueError(f"option {o.name!r} is already defined differently")
+            if old.type != o.type:
+                raise ValueError(f"option {o.name!r} is already defined with type {old.type!r}")
+            extra = tuple(v for v in o.allowed if v not in old.allowed)
+            if extra and old.allowed:
+                CATALOGUE[o.name] = replace(old, allowed=old.allowed + extra)
+            continue
         CATALOGUE[o.name] = o
 
 
