@@ -22,7 +22,7 @@ from bummerl.rules.state import MatchState, arrange_deck
 HERE = Path(__file__).parent
 #: Contract games: replayed at deal level by tests/rules/test_contract_golden_at.py / _hu.py
 #: (their files have one hand per seat and no trump card).
-CONTRACT_DIRS = {"bauernschnapsen", "talonschnapsen", "snapszer-hu-3p-sopron", "snapszer-hu-4p"}
+CONTRACT_DIRS = {"bauernschnapsen", "talonschnapsen", "snapszer-hu-3p-sopron", "snapszer-hu-4p"}  # test_golden_contract.py
 FILES = sorted(p for p in HERE.glob("*/*.json") if p.parent.name not in CONTRACT_DIRS)
 
 

@@ -1,10 +1,6 @@
 """Helpers for the Austrian contract-game tests (``bauernschnapsen``, ``talonschnapsen``).
 
-Importing this module imports the two variant modules (which register their variants and add
-their options to the catalogue) and then takes both variants out of the registry and their
-options out of the catalogue again (the specs keep their options): until the generic match (``MatchState`` over deal classes) lands and the variants join
-:mod:`bummerl.rules.variants`, the generic two-player tests that iterate over every registered
-variant or every catalogue option must not see them. These tests use the specs directly.
+Deals are built at deal level from explicit hands (:meth:`BauernschnapsenDeal.arrange`).
 """
 
 from __future__ import annotations
@@ -12,18 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bummerl.rules import variant as _V
 from bummerl.rules.actions import action_to_string, parse_action
 from bummerl.rules.cards import card_code, cards_of, parse_card
-from bummerl.rules.contract import MULTI_PLAYER_OPTIONS
-from bummerl.rules.contract_at import AT_OPTIONS, BauernschnapsenDeal
+from bummerl.rules.contract_at import BauernschnapsenDeal
 from bummerl.rules.variant import VariantSpec
-from bummerl.rules.variants import bauernschnapsen, talonschnapsen  # registers both
-
-for _spec in (bauernschnapsen.SPEC, talonschnapsen.SPEC):
-    _V._REGISTRY.pop(_spec.id, None)
-for _o in MULTI_PLAYER_OPTIONS + AT_OPTIONS:
-    _V.CATALOGUE.pop(_o.name, None)
+from bummerl.rules.variants import bauernschnapsen, talonschnapsen
 
 BS: VariantSpec = bauernschnapsen.SPEC
 TS: VariantSpec = talonschnapsen.SPEC

@@ -231,3 +231,30 @@ def strings(obj: Any) -> Iterator[str]:
             yield from strings(v)
     elif isinstance(obj, str):
         yield obj
+
+
+def match_verdict(variant: str, scores: Sequence[int], options: Mapping[str, object] | None = None) -> tuple[bool, int, tuple[int, ...]]:
+    """``(over, winner, playoff seats)`` that the variant's match plan (:mod:`bummerl.rules.plan`)
+    decides for a match whose deals left ``scores`` (per seat): the match is over with
+    ``winner`` (team or seat), or a play-off deal between the tied seats follows, or neither."""
+    from bummerl.rules import new_match
+
+    m = new_match(variant, options, seed=0)
+    m.game_points = list(scores)
+    plan = m.rules.spec.plan
+    if plan.settle(m) and m.playoff is not None:
+        return False, -1, tuple(m.playoff["groups"][0][1])
+    return m.over, m.winner, ()
+
+
+def next_dealer_after_one_deal(variant: str, dealer: int, seed: int = 1) -> int:
+    """The dealer of deal 2 of a match whose first deal ``dealer`` deals (played out at random)."""
+    import random
+
+    from bummerl.rules import new_match
+
+    m = new_match(variant, {"match_target": 1000} if variant != "snapszer-hu-2p" else None, seed=seed, first_dealer=dealer)
+    rng = random.Random(seed)
+    while m.deal_number == 0:
+        m.apply(rng.choice(m.legal_actions()))
+    return m.dealer

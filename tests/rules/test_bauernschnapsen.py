@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from bummerl.rules.contract_at import RUFER, VALUES, match_decision, next_dealer
+from bummerl.rules.contract_at import RUFER, VALUES
 from bummerl.rules.errors import IllegalActionError, InvalidOptionError
 
 from .at_helpers import BS, act, deal, hand, ids, legal
+from .helpers import match_verdict, next_dealer_after_one_deal
 
 ALL_PASS = ("pass", "pass", "pass", "pass")
 
@@ -103,7 +104,7 @@ def test_OPEN_BS_3_trump_must_be_held_option():
 
 def test_BS_DEAL_3_and_OPEN_BS_9_dealer_rotates_clockwise():
     assert BS.option_spec("dealer_rotation").default == "clockwise"
-    assert [next_dealer(d, 4) for d in range(4)] == [1, 2, 3, 0]
+    assert [next_dealer_after_one_deal(BS.id, d) for d in range(4)] == [1, 2, 3, 0]
     with pytest.raises(InvalidOptionError):
         BS.configure({"dealer_rotation": "winner_deals"})
     assert deal(BS, HA, dealer=1).to_act == 2  # Vorhand = left of the dealer
@@ -477,12 +478,12 @@ def test_BS_SCORE_1_declared_three_two_one_times_multiplier():
 
 def test_BS_MATCH_1_first_team_to_24():
     assert BS.option_spec("match_target").default == 24
-    assert match_decision([20, 23, 20, 23], 24, BS.teams) == (False, -1, ())
+    assert match_verdict(BS.id, [20, 23, 20, 23]) == (False, -1, ())
     d = act(deal(BS, HK), "trump H", "pass", "bid kontrabauernschnapser", "pass", "pass", "pass", "pass")
     while not d.over:
         d.step(d.legal_actions()[-1])
     scores = [a + b for a, b in zip([20, 0, 20, 0], d.outcome.awards, strict=True)]
-    over, winner, _ = match_decision(scores, 24, BS.teams)
+    over, winner, _ = match_verdict(BS.id, scores)
     assert over and winner == (0 if scores[0] >= 24 else 1)
 
 

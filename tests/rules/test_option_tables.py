@@ -14,6 +14,7 @@ import pytest
 
 from bummerl.rules import InvalidOptionError, find_variant, list_variants
 from bummerl.rules import behaviour as B
+from bummerl.rules import contract as CT
 from bummerl.rules import plan as P
 from bummerl.rules.variant import CATALOGUE, OptionSpec, Rules, VariantSpec, option
 from bummerl.rules.variants.snapszer_hu2 import MATCH_FORMATS
@@ -29,7 +30,7 @@ TABLED = {
     "undeclared_66_at_end": "OPEN-AT-5",
     "dealer_rotation": "OPEN-AT-8",
 }
-TABLES = {**B.TABLES, "match_format": MATCH_FORMATS, **P.TABLES}
+TABLES = {**B.TABLES, "match_format": MATCH_FORMATS, **P.TABLES, **CT.TABLES}
 VARIANTS = [s.id for s in list_variants()]
 
 

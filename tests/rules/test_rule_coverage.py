@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RULES_MD = Path(os.environ.get("BUMMERL_RULES_MD", HERE.parents[1] / "docs" / "RULES.md"))
-PREFIXES = ("AT", "O66", "OBI", "SAN", "HU2", "STK", "HU3R")
+PREFIXES = ("AT", "O66", "OBI", "SAN", "HU2", "STK", "HU3R", "BS", "TS", "HU3S", "HU4")
 
 
 #: Shared items that only concern the 3- and 4-player games (partners; viewing tricks there).

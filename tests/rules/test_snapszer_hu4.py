@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from bummerl.rules.contract_hu import FourPlayerDeal, HuContractDeal, match_verdict
+from bummerl.rules.contract_hu import HuContractDeal
 from bummerl.rules.variants.snapszer_hu3s import SPEC as SOPRON
 from bummerl.rules.variants.snapszer_hu4 import SPEC
 
+from .helpers import match_verdict, next_dealer_after_one_deal
 from .test_snapszer_hu3s import act, awards, bids, hand, legal, no_leak, random_playouts
 from .test_snapszer_hu3s import make as make_any
 
@@ -68,11 +69,11 @@ def test_HU4_SEAT_2_hivo_left_of_dealer(dealer: int) -> None:
     hands = [Q_HANDS[(s - dealer - 1) % 4] for s in range(4)]
     d = make(hands, dealer=dealer)
     assert d.hivo == (dealer + 1) % 4 == d.to_act
-    assert FourPlayerDeal.next_dealer(dealer, 4) == (dealer + 1) % 4
+    assert next_dealer_after_one_deal(SPEC.id, dealer) == (dealer + 1) % 4
 
 
 def test_OPEN_HU4_2_hivo_rotates_clockwise() -> None:
-    assert [FourPlayerDeal.next_dealer(d, 4) for d in range(4)] == [1, 2, 3, 0]
+    assert [next_dealer_after_one_deal(SPEC.id, d) for d in range(4)] == [1, 2, 3, 0]
     d = make([Q_HANDS[(s - 1) % 4] for s in range(4)], dealer=0)
     assert d.to_act == 1 and legal(d) == bids("mehet", "snapszer", "kilences", "paraszt")
 
@@ -252,8 +253,8 @@ def test_HU4_KON_1_plain_kontra_ladder() -> None:
 
 def test_HU4_MATCH_1_first_team_to_33() -> None:
     assert SPEC.configure().options["match_target"] == 33
-    assert match_verdict([30, 34], 33) == (1, ())
-    assert match_verdict([30, 31], 33) == (-1, ())
+    assert match_verdict(SPEC.id, [30, 34, 30, 34]) == (True, 1, ())
+    assert match_verdict(SPEC.id, [30, 31, 30, 31]) == (False, -1, ())
 
 
 def test_random_playouts_end_consistently_4p() -> None:

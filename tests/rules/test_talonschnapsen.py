@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bummerl.rules.contract_at import RUFER, TalonschnapsenDeal, match_decision, next_dealer
+from bummerl.rules.contract_at import RUFER, TalonschnapsenDeal
 from bummerl.rules.errors import IllegalActionError
 
 from .at_helpers import BS, TS, act, deal, hand, ids, legal
+from .helpers import match_verdict, next_dealer_after_one_deal
 
 # TH1: Vorhand holds AH TH KH QH AC TC (trump H); seat 1 all spades + JH; talon QD JD.
 TH1 = [["AH", "TH", "KH", "QH", "AC", "TC"], ["JH", "AS", "TS", "KS", "QS", "JS"], ["KC", "QC", "JC", "AD", "TD", "KD"]]
@@ -38,7 +39,7 @@ def test_TS_INH_1_bauernschnapsen_rules_without_fixed_teams():
 def test_TS_SEAT_1_and_OPEN_TS_6_vorhand_left_of_dealer_clockwise():
     assert deal(TS, TH1, dealer=0, talon=TAL1).to_act == 1
     assert deal(TS, TH1, talon=TAL1).to_act == 0
-    assert [next_dealer(x, 3) for x in range(3)] == [1, 2, 0]
+    assert [next_dealer_after_one_deal(TS.id, x) for x in range(3)] == [1, 2, 0]
     assert TS.option_spec("dealer_rotation").default == "clockwise"
 
 
@@ -174,13 +175,13 @@ def test_TS_KON_1_either_defender_may_kontra():
 
 def test_TS_MATCH_1_and_OPEN_TS_7_first_to_24_ties():
     assert TS.option_spec("match_target").default == 24
-    assert match_decision([23, 0, 10], 24) == (False, -1, ())
-    assert match_decision([30, 25, 25], 24) == (True, 0, ())
-    assert match_decision([12, 25, 25], 24) == (True, -1, (1, 2))  # one deal of schnapsen-at decides
+    assert match_verdict(TS.id, [23, 0, 10]) == (False, -1, ())
+    assert match_verdict(TS.id, [30, 25, 25]) == (True, 0, ())
+    assert match_verdict(TS.id, [12, 25, 25]) == (False, -1, (1, 2))  # one deal of schnapsen-at decides
     d = pooled_th2("pass", "kontra")
     act(d, "declare")
     scores = [a + b for a, b in zip([10, 20, 18], d.outcome.awards, strict=True)]
-    assert scores == [10, 26, 24] and match_decision(scores, 24) == (True, 1, ())
+    assert scores == [10, 26, 24] and match_verdict(TS.id, scores) == (True, 1, ())
 
 
 @pytest.mark.parametrize(("count_for", "result"), [("declarer", [6, 0, 0]), ("nobody", [0, 6, 6])])

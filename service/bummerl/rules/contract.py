@@ -30,6 +30,7 @@ History tuples (public, see :meth:`event_dict`)::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from . import actions as A
@@ -38,7 +39,7 @@ from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
 from .deal import DealOutcome, DealSummary, event_tuple
 from .errors import IllegalActionError
 from .events import event_to_dict
-from .tricks import NORMAL, VOID_MUST_TRUMP, legal_follow, trick_winner, winning_card
+from .tricks import NORMAL, legal_follow, trick_winner, winning_card
 from .variant import OptionSpec, Rules, add_options
 
 #: Table options shared by the contract games of §9-§12 (docs/RULES.md §13.2), added to the
@@ -48,7 +49,7 @@ from .variant import OptionSpec, Rules, add_options
 MULTI_PLAYER_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("must_head_over_partner", "bool", True, (),
                "A follower must head the trick (or over-trump) even when his partner's card is winning it (OPEN-GEN-3)."),
-    OptionSpec("void_must_trump", "enum", "always", VOID_MUST_TRUMP,
+    OptionSpec("void_must_trump", "enum", "always", ("always", "only_if_winning"),
                "A player void in the suit led must trump even if his trump cannot win (always), or only if it wins "
                "(only_if_winning) (OPEN-GEN-3)."),
     OptionSpec("max_kontra_level", "int", 1, (0, 1, 2, 3, 4),
@@ -57,11 +58,35 @@ MULTI_PLAYER_OPTIONS: tuple[OptionSpec, ...] = (
                "The trump namer must name a suit of which he holds a card (OPEN-BS-3, OPEN-HU3S-7)."),
     OptionSpec("talon_discards_count_for", "enum", "declarer", ("declarer", "owner", "nobody", "defenders"),
                "Whose trick points the laid-away cards add to (OPEN-TS-2, OPEN-HU3S-1)."),
+    OptionSpec("defender_contract_first_lead", "enum", "hivo", ("hivo", "announcer"),
+               "Who leads the first trick of a fogadó player's contract (OPEN-HU3S-4)."),
     OptionSpec("auto_end_decided_contract", "bool", True, (),
                "A fixed-value contract ends as soon as its result is certain, instead of being played out (SRV-3, "
                "OPEN-GEN-4 d)."),
 )
 add_options(*MULTI_PLAYER_OPTIONS)
+
+#: ``void_must_trump`` (OPEN-GEN-3): must a player void in the suit led trump when his trump
+#: cannot win the trick?
+VOID_MUST_TRUMP_TABLE: dict[str, bool] = {"always": True, "only_if_winning": False}
+#: ``talon_discards_count_for`` (OPEN-TS-2, OPEN-HU3S-1): the side (0 = declarer's, 1 = the
+#: others) for which the cards laid away by ``seat`` count, -1 for nobody.
+TALON_DISCARDS_COUNT_FOR: dict[str, Callable[[ContractDeal, int], int]] = {
+    "owner": lambda d, seat: d.side[seat],
+    "declarer": lambda d, seat: 0,
+    "defenders": lambda d, seat: 1,
+    "nobody": lambda d, seat: -1,
+}
+#: ``defender_contract_first_lead`` (OPEN-HU3S-4): does the announcer of a fogadó contract lead
+#: the first trick (else the hívó)?
+DEFENDER_CONTRACT_FIRST_LEAD: dict[str, bool] = {"hivo": False, "announcer": True}
+#: The option tables of the contract games (as :data:`bummerl.rules.behaviour.TABLES`); every
+#: allowed value has a row (tests/rules/test_option_tables.py).
+TABLES: dict[str, Mapping[str, Any]] = {
+    "void_must_trump": VOID_MUST_TRUMP_TABLE,
+    "talon_discards_count_for": TALON_DISCARDS_COUNT_FOR,
+    "defender_contract_first_lead": DEFENDER_CONTRACT_FIRST_LEAD,
+}
 
 _KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
 _LIST_SLOTS = ("hands", "tricks_won", "trick_points", "marriage_points", "laid_away", "side", "won")
@@ -251,7 +276,7 @@ class ContractDeal:
         r = self.rules
         return legal_follow(
             self.hands[p], self.trick, self.trump, self.order,
-            void_must_trump=str(r.options.get("void_must_trump", "always")),
+            must_undertrump=VOID_MUST_TRUMP_TABLE[str(r.options.get("void_must_trump", "always"))],
             partner_winning=self.partner_winning(p),
             must_head_over_partner=bool(r.options.get("must_head_over_partner", True)),
         )
@@ -395,8 +420,9 @@ class ContractDeal:
         raise NotImplementedError
 
     def _laid_away_side(self, seat: int) -> int:
-        """Side for which ``seat``'s laid-away cards count (OPEN-TS-2, OPEN-HU3S-1); -1 none."""
-        return self.side[seat]
+        """Side for which ``seat``'s laid-away cards count, by the ``talon_discards_count_for``
+        table (OPEN-TS-2, OPEN-HU3S-1); -1 for nobody."""
+        return TALON_DISCARDS_COUNT_FOR[str(self.rules.options.get("talon_discards_count_for", "owner"))](self, seat)
 
     def forfeit(self, seat: int) -> None:
         """``seat`` loses the deal on time (SRV-5): its side's opponents are credited the

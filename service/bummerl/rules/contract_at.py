@@ -444,16 +444,6 @@ class BauernschnapsenDeal(ContractDeal):
             winner = self.declarer if side == 0 else -1
         self.end(dict.fromkeys(seats, value), winner, value, reason)
 
-    def _laid_away_side(self, seat: int) -> int:
-        """OPEN-TS-2 ``talon_discards_count_for``: the declarer's side (``declarer``/``owner``),
-        the defenders, or nobody (-1)."""
-        to = self.rules.options.get("talon_discards_count_for", "declarer")
-        if to == "nobody":
-            return -1
-        if to == "defenders":
-            return 1 - self.side[seat]
-        return self.side[seat]
-
     # ------------------------------------------------------------------ views
     def view(self, seat: int) -> dict[str, Any]:
         """The base information set (§14), plus the size of a talon not yet taken up (TS) and,
@@ -477,29 +467,3 @@ class TalonschnapsenDeal(BauernschnapsenDeal):
     SECOND_BATCH = 3
     TALON = 2
     CERTAIN_CONTRACTS = frozenset()
-
-
-#: Match-level helpers for the match plan (the generic match is not here yet).
-def next_dealer(dealer: int, n: int, rotation: str = "clockwise") -> int:
-    """BS-DEAL-3 / TS-SEAT-1 (OPEN-BS-9, OPEN-TS-6): the next dealer clockwise. Raises ValueError
-    for another rotation."""
-    if rotation != "clockwise":
-        raise ValueError(f"dealer_rotation {rotation!r} is not implemented for contract games")
-    return (dealer + 1) % n
-
-
-def match_decision(scores: Sequence[int], target: int, teams: Sequence[int] = ()) -> tuple[bool, int, tuple[int, ...]]:
-    """BS-MATCH-1 / TS-MATCH-1 (OPEN-TS-7): ``(over, winner, tied)`` from the per-seat match
-    scores (teammates hold equal scores; ``teams`` the team id per seat, ``()`` = each seat its
-    own team). Over when a score reaches ``target``; ``winner`` is the team with the highest
-    score; ``tied``: the teams sharing the highest score, who then play one deal of
-    ``schnapsen-at`` (``winner`` -1)."""
-    team = list(teams) or list(range(len(scores)))
-    best: dict[int, int] = {}
-    for s, v in enumerate(scores):
-        best[team[s]] = max(best.get(team[s], v), v)
-    top = max(best.values())
-    if top < target:
-        return False, -1, ()
-    tops = tuple(t for t in sorted(best) if best[t] == top)
-    return True, (tops[0] if len(tops) == 1 else -1), (tops if len(tops) > 1 else ())

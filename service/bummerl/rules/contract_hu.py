@@ -32,14 +32,13 @@ Everything the deal needs beyond the base slots lives in ``state`` (JSON-ready):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from . import actions as A
 from .cards import BIT, JACK, SUIT_MASK, cards_of, parse_card
-from .contract import ContractDeal
+from .contract import DEFENDER_CONTRACT_FIRST_LEAD, ContractDeal
 from .errors import IllegalActionError
-from .variant import OptionSpec, OptionValue, Rules, add_options, option
+from .variant import OptionSpec, Rules, add_options
 
 HEARTS = 2
 #: The four alsó (J) as a mask (HU3S-CON-5).
@@ -105,55 +104,6 @@ add_options(
                "A follower must head / over-trump his partner's winning card too.", ("OPEN-GEN-3",)),
 )
 
-#: Enum options of these games. They are not added to the shared catalogue (whose enum options
-#: must each have a behaviour table of the two-player deal, tests/rules/test_option_tables.py);
-#: every allowed value is implemented here (:meth:`HuContractDeal._laid_away_side`,
-#: :meth:`HuContractDeal._begin_play`, :func:`bummerl.rules.tricks.legal_follow`).
-ENUM_OPTIONS: dict[str, OptionSpec] = {
-    o.name: o
-    for o in (
-        OptionSpec("talon_discards_count_for", "enum", "owner", ("owner", "declarer", "defenders", "nobody"),
-                   "Whose trick points the laid-away cards add to (owner = the side of the player who laid them away).",
-                   ("OPEN-HU3S-1",)),
-        OptionSpec("defender_contract_first_lead", "enum", "hivo", ("hivo", "announcer"),
-                   "Who leads the first trick of a fogadó player's contract.", ("OPEN-HU3S-4",)),
-        OptionSpec("void_must_trump", "enum", "always", ("always", "only_if_winning"),
-                   "A player void in the suit led must trump always, or only if his trump wins.", ("OPEN-GEN-3",)),
-    )
-}
-
-
-def hu_option(name: str, default: OptionValue, *rule_ids: str, allowed: tuple[OptionValue, ...] | None = None) -> OptionSpec:
-    """:func:`bummerl.rules.variant.option` for the catalogue and :data:`ENUM_OPTIONS`."""
-    if name not in ENUM_OPTIONS:
-        return option(name, default, *rule_ids, allowed=allowed)
-    spec = replace(ENUM_OPTIONS[name], default=default, rule_ids=rule_ids)
-    if allowed is not None:
-        spec = replace(spec, allowed=allowed)
-    spec.parse(default)
-    return spec
-
-
-class MatchVerdict(NamedTuple):
-    """Result of :func:`match_verdict`: ``winner`` seat/team (-1 none yet), ``playoff`` the tied
-    seats that play one ``snapszer-hu-2p`` deal to decide (HU3S-MATCH-1), else empty."""
-
-    winner: int
-    playoff: tuple[int, ...] = ()
-
-
-def match_verdict(points: Sequence[int], target: int) -> MatchVerdict:
-    """HU3S-MATCH-1 / HU4-MATCH-1 (OPEN-HU3S-11): ``points`` per seat (sopron) or per team (4p)
-    after a deal. Nobody at ``target`` -> winner -1; one -> that one; several -> the higher total;
-    equal totals -> ``playoff`` names them."""
-    reached = [i for i, p in enumerate(points) if p >= target]
-    if not reached:
-        return MatchVerdict(-1)
-    best = max(points[i] for i in reached)
-    top = tuple(i for i in reached if points[i] == best)
-    return MatchVerdict(top[0]) if len(top) == 1 else MatchVerdict(-1, top)
-
-
 class HuContractDeal(ContractDeal):
     """A Hungarian contract deal (§11/§12). Subclasses fix the shape: ``ROUNDS`` the batch sizes
     per round by offset from the hívó (SRV-1), ``LAY_AWAY`` the cards the hívó lays away and
@@ -213,11 +163,6 @@ class HuContractDeal(ContractDeal):
         if pos != [len(x) for x in hs] or sorted(deck) != sorted(rules.deck):
             raise ValueError("the hands do not match the deal pattern and the deck")
         return deck
-
-    @staticmethod
-    def next_dealer(dealer: int, n: int) -> int:
-        """The hívó role and the deal pass clockwise (HU3S-SEAT-1, HU4-SEAT-2)."""
-        return (dealer + 1) % n
 
     # ------------------------------------------------------------------ facts
     @property
@@ -456,7 +401,7 @@ class HuContractDeal(ContractDeal):
         partners = tuple(s for s in range(self.n) if self.side[s] == 0 and s != self.declarer)
         self.history.append(("contract", self.contract, self.declarer, partners, self.trump, self.level, self.value))
         leader = self.hivo
-        if self.side[self.hivo] == 1 and self._opt("defender_contract_first_lead", "hivo") == "announcer":
+        if self.side[self.hivo] == 1 and DEFENDER_CONTRACT_FIRST_LEAD[str(self._opt("defender_contract_first_lead", "hivo"))]:
             leader = self.declarer
         self.start_play(leader)
 
@@ -554,13 +499,6 @@ class HuContractDeal(ContractDeal):
             self._credit(0, self.value, "contract_made")
         else:
             self._credit(1, self.value, "contract_defeated")
-
-    def _laid_away_side(self, seat: int) -> int:
-        """OPEN-HU3S-1 ``talon_discards_count_for``: owner (his side), declarer, defenders, nobody."""
-        how = self._opt("talon_discards_count_for", "owner")
-        if how == "owner":
-            return self.side[seat]
-        return {"declarer": 0, "defenders": 1}.get(how, -1)
 
 
 class SopronDeal(HuContractDeal):

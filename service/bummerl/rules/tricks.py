@@ -25,9 +25,6 @@ NORMAL: tuple[int, ...] = (6, 5, 4, 3, 2, 1)
 #: DEF-CARD-4 TEN-HIGH (BS-CON-13, Zehnerloch): T > K > Q > J > A (> 9, absent in 20-card decks).
 TEN_HIGH: tuple[int, ...] = (2, 6, 5, 4, 3, 1)
 
-#: ``void_must_trump`` values (OPEN-GEN-3).
-VOID_MUST_TRUMP = ("always", "only_if_winning")
-
 
 def beats(c: int, w: int, trump: int, order: Sequence[int]) -> bool:
     """Does card ``c`` beat the current winning card ``w`` (DEF-TRICK-1, DEF-TRICK-3)? A card of
@@ -62,7 +59,7 @@ def legal_follow(
     trump: int,
     order: Sequence[int],
     *,
-    void_must_trump: str = "always",
+    must_undertrump: bool = True,
     partner_winning: bool = False,
     must_head_over_partner: bool = True,
 ) -> list[int]:
@@ -71,7 +68,7 @@ def legal_follow(
     DEF-PLAY-STRICT (trump >= 0) or DEF-PLAY-NT (trump -1), in the order of RULES.md §1.4:
     1. holding the suit led: those cards, only the ones that beat the winning card if any do;
     2. void, holding trumps: the trumps that beat the winning card if any, else any trump, or
-       every card under ``void_must_trump = "only_if_winning"`` (OPEN-GEN-3);
+       every card when not ``must_undertrump`` (``void_must_trump = only_if_winning``, OPEN-GEN-3);
     3. else any card.
     ``partner_winning`` with ``must_head_over_partner = False`` (OPEN-GEN-3) lifts the obligation
     to head or over-trump when the winning card is the partner's; suit and trump obligations
@@ -97,7 +94,7 @@ def legal_follow(
     over = [c for c in cards_of(trumps) if beats(c, w, trump, order)]
     if over:
         return over if head else cards_of(trumps)
-    if void_must_trump == "only_if_winning":
+    if not must_undertrump:
         return cards_of(hand)
     return cards_of(trumps)
 

@@ -1,5 +1,20 @@
 """Built-in variants: importing this package registers them (one small module per variant)."""
 
-from . import obican, original66, santase, schnapsen_at, snapszer_hu2, snapszer_hu3r, stockschnapsen
+from . import (
+    bauernschnapsen,
+    obican,
+    original66,
+    santase,
+    schnapsen_at,
+    snapszer_hu2,
+    snapszer_hu3r,
+    snapszer_hu3s,
+    snapszer_hu4,
+    stockschnapsen,
+    talonschnapsen,
+)
 
-__all__ = ["obican", "original66", "santase", "schnapsen_at", "snapszer_hu2", "snapszer_hu3r", "stockschnapsen"]
+__all__ = [
+    "bauernschnapsen", "obican", "original66", "santase", "schnapsen_at", "snapszer_hu2", "snapszer_hu3r",
+    "snapszer_hu3s", "snapszer_hu4", "stockschnapsen", "talonschnapsen",
+]

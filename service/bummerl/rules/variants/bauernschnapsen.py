@@ -12,6 +12,7 @@ classes): import this module to register the variant.
 from __future__ import annotations
 
 from ..contract_at import BauernschnapsenDeal
+from ..plan import ContractPlan
 from ..variant import VariantSpec, option, register
 
 #: Action kinds of the Austrian contract games (no talon exchange/closing/drawing; TS adds discard).
@@ -60,5 +61,6 @@ SPEC = register(
         teams=(0, 1, 0, 1),
         action_kinds=KINDS,
         deal_class=BauernschnapsenDeal,
+        plan=ContractPlan(),  # one team scores per deal: no ties (BS-MATCH-1)
     )
 )

@@ -10,8 +10,9 @@ First to 33 game points. The deal class is :class:`bummerl.rules.contract_hu.Sop
 
 from __future__ import annotations
 
-from ..contract_hu import SopronDeal, hu_option
-from ..variant import VariantSpec, register
+from ..contract_hu import SopronDeal
+from ..plan import ContractPlan
+from ..variant import VariantSpec, option, register
 
 ACTION_KINDS = frozenset((
     "play", "marriage", "announce", "declare", "pass", "trump", "discard", "bid",
@@ -32,26 +33,27 @@ SPEC = register(
         local_names="hu",
         action_kinds=ACTION_KINDS,
         deal_class=SopronDeal,
+        plan=ContractPlan(playoff_variant="snapszer-hu-2p", playoff_places=(1,)),  # HU3S-MATCH-1, OPEN-HU3S-11
         options=(
-            hu_option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "HU3S-DEAL-1"),
-            hu_option("trump_always_hearts", False, "OPEN-HU3S-7", "HU3S-DEAL-2"),
-            hu_option("trump_must_be_held", False, "OPEN-HU3S-7", "HU3S-DEAL-2"),
-            hu_option("talon_discards_count_for", "owner", "OPEN-HU3S-1", "HU3S-TAL-1", "DEF-PTS-1",
+            option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "HU3S-DEAL-1"),
+            option("trump_always_hearts", False, "OPEN-HU3S-7", "HU3S-DEAL-2"),
+            option("trump_must_be_held", False, "OPEN-HU3S-7", "HU3S-DEAL-2"),
+            option("talon_discards_count_for", "owner", "OPEN-HU3S-1", "HU3S-TAL-1", "DEF-PTS-1",
                    allowed=("owner", "declarer", "defenders", "nobody")),
-            hu_option("max_kontra_level", 4, "OPEN-HU3S-2", "HU3S-KON-1", "HU3S-KON-2"),
-            hu_option("defender_contract_first_lead", "hivo", "OPEN-HU3S-4", "HU3S-LEAD-1"),
-            hu_option("four_jacks_ends_deal", True, "OPEN-HU3S-6", "HU3S-CON-5"),
-            hu_option("void_must_trump", "always", "OPEN-HU3S-8", "OPEN-GEN-3", "HU3S-PLAY-1"),
-            hu_option("must_head_over_partner", True, "OPEN-HU3S-8", "OPEN-GEN-3", "HU3S-PLAY-1"),
-            hu_option("marriages_per_lead", 1, "OPEN-GEN-5", "HU3S-MAR-1", allowed=(1,)),
-            hu_option("declare_on_marriage", True, "OPEN-GEN-4", "HU3S-DECL-1"),
-            hu_option("false_declaration_penalty", "max3", "OPEN-HU2-7", "HU3S-DECL-1"),
-            hu_option("undeclared_66_at_end", "last_trick_wins", "OPEN-HU3S-10", "HU3S-DECL-1"),
-            hu_option("last_trick_win_points", "by_table", "OPEN-HU3S-10", "HU3S-CON-4"),
-            hu_option("schneider_threshold", 33, "HU3S-CON-4"),
-            hu_option("schneider_threshold_includes_marriages", False, "OPEN-HU3S-5", "HU3S-CON-4"),
-            hu_option("dealer_rotation", "clockwise", "HU3S-SEAT-1", allowed=("clockwise",)),
-            hu_option("match_target", 33, "OPEN-HU3S-11", "HU3S-MATCH-1"),
+            option("max_kontra_level", 4, "OPEN-HU3S-2", "HU3S-KON-1", "HU3S-KON-2"),
+            option("defender_contract_first_lead", "hivo", "OPEN-HU3S-4", "HU3S-LEAD-1"),
+            option("four_jacks_ends_deal", True, "OPEN-HU3S-6", "HU3S-CON-5"),
+            option("void_must_trump", "always", "OPEN-HU3S-8", "OPEN-GEN-3", "HU3S-PLAY-1"),
+            option("must_head_over_partner", True, "OPEN-HU3S-8", "OPEN-GEN-3", "HU3S-PLAY-1"),
+            option("marriages_per_lead", 1, "OPEN-GEN-5", "HU3S-MAR-1", allowed=(1,)),
+            option("declare_on_marriage", True, "OPEN-GEN-4", "HU3S-DECL-1"),
+            option("false_declaration_penalty", "max3", "OPEN-HU2-7", "HU3S-DECL-1"),
+            option("undeclared_66_at_end", "last_trick_wins", "OPEN-HU3S-10", "HU3S-DECL-1"),
+            option("last_trick_win_points", "by_table", "OPEN-HU3S-10", "HU3S-CON-4"),
+            option("schneider_threshold", 33, "HU3S-CON-4"),
+            option("schneider_threshold_includes_marriages", False, "OPEN-HU3S-5", "HU3S-CON-4"),
+            option("dealer_rotation", "clockwise", "HU3S-SEAT-1", allowed=("clockwise",)),
+            option("match_target", 33, "OPEN-HU3S-11", "HU3S-MATCH-1"),
         ),
     )
 )

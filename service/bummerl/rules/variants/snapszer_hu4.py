@@ -9,8 +9,9 @@ both members of the winning team (HU4-CON-9); first team to 33. The deal class i
 
 from __future__ import annotations
 
-from ..contract_hu import FourPlayerDeal, hu_option
-from ..variant import register
+from ..contract_hu import FourPlayerDeal
+from ..plan import ContractPlan
+from ..variant import option, register
 from .snapszer_hu3s import SPEC as SOPRON
 
 SPEC = register(
@@ -26,25 +27,26 @@ SPEC = register(
         teams=(0, 1, 0, 1),
         action_kinds=SOPRON.action_kinds - {"discard"},
         deal_class=FourPlayerDeal,
+        plan=ContractPlan(),  # one team scores per deal (HU4-MATCH-1)
         options=(
-            hu_option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "HU4-DEAL-1"),
-            hu_option("trump_always_hearts", True, "OPEN-HU4-1", "HU4-DEAL-2"),
-            hu_option("trump_must_be_held", False, "OPEN-HU3S-7", "HU4-DEAL-2"),
-            hu_option("max_kontra_level", 4, "OPEN-HU3S-2", "HU4-KON-1"),
-            hu_option("defender_contract_first_lead", "hivo", "OPEN-HU3S-4", "HU4-LEAD-1"),
-            hu_option("four_jacks_ends_deal", True, "OPEN-HU3S-6", "HU4-CON-5"),
-            hu_option("kilences_partner_tricks_allowed", True, "OPEN-HU4-3", "HU4-CON-3"),
-            hu_option("void_must_trump", "always", "OPEN-GEN-3", "HU4-PLAY-1"),
-            hu_option("must_head_over_partner", True, "OPEN-GEN-3", "HU4-PLAY-1"),
-            hu_option("marriages_per_lead", 1, "OPEN-GEN-5", "HU4-MAR-1", allowed=(1,)),
-            hu_option("declare_on_marriage", True, "OPEN-GEN-4", "HU4-MAR-1"),
-            hu_option("false_declaration_penalty", "max3", "OPEN-HU2-7", "HU4-MAR-1"),
-            hu_option("undeclared_66_at_end", "last_trick_wins", "OPEN-HU3S-10", "HU4-END-1"),
-            hu_option("last_trick_win_points", "by_table", "OPEN-HU3S-10", "HU4-CON-1"),
-            hu_option("schneider_threshold", 33, "HU4-CON-1"),
-            hu_option("schneider_threshold_includes_marriages", False, "OPEN-HU3S-5", "HU4-CON-1"),
-            hu_option("dealer_rotation", "clockwise", "HU4-SEAT-2", allowed=("clockwise",)),
-            hu_option("match_target", 33, "OPEN-HU3S-11", "HU4-MATCH-1"),
+            option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "HU4-DEAL-1"),
+            option("trump_always_hearts", True, "OPEN-HU4-1", "HU4-DEAL-2"),
+            option("trump_must_be_held", False, "OPEN-HU3S-7", "HU4-DEAL-2"),
+            option("max_kontra_level", 4, "OPEN-HU3S-2", "HU4-KON-1"),
+            option("defender_contract_first_lead", "hivo", "OPEN-HU3S-4", "HU4-LEAD-1"),
+            option("four_jacks_ends_deal", True, "OPEN-HU3S-6", "HU4-CON-5"),
+            option("kilences_partner_tricks_allowed", True, "OPEN-HU4-3", "HU4-CON-3"),
+            option("void_must_trump", "always", "OPEN-GEN-3", "HU4-PLAY-1"),
+            option("must_head_over_partner", True, "OPEN-GEN-3", "HU4-PLAY-1"),
+            option("marriages_per_lead", 1, "OPEN-GEN-5", "HU4-MAR-1", allowed=(1,)),
+            option("declare_on_marriage", True, "OPEN-GEN-4", "HU4-MAR-1"),
+            option("false_declaration_penalty", "max3", "OPEN-HU2-7", "HU4-MAR-1"),
+            option("undeclared_66_at_end", "last_trick_wins", "OPEN-HU3S-10", "HU4-END-1"),
+            option("last_trick_win_points", "by_table", "OPEN-HU3S-10", "HU4-CON-1"),
+            option("schneider_threshold", 33, "HU4-CON-1"),
+            option("schneider_threshold_includes_marriages", False, "OPEN-HU3S-5", "HU4-CON-1"),
+            option("dealer_rotation", "clockwise", "HU4-SEAT-2", allowed=("clockwise",)),
+            option("match_target", 33, "OPEN-HU3S-11", "HU4-MATCH-1"),
         ),
     )
 )

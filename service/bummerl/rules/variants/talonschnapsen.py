@@ -12,6 +12,7 @@ classes): import this module to register the variant.
 from __future__ import annotations
 
 from ..contract_at import TalonschnapsenDeal
+from ..plan import ContractPlan
 from ..variant import option, register
 from .bauernschnapsen import KINDS
 from .bauernschnapsen import SPEC as BAUERN
@@ -28,6 +29,7 @@ SPEC = register(
         teams=(),
         action_kinds=KINDS | {"discard"},
         deal_class=TalonschnapsenDeal,
+        plan=ContractPlan(playoff_variant="schnapsen-at", playoff_places=(1,)),  # TS-MATCH-1, OPEN-TS-7
         options={
             "deal_mapping_version": option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "TS-DEAL-1"),
             "dealer_rotation": option("dealer_rotation", "clockwise", "OPEN-TS-6", "TS-SEAT-1", allowed=("clockwise",)),
