@@ -30,6 +30,8 @@ from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 PROTO = Path(__file__).resolve().parents[2] / "proto" / "bummerl" / "v1"
 VARIANTS = [v.id for v in list_variants()]
+TWO_PLAYER = [v.id for v in list_variants() if v.num_players == 2]
+MULTI_PLAYER = [v.id for v in list_variants() if v.num_players > 2]
 
 
 def comment_above(proto: str, declaration: str) -> str:
@@ -149,7 +151,23 @@ async def test_deal_and_trick_numbers_are_sent_0_based(stub: game_pb2_grpc.GameS
 # --- DealStarted.hand_sizes ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", MULTI_PLAYER)
+async def test_deal_started_carries_every_seats_hand_size(stub: game_pb2_grpc.GameServiceStub, variant: str) -> None:
+    """Three and four seats: DealStarted.hand_sizes has one entry per seat, the cards each hand
+    holds right after the deal event (0 for a seat sitting the deal out), as DealView shows them
+    before anybody has played."""
+    m = await Match.create(stub, variant, seed=5)
+    first = await m.to_act()
+    started = first.deal.history[0].deal_started
+    spec = find_variant(variant)
+    assert len(started.hand_sizes) == spec.num_players == first.num_seats
+    assert list(started.hand_sizes) == list(first.deal.hand_sizes)
+    assert 0 < sum(started.hand_sizes) <= len(spec.deck)
+    for seat in range(spec.num_players):
+        assert started.hand_sizes[seat] == 0 or seat in first.deal.seats
+
+
+@pytest.mark.parametrize("variant", TWO_PLAYER)
 async def test_deal_started_carries_the_hand_sizes(stub: game_pb2_grpc.GameServiceStub, variant: str) -> None:
     assert "right after the deal" in comment_above("common.proto", "DealStarted.repeated int32 hand_sizes")
     m = await Match.create(stub, variant, seed=5)
@@ -222,7 +240,19 @@ async def test_unknown_variant_is_invalid_argument(stub: game_pb2_grpc.GameServi
 # --- two-player teams [0, 1] ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ["bauernschnapsen", "snapszer-hu-4p", "talonschnapsen"])
+async def test_team_games_report_their_teams(stub: game_pb2_grpc.GameServiceStub, variant: str) -> None:
+    """BS-SEAT-1, HU4-SEAT-1: partners sit opposite (teams [0, 1, 0, 1]); talonschnapsen has no
+    fixed teams (each seat its own, TS-INH-1). Summary, seats and information sets agree."""
+    m = await Match.create(stub, variant)
+    team = list(find_variant(variant).team_of_seat)
+    assert team == ([0, 1, 0, 1] if variant != "talonschnapsen" else [0, 1, 2])
+    assert list(m.created.summary.team_of_seat) == team
+    assert [s.team for s in m.created.summary.seats] == team
+    assert list((await m.to_act()).team_of_seat) == team
+
+
+@pytest.mark.parametrize("variant", TWO_PLAYER)
 async def test_two_player_seats_are_teams_0_and_1(stub: game_pb2_grpc.GameServiceStub, variant: str) -> None:
     for proto, decl in [("common.proto", "InformationSet.repeated int32 team_of_seat"),
                         ("game.proto", "MatchSummary.repeated int32 team_of_seat")]:

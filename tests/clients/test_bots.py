@@ -21,9 +21,10 @@ def served(m: MatchState, seat: int) -> InfoSet:
     return InfoSet(to_dict(information_set_to_pb(engine_infoset(m, seat))))
 
 
-def play(variant: str, names: tuple[str, str], seed: int, options: dict[str, object] | None = None) -> MatchState:
-    bots = [make_bot(n, seed * 2 + i) for i, n in enumerate(names)]
+def play(variant: str, names: tuple[str, ...], seed: int, options: dict[str, object] | None = None) -> MatchState:
     m = new_match(variant, options, seed=seed)
+    names = tuple(names[i % len(names)] for i in range(m.num_seats))
+    bots = [make_bot(n, seed * 2 + i) for i, n in enumerate(names)]
     while not m.over:
         s = m.to_act
         m = apply(m, bots[s].choose(served(m, s)))  # apply() rejects any illegal choice
@@ -33,7 +34,32 @@ def play(variant: str, names: tuple[str, str], seed: int, options: dict[str, obj
 @pytest.mark.parametrize("variant", [v.id for v in list_variants()])
 def test_bundled_bots_finish_a_match_of_every_variant(variant: str) -> None:
     m = play(variant, ("greedy", "random"), seed=1)
-    assert m.over and m.winner in (0, 1)
+    assert m.over and sorted(m.placements)[0] == 1
+    assert m.winner in range(-1, m.num_seats)
+
+
+@pytest.mark.parametrize("variant", ["bauernschnapsen", "snapszer-hu-4p"])
+def test_greedy_team_beats_random_team(variant: str) -> None:
+    """Issue 10: greedy bids, lays away and plays sensibly in the team games: a greedy pair
+    (seats 0 and 2) beats a random pair in most matches."""
+    n = 12
+    wins = sum(play(variant, ("greedy", "random"), seed=seed, options={"match_target": 12}).winner == 0
+               for seed in range(n))
+    assert wins >= 0.7 * n, f"greedy won {wins} of {n}"
+
+
+def test_greedy_names_its_longest_suit_and_calls_the_base_game() -> None:
+    """Trump naming picks the longest suit; the hívó calls "mehet" rather than passing."""
+    m = new_match("snapszer-hu-3p-sopron", {"trump_always_hearts": False}, seed=4)
+    bot = make_bot("greedy", 1)
+    info = served(m, m.to_act)
+    hand = info.hand
+    choice = bot.choose(info)
+    suit = apply(m, choice).deal.trump
+    from bummerl.rules.cards import SUITS
+
+    counts = {x: sum(c[1] == x for c in hand) for x in SUITS}
+    assert counts[SUITS[suit]] == max(counts.values())
 
 
 def test_greedy_beats_random_clearly() -> None:

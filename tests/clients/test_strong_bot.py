@@ -25,7 +25,7 @@ from bummerl_client.bots.endgame import EndgameSolver, plain_minimax
 from bummerl_client.bots.strong import make_utility
 from bummerl_client.client import to_dict
 
-VARIANTS = [v.id for v in list_variants()]
+VARIANTS = [v.id for v in list_variants() if v.num_players == 2]  # the search is two-player
 FAST = "strong:samples=3,seed=7"
 #: Non-default tables that open other paths: two marriages per lead (OPEN-GEN-5), the exchange
 #: offered after the opponent's close (OPEN-O66-5), false declarations rejected (OPEN-OBI-4).

@@ -674,12 +674,13 @@ class MatchService:
     @staticmethod
     def _summary(match_id: str, version: int, m: MatchState, meta: dict[str, Any]) -> dict[str, Any]:
         opts = information_set(m, 0)["options"]
+        team = m.rules.spec.team_of_seat
         return {
             "match_id": match_id,
             "variant": m.rules.spec.id,
             "options": opts,
-            "seats": [{"seat": i, "name": n, "team": i} for i, n in enumerate(meta["seats"])],
-            "team_of_seat": [0, 1],
+            "seats": [{"seat": i, "name": n, "team": team[i]} for i, n in enumerate(meta["seats"])],
+            "team_of_seat": list(team),
             "version": version,
             "over": m.over,
             "created_at_ms": meta["created_at_ms"],

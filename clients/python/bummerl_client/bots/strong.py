@@ -295,6 +295,13 @@ class StrongBot(Bot):
         legal = [int(a["id"]) for a in info.legal_actions]
         if len(legal) == 1:
             return legal[0]
+        if int(info.raw.get("num_seats", 2)) != 2 or info.deal.get("talon_state") in ("", None):
+            # three- and four-player games: the search models two-player trick-and-draw deals
+            # only; play them as greedy does (docs/RULES.md §7-§12)
+            from .greedy import GreedyBot
+
+            choice = GreedyBot().choose(info)
+            return choice if isinstance(choice, int) else A.parse_action(choice)
         try:
             pub = PublicDeal(info.raw)
         except (InconsistentInfo, ValueError, KeyError):
