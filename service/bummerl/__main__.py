@@ -28,6 +28,7 @@ import sys
 from typing import Any
 
 from bummerl.config import Settings
+from bummerl.rules import UnknownVariantError, find_variant
 
 
 def _options(pairs: list[str]) -> dict[str, str]:
@@ -59,9 +60,12 @@ def _bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
 
 def _print_deal(res: dict[str, Any]) -> None:
     """One line for a finished deal (a ``DealResult`` dict; ``deal_number`` is 0-based)."""
-    w = res.get("winner", -1)
-    who = "drawn" if w < 0 else f"seat {w}"
-    print(f"deal {res.get('deal_number', 0) + 1}: {who} +{max(res.get('game_points') or [0])} ({res.get('reason')}), "
+    gp = list(res.get("game_points") or [])
+    credited = [s for s, v in enumerate(gp) if v]
+    who = "no points" if not credited else ("seat " if len(credited) == 1 else "seats ") + ", ".join(map(str, credited))
+    contract = f"{res['contract']} x{res.get('multiplier', 1)}, " if res.get("contract") else ""
+    play_off = "play-off, " if res.get("playoff") else ""
+    print(f"deal {res.get('deal_number', 0) + 1}: {play_off}{contract}{who} +{max(gp or [0])} ({res.get('reason')}), "
           f"deal points {res.get('deal_points')}, tricks {res.get('tricks_won')}", flush=True)
 
 
@@ -83,9 +87,12 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
     for f in rec.get("faults", []):
         print(f"bummerl play: seat {f['seat']} ({names[f['seat']]}): bot {f['kind']}: {f['detail']}", file=sys.stderr)
     res = rec["match_result"]
+    places = list(res.get("placements") or [])
+    firsts = [s for s, p in enumerate(places) if p == 1] or ([res["winner"]] if res["winner"] >= 0 else [])
     summary = {
         "match_id": rec["match_id"], "variant": rec["variant"], "winner": res["winner"],
-        "winner_bot": names[res["winner"]] if res["winner"] >= 0 else None,
+        "winner_bot": names[firsts[0]] if len(firsts) == 1 else None, "placements": places,
+        "winner_seats": firsts,
         "game_points": res["game_points"], "sets_won": res["sets_won"], "deals": len(rec["deals"]),
         "actions": len(rec["actions"]), "reason": res["reason"], "match_schneider": res["match_schneider"],
         "faults": rec.get("faults", []),
@@ -93,7 +100,8 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
     if as_json:
         print(json.dumps(summary))
     else:
-        print(f"result: seat {res['winner']} ({summary['winner_bot']}) wins, game points {res['game_points']}"
+        who = ", ".join(f"seat {s} ({names[s]})" for s in firsts) or "nobody"
+        print(f"result: {who} {'wins' if len(firsts) == 1 else 'win'}, game points {res['game_points']}"
               f"{', sets ' + str(res['sets_won']) if max(res['sets_won']) > 1 else ''}"
               f"{' (Schneider)' if res['match_schneider'] else ''}; {summary['deals']} deals, {summary['actions']} actions")
     return summary
@@ -181,7 +189,8 @@ async def _serve(args: argparse.Namespace) -> int:
         if args.demo:
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
             async with AsyncClient(rt.target) as client:
-                await _play(client, args.variant, _bot_specs(args.demo, "bummerl serve --demo", 2), args.seed, {}, False,
+                demo = _bot_specs(args.demo, "bummerl serve --demo", find_variant(args.variant).num_players)
+                await _play(client, args.variant, demo, args.seed, {}, False,
                             admin_token=settings.admin_token)
             print("bummerl: still serving; press Ctrl-C to stop", flush=True)
         await stop.wait()
@@ -194,7 +203,11 @@ async def _serve(args: argparse.Namespace) -> int:
 async def _play_cmd(args: argparse.Namespace) -> int:
     from bummerl_client import AsyncClient
 
-    bots = _bot_specs(args.bots, "bummerl play", 2)
+    try:
+        seats = find_variant(args.variant).num_players
+    except UnknownVariantError as e:
+        raise SystemExit(f"bummerl play: {e}") from None
+    bots = _bot_specs(args.bots, "bummerl play", seats)
     options = _options(args.option)
     create: dict[str, Any] = {"timeout_policy": args.timeout_policy}
     if args.tc:

@@ -41,10 +41,22 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str
     skip_declare = policy == "no-declare"
     t0 = time.perf_counter()
     deadline = t0 + seconds
+    contract = rules.spec.deal_class
+    n = rules.spec.num_players
     while time.perf_counter() < deadline:
         for _ in range(500):
             rng.shuffle(deck)
-            d = DealState.new(rules, deck, deals & 1)
+            if contract is not None:  # a contract deal of 3 or 4 seats (§1.8)
+                c = contract.new(rules, deck, deals % n)
+                while not c.over:
+                    legal = c.legal_actions()
+                    if skip_declare and DECLARE in legal and len(legal) > 1:
+                        legal.remove(DECLARE)
+                    c.step(choice(legal))
+                    acts += 1
+                deals += 1
+                continue
+            d = DealState.new(rules, deck, deals & 1)  # two-player deals, also of the rotation games
             while d.phase != OVER:
                 legal = d.legal_actions()
                 if skip_declare and legal[-1] == DECLARE and len(legal) > 1:

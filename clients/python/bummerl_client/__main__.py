@@ -51,7 +51,9 @@ def bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
     options: a bad one exits with one line ``PROG: ...`` (SystemExit)."""
     specs = split_bot_specs(text)
     if count is not None and len(specs) != count:
-        raise SystemExit(f"{prog}: --bots takes {count} bots, e.g. greedy,random or strong:budget_ms=50,greedy")
+        example = ",".join(("greedy", "random")[i % 2] for i in range(count))
+        raise SystemExit(f"{prog}: --bots takes {count} bots, one per seat, e.g. {example}"
+                         + (" or strong:budget_ms=50,greedy" if count == 2 else ""))
     for spec in specs:
         try:
             bot_from_spec(spec)
