@@ -204,9 +204,9 @@ async def _play_cmd(args: argparse.Namespace) -> int:
     from bummerl_client import AsyncClient
 
     try:
-        seats = find_variant(args.variant).num_players
-    except UnknownVariantError as e:
-        raise SystemExit(f"bummerl play: {e}") from None
+        seats: int | None = find_variant(args.variant).num_players
+    except UnknownVariantError:
+        seats = None  # the server names the variants it knows (INVALID_ARGUMENT)
     bots = _bot_specs(args.bots, "bummerl play", seats)
     options = _options(args.option)
     create: dict[str, Any] = {"timeout_policy": args.timeout_policy}

@@ -4,6 +4,7 @@ Real ``bummerl`` subprocesses on loopback with the session's Valkey (BUMMERL_RED
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -88,11 +89,13 @@ def test_two_servers_share_a_port_only_when_asked(redis_url: str) -> None:
 @pytest.mark.parametrize(("argv", "expected"), [
     (["play", "--bots", "greedy,nosuch"], "bummerl play: unknown bot 'nosuch'; known: greedy, random"),
     (["play", "--bots", "greedy,exec:no-such-program-here"], "bummerl play: exec: executable not found: no-such-program"),
-    (["play", "--variant", "nope"], "bummerl play: INVALID_ARGUMENT: unknown variant 'nope'; known: santase,"),
+    (["play", "--variant", "nope"], "bummerl play: INVALID_ARGUMENT: unknown variant 'nope'; known: bauernschnapsen, santase,"),
     (["play", "--option", "nope=1"], "bummerl play: INVALID_ARGUMENT: option 'nope': unknown option"),
     (["play", "--option", "match_target=many"], "bummerl play: INVALID_ARGUMENT: option 'match_target'"),
     (["play", "--server", "127.0.0.1:1"], "bummerl play: cannot reach the server at 127.0.0.1:1"),
     (["play", "--tc", "fast"], "bummerl play: --tc: bad time control part"),
+    (["play", "--variant", "bauernschnapsen", "--bots", "greedy,random"],
+     "bummerl play: --bots takes 4 bots, one per seat, e.g. greedy,random,greedy,random"),
     (["serve", "--port", "70000"], "bummerl serve: error: argument --port: port 70000 is outside 0..65535"),
     (["serve", "--port", "http"], "bummerl serve: error: argument --port: not a port number: http"),
     (["play", "--colour", "red"], "bummerl: error: unrecognized arguments: --colour red"),
@@ -142,3 +145,20 @@ def test_serve_workers_share_one_port_one_redis_and_one_metrics_endpoint(redis_u
         assert created and float(created[0].split()[-1]) == 12.0, created
         proc.terminate()
         assert proc.wait(30) == 0
+
+
+def test_play_a_four_player_team_game(redis_url: str) -> None:
+    """Issue 10: ``bummerl play --variant bauernschnapsen --bots greedy,random,greedy,random``
+    plays a whole match over the API; deal lines name the contract; the result names the winning
+    team's two seats, whose scores are equal (one score per team, BS-MATCH-1)."""
+    out = subprocess.run([sys.executable, "-m", "bummerl", "play", "--variant", "bauernschnapsen", "--bots",
+                          "greedy,random,greedy,random", "--seed", "3", "--json"], env=env_with(redis_url),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.splitlines()[-1])
+    assert summary["variant"] == "bauernschnapsen" and summary["reason"] == "target_reached"
+    first = summary["winner_seats"]
+    assert len(first) == 2 and first[1] - first[0] == 2 and summary["winner"] == first[0] % 2
+    gp = summary["game_points"]
+    assert gp[0] == gp[2] and gp[1] == gp[3] and max(gp) >= 24
+    assert sorted(summary["placements"]) == [1, 1, 2, 2]
