@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard, TypeVar
 
 from google.protobuf import json_format
@@ -397,24 +397,192 @@ def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
     ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
     Raises :class:`CodecError` on an unknown key anywhere in the tree.
 
-    The ``options`` map (the whole table, ~30 entries, the same on every call of a match) is
-    encoded once per distinct table and merged in as bytes (:func:`_options_bytes`)."""
+    Fast path (same bytes as :func:`information_set_to_pb_generic`, tested): the parts that
+    repeat from call to call are encoded once and merged in as bytes: the ``options`` map (once
+    per table, :func:`_options_bytes`), and each history event, finished deal's result and legal
+    action (once per distinct dict, :func:`_memo_fragment`, whatever its event type or fields,
+    so a new event kind needs no code here). Any mismatch re-runs the generic path, which raises
+    the precise :class:`CodecError`."""
+    try:
+        return _information_set_fast(d)
+    except CodecError:
+        return information_set_to_pb_generic(d)
+
+
+def information_set_to_pb_generic(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+    """:func:`information_set_to_pb` through the generic per-field walk only (no memo of events,
+    results or legal actions): the reference the fast path is tested against, and the path that
+    words its errors. Raises :class:`CodecError` like it."""
     shape = _information_set_shape(d)
     options = shape.pop("options", None)
     msg = dict_to_pb(shape, common_pb2.InformationSet)
     if options is not None:
-        key: Any = None
-        if isinstance(options, Mapping):
-            try:
-                key = tuple(sorted(options.items()))
-                hash(key)
-            except TypeError:
-                key = None
-        if key is not None:
-            msg.MergeFromString(_options_bytes(key))
-        else:  # unhashable or not a dict: the generic path (and its errors)
-            msg.MergeFrom(dict_to_pb({"options": options}, common_pb2.InformationSet))
+        _merge_options(msg, options)
     return msg
+
+
+def _merge_options(msg: common_pb2.InformationSet, options: Any) -> None:
+    key: Any = None
+    if isinstance(options, Mapping):
+        try:
+            key = tuple(sorted(options.items()))
+            hash(key)
+        except TypeError:
+            key = None
+    if key is not None:
+        msg.MergeFromString(_options_bytes(key))
+    else:  # unhashable or not a dict: the generic path (and its errors)
+        msg.MergeFrom(dict_to_pb({"options": options}, common_pb2.InformationSet))
+
+
+# Memo of encoded sub-messages --------------------------------------------------------------------
+#
+# A history event, a finished deal's result or a legal action is the same dict on many calls (every
+# later call of the deal or match, for both seats). Each distinct dict is encoded once, by the
+# generic walk, and kept as the bytes of an ``InformationSet`` that holds only it at its place
+# (e.g. ``deal { history [ <event> ] }``); serialized messages concatenate like merges, so the
+# joined fragments parse into the repeated fields in order. Keys are exact (:func:`_key`): they tell
+# ``True`` from ``1``, ``1.0`` from ``1`` and a tuple from a list or a dict, so a dict hits the memo
+# only if an equal one with the same value types was encoded before; a value of any other type (an
+# Enum member, an object, ...) is not memoized and takes the generic walk with its checks.
+
+_MEMO: dict[Any, bytes] = {}
+_MEMO_MAX = 1 << 16
+"""Fragments kept (each ~10-60 bytes plus its key); the memo is emptied when it is full."""
+_DICT, _LIST = object(), object()
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+_STR = frozenset({str})
+
+
+class _Unkeyable(Exception):  # noqa: N818 - internal signal, never escapes this module
+    """A value :func:`_key` does not key (encode it without the memo)."""
+
+
+def _key(v: Any) -> Any:
+    """A hashable key equal only for values of the same shape, with equal values of the same exact
+    types (so ``True`` != ``1``, ``1.0`` != ``1``, a tuple != a list): dicts with str keys,
+    lists/tuples, str, int, bool, float, None. Raises _Unkeyable for anything else."""
+    t = type(v)
+    if t is dict:
+        if not _STR.issuperset(map(type, v)):
+            raise _Unkeyable
+        vals = tuple(v.values())
+        keys: tuple[Any, ...] = tuple(v)
+    elif t is list or t is tuple:
+        vals = tuple(v)
+        keys = ()
+    elif t in _SCALARS:
+        return t, v
+    else:
+        raise _Unkeyable
+    types = tuple(map(type, vals))
+    if not _SCALARS.issuperset(types):
+        vals = tuple([x if type(x) in _SCALARS else _key(x) for x in vals])
+    return t, keys, vals, types
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _wrap(inner: bytes, tags: tuple[int, ...]) -> bytes:
+    """``inner`` (a serialized message) as a length-delimited field in each of ``tags`` (field
+    tag bytes, innermost first)."""
+    for tag in tags:
+        inner = bytes((tag,)) + _varint(len(inner)) + inner
+    return inner
+
+
+def _memo_fragment(tags: tuple[int, ...], context: Any, item: Any, encode: Callable[[Any], Message]) -> bytes:
+    """The serialized ``encode(item)`` wrapped in ``tags`` (:func:`_wrap`), from the memo when an
+    equal ``item`` (:func:`_key`; same ``tags`` and ``context``) was encoded before. Raises
+    CodecError from ``encode`` (never memoized)."""
+    key: Any = None
+    if type(item) is dict:
+        types = tuple(map(type, item.values()))
+        if _SCALARS.issuperset(types):
+            # a flat dict (most events): its keys can only be field names (str), so they need no type
+            key = (tags, context, tuple(item.items()), types)
+    if key is None:
+        try:
+            key = (tags, context, _key(item))
+        except _Unkeyable:
+            return _wrap(encode(item).SerializeToString(), tags)
+    got = _MEMO.get(key)
+    if got is None:
+        got = _wrap(encode(item).SerializeToString(), tags)
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = got
+    return got
+
+
+_HISTORY_TAGS = (0x72, 0x4A)  # DealView.history = 14, InformationSet.deal = 9
+_DEALS_TAGS = (0x62, 0x42)  # MatchView.deals = 12, InformationSet.match = 8
+_LEGAL_TAGS = (0x52,)  # InformationSet.legal_actions = 10
+
+
+def _information_set_fast(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+    if not isinstance(d, Mapping):
+        raise CodecError(f"InformationSet: expected a dict, got {type(d).__name__}")
+    shape = dict(d)
+    options = shape.pop("options", None)
+    parts: list[bytes] = []
+    match = shape.get("match")
+    number = None
+    if isinstance(match, Mapping):
+        number = match.get("deal_number")
+        deals = match.get("deals")
+        if _is_list(deals):
+            match = dict(match)
+            del match["deals"]
+            shape["match"] = match
+            parts.extend(_memo_fragment(_DEALS_TAGS, None, r, _encode_deal_result) for r in deals)
+    deal = shape.get("deal")
+    if isinstance(deal, Mapping):
+        deal = dict(deal)
+        own = {pb: deal.pop(key) for key, pb in OWN_TRICKS_KEYS.items() if key in deal}
+        if own:
+            if "own_tricks" in deal:
+                raise CodecError("InformationSet.deal: both own_tricks and own_* keys")
+            deal["own_tricks"] = own
+        history = deal.get("history")
+        if _is_list(history):
+            del deal["history"]
+            variant, seats = shape.get("variant"), shape.get("num_seats")
+            sizes = deal_hand_sizes(variant, seats) if isinstance(variant, str) and isinstance(seats, int) else None
+            context = (tuple(sizes) if sizes else None, number if isinstance(number, int) else None)
+            encode = functools.partial(_encode_history_event, sizes, number)
+            for e in history:
+                parts.append(_memo_fragment(_HISTORY_TAGS, context, e, encode))
+        shape["deal"] = deal
+    legal = shape.get("legal_actions")
+    if _is_list(legal):
+        del shape["legal_actions"]
+        parts.extend(_memo_fragment(_LEGAL_TAGS, None, a, _encode_legal_action) for a in legal)
+    msg = dict_to_pb(shape, common_pb2.InformationSet)
+    if parts:
+        msg.MergeFromString(b"".join(parts))
+    if options is not None:
+        _merge_options(msg, options)
+    return msg
+
+
+def _encode_deal_result(r: Any) -> Message:
+    return dict_to_pb(r, common_pb2.DealResult)
+
+
+def _encode_legal_action(a: Any) -> Message:
+    return dict_to_pb(a, common_pb2.LegalAction)
+
+
+def _encode_history_event(sizes: list[int] | None, number: Any, e: Any) -> Message:
+    return dict_to_pb(_event_shape(_in_deal(_with_hand_sizes(e, sizes), number)), common_pb2.Event)
 
 
 @functools.lru_cache(maxsize=512)
