@@ -326,8 +326,18 @@ class MatchService:
         One CAS commit. A retry of the action already applied at ``expected_version`` is answered
         with ``duplicate=True`` and changes nothing; any other stale version raises
         StaleVersionError(current); an illegal action raises IllegalActionError (state unchanged).
+
+        When this process holds ``expected_version`` of the match (it committed or loaded it) and
+        the action passes every check on it, the action is committed without reading the match
+        first (one round trip instead of two): the compare-and-set refuses it if another replica
+        moved the match on, and the answer is then the one a fresh read gives.
         """
         a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
+        cached = self._latest.get(match_id)
+        if cached is not None and cached.version == expected_version:
+            done = await self._submit_on_cached(match_id, cached, seat, token, a)
+            if done is not None:
+                return done
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
         await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
@@ -355,6 +365,33 @@ class MatchService:
             return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
         except StaleVersionError:  # lost the race: maybe to the same action sent twice at once
             return self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
+
+    async def _submit_on_cached(self, match_id: str, ld: _Loaded, seat: int, token: str | None, a: int) -> Update | None:
+        """:meth:`submit_action` on the version this process holds (``ld``, the one the caller
+        names) without reading the match: None (nothing done, nothing counted) unless the seat's
+        token, the turn, the clock and the action's legality all pass on it, so every refusal is
+        decided on a fresh read by the caller. Past the checks, the rate limit and the commit
+        answer as after a read: a match moved on by another replica fails the compare-and-set
+        and is answered from a fresh read (:meth:`_retry_answer`)."""
+        try:
+            self._authorize(ld, seat, token)
+        except (InvalidArgumentError, UnauthenticatedError, PermissionDeniedError):
+            return None
+        before = ld.state
+        now = self.now_ms()
+        if (before.over or before.to_act != seat or (ld.clocks is not None and ld.clocks.expired(now))
+                or a not in before.legal_actions()):
+            return None
+        await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
+        after = before.copy()
+        after.apply(a)
+        try:
+            return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
+        except StaleVersionError:  # another writer moved the match on (or the same action sent twice at once)
+            return self._retry_answer(match_id, await self._load(match_id), seat, ld.version, a)
+        except NotFoundError:
+            self._latest.pop(match_id, None)
+            raise
 
     def _retry_answer(self, match_id: str, ld: _Loaded, seat: int, expected_version: int, a: int) -> Update:
         """The answer to an action chosen at an older ``expected_version``: ``duplicate=True`` if
