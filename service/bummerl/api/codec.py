@@ -522,55 +522,185 @@ def _memo_fragment(tags: tuple[int, ...], context: Any, item: Any, encode: Calla
     return got
 
 
+# Direct builder ----------------------------------------------------------------------------------
+#
+# The fixed part of an information set (top-level scalars, MatchView, DealView, clocks, time control)
+# is built with one message constructor from kwargs dicts instead of the per-field walk. It knows the
+# fields below and nothing else: a key it does not know (a field added for 3-4 player games, say),
+# a value of a type it does not check, or anything protobuf refuses sends the whole information set
+# to the generic walk, which then encodes it or raises the precise CodecError. The checks protobuf
+# does not make as strictly as the generic walk (bool fields take ints; a repeated field takes a
+# str as a list of characters; enums are our lowercase names) are made here.
+
+_S, _R, _B = "scalar", "repeated", "bool"  # int/str fields (protobuf checks them), list of those, bool
+
+
+class _Fallback(CodecError):
+    """The direct builder does not cover this dict: take the generic walk."""
+
+
+def _enum_names(enum: Any) -> dict[str, int]:
+    prefix = _enum_prefix(enum)
+    return {("" if v.number == 0 else v.name.removeprefix(prefix).lower()): v.number for v in enum.values}
+
+
+_PHASES = _enum_names(common_pb2.Phase.DESCRIPTOR)
+_TALON_STATES = _enum_names(common_pb2.TalonState.DESCRIPTOR)
+_DIRECTIONS = _enum_names(common_pb2.ScoreDirection.DESCRIPTOR)
+_SCOPES = _enum_names(common_pb2.TimeControlScope.DESCRIPTOR)
+
+_TOP_FIELDS: dict[str, Any] = {"match_id": _S, "version": _S, "variant": _S, "seat": _S, "num_seats": _S,
+                               "team_of_seat": _R}
+_MATCH_FIELDS: dict[str, Any] = {
+    "game_points": _R, "target": _S, "direction": _DIRECTIONS, "sets_won": _R, "set_target": _S,
+    "sets_to_win": _S, "carried_points": _S, "deal_number": _S, "dealer": _S, "over": _B, "winner": _S,
+}
+_DEAL_FIELDS: dict[str, Any] = {
+    "phase": _PHASES, "to_act": _S, "leader": _S, "trump_suit": _S, "trump_card": _S, "talon_size": _S,
+    "talon_state": _TALON_STATES, "closed_by": _S, "trick_number": _S, "hand": _R, "hand_sizes": _R,
+    "tricks_won": _R,
+}
+_OWN_FIELDS: dict[str, Any] = {"own_trick_points": _S, "own_won_cards": _R, "own_deal_points": _S}
+_CLOCK_FIELDS: dict[str, Any] = {"seat": _S, "remaining_ms": _S, "running": _B, "move_remaining_ms": _S}
+_TC_FIELDS: dict[str, Any] = {"base_ms": _S, "increment_ms": _S, "move_cap_ms": _S, "lag_compensation_ms": _S,
+                              "scope": _SCOPES}
+
 _HISTORY_TAGS = (0x72, 0x4A)  # DealView.history = 14, InformationSet.deal = 9
+_CURRENT_TRICK_TAGS = (0x6A, 0x4A)  # DealView.current_trick = 13
+_MARRIAGES_TAGS = (0x7A, 0x4A)  # DealView.marriages = 15
 _DEALS_TAGS = (0x62, 0x42)  # MatchView.deals = 12, InformationSet.match = 8
 _LEGAL_TAGS = (0x52,)  # InformationSet.legal_actions = 10
 
 
+def _direct_value(kind: Any, v: Any) -> Any:
+    """``v`` for a field of ``kind`` as a constructor takes it; raises _Fallback where protobuf's own
+    check would be looser than the generic walk's."""
+    if kind is _S:
+        return v
+    if kind is _R:
+        if type(v) is not list and type(v) is not tuple:
+            raise _Fallback("not a list")
+        return v
+    if kind is _B:
+        if type(v) is not bool:
+            raise _Fallback("not a bool")
+        return v
+    if type(v) is not str or v not in kind:  # an enum: our lowercase names only
+        raise _Fallback("not an enum name")
+    return kind[v]
+
+
+def _direct_fields(d: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    """Constructor kwargs of a flat message dict whose every key is in ``fields``."""
+    if type(d) is not dict:
+        raise _Fallback("not a dict")
+    out = {}
+    for k, v in d.items():
+        if v is not None:
+            kind = fields.get(k)
+            if kind is None:
+                raise _Fallback(k)
+            out[k] = _direct_value(kind, v)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _hand_sizes(variant: str, num_seats: int) -> tuple[list[int] | None, tuple[int, ...] | None]:
+    sizes = deal_hand_sizes(variant, num_seats)
+    return sizes, tuple(sizes) if sizes else None
+
+
+def _fragments(items: Any, tags: tuple[int, ...], context: Any, encode: Callable[[Any], Message],
+               parts: list[bytes]) -> None:
+    if type(items) is not list and type(items) is not tuple:
+        raise _Fallback("not a list")
+    for item in items:
+        parts.append(_memo_fragment(tags, context, item, encode))
+
+
 def _information_set_fast(d: Mapping[str, Any]) -> common_pb2.InformationSet:
-    if not isinstance(d, Mapping):
-        raise CodecError(f"InformationSet: expected a dict, got {type(d).__name__}")
-    shape = dict(d)
-    options = shape.pop("options", None)
+    """The direct builder plus the memoized fragments; raises CodecError (_Fallback) for anything it
+    does not cover, and the caller takes the generic walk."""
+    if type(d) is not dict:
+        raise _Fallback("not a dict")
+    kwargs: dict[str, Any] = {}
     parts: list[bytes] = []
-    match = shape.get("match")
-    number = None
-    if isinstance(match, Mapping):
-        number = match.get("deal_number")
-        deals = match.get("deals")
-        if _is_list(deals):
-            match = dict(match)
-            del match["deals"]
-            shape["match"] = match
-            parts.extend(_memo_fragment(_DEALS_TAGS, None, r, _encode_deal_result) for r in deals)
-    deal = shape.get("deal")
-    if isinstance(deal, Mapping):
-        deal = dict(deal)
-        own = {pb: deal.pop(key) for key, pb in OWN_TRICKS_KEYS.items() if key in deal}
+    options = deal = None
+    number: Any = None
+    for k, v in d.items():
+        if v is None:
+            continue
+        kind = _TOP_FIELDS.get(k)
+        if kind is not None:
+            kwargs[k] = _direct_value(kind, v)
+        elif k == "options":
+            options = v
+        elif k == "deal":
+            deal = v
+        elif k == "match":
+            if type(v) is not dict:
+                raise _Fallback("match")
+            rest = {key: x for key, x in v.items() if key != "deals"}
+            kwargs["match"] = _direct_fields(rest, _MATCH_FIELDS)
+            number = v.get("deal_number")
+            if v.get("deals") is not None:
+                _fragments(v["deals"], _DEALS_TAGS, None, _encode_deal_result, parts)
+        elif k == "legal_actions":
+            _fragments(v, _LEGAL_TAGS, None, _encode_legal_action, parts)
+        elif k == "clocks":
+            if type(v) is not list and type(v) is not tuple:
+                raise _Fallback("clocks")
+            kwargs["clocks"] = [_direct_fields(c, _CLOCK_FIELDS) for c in v]
+        elif k == "time_control":
+            kwargs["time_control"] = _direct_fields(v, _TC_FIELDS)
+        else:
+            raise _Fallback(k)
+    if deal is not None:
+        if type(deal) is not dict:
+            raise _Fallback("deal")
+        fields: dict[str, Any] = {}
+        own: dict[str, Any] = {}
+        for k, v in deal.items():
+            if v is None:
+                continue
+            kind = _DEAL_FIELDS.get(k)
+            if kind is not None:
+                fields[k] = _direct_value(kind, v)
+            elif k == "history":
+                variant, seats = d.get("variant"), d.get("num_seats")
+                sizes, sizes_key = (_hand_sizes(variant, seats) if type(variant) is str and type(seats) is int
+                                    else (None, None))
+                num = number if type(number) is int else None
+                _fragments(v, _HISTORY_TAGS, (sizes_key, num), functools.partial(_encode_history_event, sizes, num),
+                           parts)
+            elif k == "current_trick":
+                _fragments(v, _CURRENT_TRICK_TAGS, None, _encode_trick_card, parts)
+            elif k == "marriages":
+                _fragments(v, _MARRIAGES_TAGS, None, _encode_marriage, parts)
+            elif k in _OWN_FIELDS:
+                own[OWN_TRICKS_KEYS[k]] = _direct_value(_OWN_FIELDS[k], v)
+            else:
+                raise _Fallback(k)
         if own:
-            if "own_tricks" in deal:
-                raise CodecError("InformationSet.deal: both own_tricks and own_* keys")
-            deal["own_tricks"] = own
-        history = deal.get("history")
-        if _is_list(history):
-            del deal["history"]
-            variant, seats = shape.get("variant"), shape.get("num_seats")
-            sizes = deal_hand_sizes(variant, seats) if isinstance(variant, str) and isinstance(seats, int) else None
-            context = (tuple(sizes) if sizes else None, number if isinstance(number, int) else None)
-            encode = functools.partial(_encode_history_event, sizes, number)
-            for e in history:
-                parts.append(_memo_fragment(_HISTORY_TAGS, context, e, encode))
-        shape["deal"] = deal
-    legal = shape.get("legal_actions")
-    if _is_list(legal):
-        del shape["legal_actions"]
-        parts.extend(_memo_fragment(_LEGAL_TAGS, None, a, _encode_legal_action) for a in legal)
-    msg = dict_to_pb(shape, common_pb2.InformationSet)
+            fields["own_tricks"] = own
+        kwargs["deal"] = fields
+    try:
+        msg = common_pb2.InformationSet(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise _Fallback(str(exc)) from None
     if parts:
         msg.MergeFromString(b"".join(parts))
     if options is not None:
         _merge_options(msg, options)
     return msg
+
+
+def _encode_trick_card(c: Any) -> Message:
+    return dict_to_pb(c, common_pb2.TrickCard)
+
+
+def _encode_marriage(m: Any) -> Message:
+    return dict_to_pb(m, common_pb2.MarriageView)
 
 
 def _encode_deal_result(r: Any) -> Message:
