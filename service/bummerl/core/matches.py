@@ -5,7 +5,7 @@ rules engine, and writes back with one atomic compare-and-set on the match versi
 appends the public events to the match's stream (:class:`bummerl.store.MatchStore`). No match
 state stays in process memory between calls, so any replica can serve any request.
 
-Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(),
+Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(log_actions=False),
 "entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...], "clocks": {...} | null,
 "deadline_ms": int}`` where entry ``i`` produced version ``i + 2`` (version 1 = created). ``action`` is
 an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"forfeit-match"``,
@@ -13,7 +13,9 @@ an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"for
 RESIGN, ILLEGAL, DISCONNECT, ABANDONED); ``think_ms`` the time from the start of the seat's turn to the
 commit and ``clock_ms`` the seat's main time after it (for a timeout: the time it had for the move), both
 -1 without a time control. The snapshot holds the log (seed, decks, first dealer, actions: the source of
-truth, which replays to the same state) and the state it produces, so a request restores it without
+truth, which replays to the same state; its actions are not stored twice: the entries hold them and
+:func:`log_actions` puts them back on load, while blobs written before still carry them) and the state
+it produces, so a request restores it without
 replaying; a snapshot whose ``layout`` tag is not this engine's (another deploy added a state field) is
 restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson.
 Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
@@ -63,6 +65,7 @@ from bummerl.rules import (
 from bummerl.rules import MatchOverError as RulesMatchOverError
 from bummerl.rules.actions import action_kind
 from bummerl.rules.cards import card_code
+from bummerl.rules.state import FORFEIT_DEAL
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
@@ -106,6 +109,21 @@ def default_action(legal: Sequence[int]) -> int:
     lowest-id card play (never a declaration or a close), else the first legal action."""
     plays = [a for a in legal if action_kind(a) == "play"]
     return min(plays) if plays else legal[0]
+
+
+def log_actions(entries: Sequence[Sequence[Any]]) -> list[list[int]]:
+    """The engine's action log (``MatchState.to_dict()["actions"]``: ``[[seat, action id], ...]``)
+    from the service's log entries, which hold every action once: an engine action as its id, a deal
+    forfeited on time (``"forfeit-deal"``) as ``FORFEIT_DEAL``; a concession (``"resign"``,
+    ``"forfeit-match"``, ``"abandon"``) is no action (the log's ``ended`` holds it)."""
+    out = []
+    for e in entries:
+        a = e[1]
+        if isinstance(a, int):
+            out.append([e[0], a])
+        elif a == "forfeit-deal":
+            out.append([e[0], FORFEIT_DEAL])
+    return out
 
 
 def _now_ms() -> int:
@@ -662,6 +680,9 @@ class MatchService:
             self._latest.pop(match_id, None)
             raise NotFoundError(f"no match {match_id}")
         blob = orjson.loads(stored.state)
+        log = blob["snapshot"].get("log")
+        if isinstance(log, dict) and "actions" not in log:  # stored once, in the entries
+            log["actions"] = log_actions(blob["entries"])
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
         ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
@@ -688,7 +709,7 @@ class MatchService:
 
     @staticmethod
     def _encode(m: MatchState, entries: list[list[Any]], clocks: Clocks | None, deadline_ms: int) -> bytes:
-        blob = {"snapshot": m.snapshot(), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
+        blob = {"snapshot": m.snapshot(log_actions=False), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
                 "deadline_ms": deadline_ms}
         return orjson.dumps(blob, default=_json_default)
 
