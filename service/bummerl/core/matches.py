@@ -1,9 +1,11 @@
 """Match use cases: create, observe, act, stream, resign, record (docs/DESIGN.md §3).
 
-Stateless: every call loads the match from Redis (one round trip), checks, applies the pure
-rules engine, and writes back with one atomic compare-and-set on the match version that also
-appends the public events to the match's stream (:class:`bummerl.store.MatchStore`). No match
-state stays in process memory between calls, so any replica can serve any request.
+Stateless: every call loads the match from Redis (one round trip; only the version comes back when
+this process already holds the current one, :data:`LATEST_CACHE`), checks, applies the pure rules
+engine, and writes back with one atomic compare-and-set on the match version that also appends the
+public events to the match's stream (:class:`bummerl.store.MatchStore`). A SubmitAction at the
+version this process holds skips the load: the compare-and-set is the check. What a process holds
+is only a cache of immutable versions, so any replica can serve any request.
 
 Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(log_actions=False),
 "entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...], "clocks": {...} | null,
