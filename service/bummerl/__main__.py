@@ -163,7 +163,7 @@ def _serve_workers(args: argparse.Namespace) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from bummerl.app import Runtime
+    from bummerl.app import Runtime, tune_gc
     from bummerl_client import AsyncClient
 
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
@@ -174,6 +174,7 @@ async def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     rt = Runtime(settings)
     await rt.start()
+    tune_gc()
     print(f"bummerl: gRPC listening on {rt.target}", flush=True)
     if rt.http_port:
         print(f"bummerl: REST/JSON on http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}/v1/variants", flush=True)

@@ -8,10 +8,13 @@ import asyncio
 import json
 import random
 
+import pytest
+
 from bummerl.core import MatchService
+from bummerl.core.errors import StaleVersionError, UnauthenticatedError
 from bummerl.store import MatchStore
 
-from .conftest import new_match
+from .conftest import new_match, to_act
 
 
 async def test_streams_of_this_process_do_not_reload_what_it_committed(svc: MatchService, tstore: MatchStore) -> None:
@@ -58,8 +61,9 @@ async def test_streams_of_this_process_do_not_reload_what_it_committed(svc: Matc
         submits += 1
         await asyncio.sleep(0.005)  # let the streams take each version
     await asyncio.wait_for(asyncio.gather(*watchers), 10)
-    # each information_set and submit_action loads once; the two streams load nothing more
-    assert submits > 10 and loads - loads_before == reads + submits
+    # each information_set loads once; submit_action commits the version this process holds without
+    # a load; the two streams load nothing more
+    assert submits > 10 and loads - loads_before == reads
     final = await svc.information_set(created.match_id, 0, created.tokens[0])
     for seat in (0, 1):
         versions = [e["version"] for u in updates[seat] for e in u.events]
@@ -87,3 +91,69 @@ async def test_a_load_sends_the_blob_only_when_another_writer_moved_the_match_on
     fresh = await a.information_set(mid, seat, created.tokens[seat])
     assert fresh["version"] == v + 1
     assert await tstore.load_if_changed("nosuchmatch", 1) is None
+
+
+# --- SubmitAction on the version this process holds (no read before the commit) ----------------
+
+
+def _counting(tstore: MatchStore) -> list[str]:
+    calls: list[str] = []
+    for name in ("load", "load_if_changed", "commit"):
+        real = getattr(tstore, name)
+
+        async def counted(*args, _real=real, _name=name, **kwargs):  # type: ignore[no-untyped-def]
+            calls.append(_name)
+            return await _real(*args, **kwargs)
+
+        setattr(tstore, name, counted)
+    return calls
+
+
+async def test_submit_at_the_version_this_process_holds_commits_without_a_read(
+        svc: MatchService, tstore: MatchStore) -> None:
+    created = await new_match(svc, tc=None)
+    seat, info = await to_act(svc, created)
+    calls = _counting(tstore)
+    u = await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
+                                info["legal_actions"][0]["id"])
+    assert calls == ["commit"] and u.version == info["version"] + 1 and not u.duplicate
+    # the retry of that very action (its answer lost) is still a duplicate, from what this process holds
+    again = await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
+                                    info["legal_actions"][0]["id"])
+    assert again.duplicate and again.version == u.version
+
+
+async def test_submit_on_a_version_another_replica_moved_on_answers_as_after_a_read(tstore: MatchStore) -> None:
+    """Replica a holds version v; replica b commits v -> v + 1. At a, with expected_version v: the
+    same action of the same seat is a duplicate, another legal one is stale (current v + 1, after
+    the compare-and-set refused it), one that is illegal at v is stale too (never an
+    IllegalActionError from the old version), a wrong token is refused; a writes nothing."""
+    a, b = MatchService(tstore), MatchService(tstore)
+    created = await new_match(a, tc=None)
+    mid, tokens = created.match_id, created.tokens
+
+    async def moved_on() -> tuple[int, int, list[int]]:
+        """a reads the seat to act at v, then b plays that seat's first legal action."""
+        seat, info = await to_act(a, created)
+        legal = [x["id"] for x in info["legal_actions"]]
+        await b.submit_action(mid, seat, tokens[seat], info["version"], legal[0])
+        return seat, info["version"], legal
+
+    seat, v, legal = await moved_on()
+    dup = await a.submit_action(mid, seat, tokens[seat], v, legal[0])
+    assert dup.duplicate and dup.version == v + 1
+
+    seat, v, legal = await moved_on()
+    assert len(legal) > 1
+    calls = _counting(tstore)
+    with pytest.raises(StaleVersionError) as e:
+        await a.submit_action(mid, seat, tokens[seat], v, legal[-1])
+    assert e.value.current_version == v + 1 and calls[0] == "commit"
+
+    seat, v, legal = await moved_on()
+    illegal = next(x for x in range(24) if x not in legal)
+    with pytest.raises(StaleVersionError):
+        await a.submit_action(mid, seat, tokens[seat], v, illegal)
+    with pytest.raises(UnauthenticatedError):
+        await a.submit_action(mid, seat, "not-a-token", v + 1, legal[0])
+    assert (await tstore.load(mid)).version == v + 1

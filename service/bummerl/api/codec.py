@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard, TypeVar
 
 from google.protobuf import json_format
@@ -401,24 +401,322 @@ def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
     ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
     Raises :class:`CodecError` on an unknown key anywhere in the tree.
 
-    The ``options`` map (the whole table, ~30 entries, the same on every call of a match) is
-    encoded once per distinct table and merged in as bytes (:func:`_options_bytes`)."""
+    Fast path (same bytes as :func:`information_set_to_pb_generic`, tested): the parts that
+    repeat from call to call are encoded once and merged in as bytes: the ``options`` map (once
+    per table, :func:`_options_bytes`), and each history event, finished deal's result and legal
+    action (once per distinct dict, :func:`_memo_fragment`, whatever its event type or fields,
+    so a new event kind needs no code here). Any mismatch re-runs the generic path, which raises
+    the precise :class:`CodecError`."""
+    try:
+        return _information_set_fast(d)
+    except CodecError:
+        return information_set_to_pb_generic(d)
+
+
+def information_set_to_pb_generic(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+    """:func:`information_set_to_pb` through the generic per-field walk only (no memo of events,
+    results or legal actions): the reference the fast path is tested against, and the path that
+    words its errors. Raises :class:`CodecError` like it."""
     shape = _information_set_shape(d)
     options = shape.pop("options", None)
     msg = dict_to_pb(shape, common_pb2.InformationSet)
     if options is not None:
-        key: Any = None
-        if isinstance(options, Mapping):
-            try:
-                key = tuple(sorted(options.items()))
-                hash(key)
-            except TypeError:
-                key = None
-        if key is not None:
-            msg.MergeFromString(_options_bytes(key))
-        else:  # unhashable or not a dict: the generic path (and its errors)
-            msg.MergeFrom(dict_to_pb({"options": options}, common_pb2.InformationSet))
+        _merge_options(msg, options)
     return msg
+
+
+def _merge_options(msg: common_pb2.InformationSet, options: Any) -> None:
+    key: Any = None
+    if isinstance(options, Mapping):
+        try:
+            key = tuple(sorted(options.items()))
+            hash(key)
+        except TypeError:
+            key = None
+    if key is not None:
+        msg.MergeFromString(_options_bytes(key))
+    else:  # unhashable or not a dict: the generic path (and its errors)
+        msg.MergeFrom(dict_to_pb({"options": options}, common_pb2.InformationSet))
+
+
+# Memo of encoded sub-messages --------------------------------------------------------------------
+#
+# A history event, a finished deal's result or a legal action is the same dict on many calls (every
+# later call of the deal or match, for both seats). Each distinct dict is encoded once, by the
+# generic walk, and kept as the bytes of an ``InformationSet`` that holds only it at its place
+# (e.g. ``deal { history [ <event> ] }``); serialized messages concatenate like merges, so the
+# joined fragments parse into the repeated fields in order. Keys are exact (:func:`_key`): they tell
+# ``True`` from ``1``, ``1.0`` from ``1`` and a tuple from a list or a dict, so a dict hits the memo
+# only if an equal one with the same value types was encoded before; a value of any other type (an
+# Enum member, an object, ...) is not memoized and takes the generic walk with its checks.
+
+_MEMO: dict[Any, bytes] = {}
+_MEMO_MAX = 1 << 16
+"""Fragments kept (each ~10-60 bytes plus its key); the memo is emptied when it is full."""
+_DICT, _LIST = object(), object()
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+_STR = frozenset({str})
+
+
+class _Unkeyable(Exception):  # noqa: N818 - internal signal, never escapes this module
+    """A value :func:`_key` does not key (encode it without the memo)."""
+
+
+def _key(v: Any) -> Any:
+    """A hashable key equal only for values of the same shape, with equal values of the same exact
+    types (so ``True`` != ``1``, ``1.0`` != ``1``, a tuple != a list): dicts with str keys,
+    lists/tuples, str, int, bool, float, None. Raises _Unkeyable for anything else."""
+    t = type(v)
+    if t is dict:
+        if not _STR.issuperset(map(type, v)):
+            raise _Unkeyable
+        vals = tuple(v.values())
+        keys: tuple[Any, ...] = tuple(v)
+    elif t is list or t is tuple:
+        vals = tuple(v)
+        keys = ()
+    elif t in _SCALARS:
+        return t, v
+    else:
+        raise _Unkeyable
+    types = tuple(map(type, vals))
+    if not _SCALARS.issuperset(types):
+        vals = tuple([x if type(x) in _SCALARS else _key(x) for x in vals])
+    return t, keys, vals, types
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _wrap(inner: bytes, tags: tuple[int, ...]) -> bytes:
+    """``inner`` (a serialized message) as a length-delimited field in each of ``tags`` (field
+    tag bytes, innermost first)."""
+    for tag in tags:
+        inner = bytes((tag,)) + _varint(len(inner)) + inner
+    return inner
+
+
+def _memo_fragment(tags: tuple[int, ...], context: Any, item: Any, encode: Callable[[Any], Message]) -> bytes:
+    """The serialized ``encode(item)`` wrapped in ``tags`` (:func:`_wrap`), from the memo when an
+    equal ``item`` (:func:`_key`; same ``tags`` and ``context``) was encoded before. Raises
+    CodecError from ``encode`` (never memoized)."""
+    key: Any = None
+    if type(item) is dict:
+        types = tuple(map(type, item.values()))
+        if _SCALARS.issuperset(types):
+            # a flat dict (most events): its keys can only be field names (str), so they need no type
+            key = (tags, context, tuple(item.items()), types)
+    if key is None:
+        try:
+            key = (tags, context, _key(item))
+        except _Unkeyable:
+            return _wrap(encode(item).SerializeToString(), tags)
+    got = _MEMO.get(key)
+    if got is None:
+        got = _wrap(encode(item).SerializeToString(), tags)
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = got
+    return got
+
+
+# Direct builder ----------------------------------------------------------------------------------
+#
+# The fixed part of an information set (top-level scalars, MatchView, DealView, clocks, time control)
+# is built with one message constructor from kwargs dicts instead of the per-field walk. It knows the
+# fields below and nothing else: a key it does not know (a field added for 3-4 player games, say),
+# a value of a type it does not check, or anything protobuf refuses sends the whole information set
+# to the generic walk, which then encodes it or raises the precise CodecError. The checks protobuf
+# does not make as strictly as the generic walk (bool fields take ints; a repeated field takes a
+# str as a list of characters; enums are our lowercase names) are made here.
+
+_S, _R, _B = "scalar", "repeated", "bool"  # int/str fields (protobuf checks them), list of those, bool
+
+
+class _Fallback(CodecError):
+    """The direct builder does not cover this dict: take the generic walk."""
+
+
+def _enum_names(enum: Any) -> dict[str, int]:
+    prefix = _enum_prefix(enum)
+    return {("" if v.number == 0 else v.name.removeprefix(prefix).lower()): v.number for v in enum.values}
+
+
+_PHASES = _enum_names(common_pb2.Phase.DESCRIPTOR)
+_TALON_STATES = _enum_names(common_pb2.TalonState.DESCRIPTOR)
+_DIRECTIONS = _enum_names(common_pb2.ScoreDirection.DESCRIPTOR)
+_SCOPES = _enum_names(common_pb2.TimeControlScope.DESCRIPTOR)
+
+_TOP_FIELDS: dict[str, Any] = {"match_id": _S, "version": _S, "variant": _S, "seat": _S, "num_seats": _S,
+                               "team_of_seat": _R}
+_MATCH_FIELDS: dict[str, Any] = {
+    "game_points": _R, "target": _S, "direction": _DIRECTIONS, "sets_won": _R, "set_target": _S,
+    "sets_to_win": _S, "carried_points": _S, "deal_number": _S, "dealer": _S, "over": _B, "winner": _S,
+}
+_DEAL_FIELDS: dict[str, Any] = {
+    "phase": _PHASES, "to_act": _S, "leader": _S, "trump_suit": _S, "trump_card": _S, "talon_size": _S,
+    "talon_state": _TALON_STATES, "closed_by": _S, "trick_number": _S, "hand": _R, "hand_sizes": _R,
+    "tricks_won": _R,
+}
+_OWN_FIELDS: dict[str, Any] = {"own_trick_points": _S, "own_won_cards": _R, "own_deal_points": _S}
+_CLOCK_FIELDS: dict[str, Any] = {"seat": _S, "remaining_ms": _S, "running": _B, "move_remaining_ms": _S}
+_TC_FIELDS: dict[str, Any] = {"base_ms": _S, "increment_ms": _S, "move_cap_ms": _S, "lag_compensation_ms": _S,
+                              "scope": _SCOPES}
+
+_HISTORY_TAGS = (0x72, 0x4A)  # DealView.history = 14, InformationSet.deal = 9
+_CURRENT_TRICK_TAGS = (0x6A, 0x4A)  # DealView.current_trick = 13
+_MARRIAGES_TAGS = (0x7A, 0x4A)  # DealView.marriages = 15
+_DEALS_TAGS = (0x62, 0x42)  # MatchView.deals = 12, InformationSet.match = 8
+_LEGAL_TAGS = (0x52,)  # InformationSet.legal_actions = 10
+
+
+def _direct_value(kind: Any, v: Any) -> Any:
+    """``v`` for a field of ``kind`` as a constructor takes it; raises _Fallback where protobuf's own
+    check would be looser than the generic walk's."""
+    if kind is _S:
+        return v
+    if kind is _R:
+        if type(v) is not list and type(v) is not tuple:
+            raise _Fallback("not a list")
+        return v
+    if kind is _B:
+        if type(v) is not bool:
+            raise _Fallback("not a bool")
+        return v
+    if type(v) is not str or v not in kind:  # an enum: our lowercase names only
+        raise _Fallback("not an enum name")
+    return kind[v]
+
+
+def _direct_fields(d: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    """Constructor kwargs of a flat message dict whose every key is in ``fields``."""
+    if type(d) is not dict:
+        raise _Fallback("not a dict")
+    out = {}
+    for k, v in d.items():
+        if v is not None:
+            kind = fields.get(k)
+            if kind is None:
+                raise _Fallback(k)
+            out[k] = _direct_value(kind, v)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _hand_sizes(variant: str, num_seats: int) -> tuple[list[int] | None, tuple[int, ...] | None]:
+    sizes = deal_hand_sizes(variant, num_seats)
+    return sizes, tuple(sizes) if sizes else None
+
+
+def _fragments(items: Any, tags: tuple[int, ...], context: Any, encode: Callable[[Any], Message],
+               parts: list[bytes]) -> None:
+    if type(items) is not list and type(items) is not tuple:
+        raise _Fallback("not a list")
+    for item in items:
+        parts.append(_memo_fragment(tags, context, item, encode))
+
+
+def _information_set_fast(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+    """The direct builder plus the memoized fragments; raises CodecError (_Fallback) for anything it
+    does not cover, and the caller takes the generic walk."""
+    if type(d) is not dict:
+        raise _Fallback("not a dict")
+    kwargs: dict[str, Any] = {}
+    parts: list[bytes] = []
+    options = deal = None
+    number: Any = None
+    for k, v in d.items():
+        if v is None:
+            continue
+        kind = _TOP_FIELDS.get(k)
+        if kind is not None:
+            kwargs[k] = _direct_value(kind, v)
+        elif k == "options":
+            options = v
+        elif k == "deal":
+            deal = v
+        elif k == "match":
+            if type(v) is not dict:
+                raise _Fallback("match")
+            rest = {key: x for key, x in v.items() if key != "deals"}
+            kwargs["match"] = _direct_fields(rest, _MATCH_FIELDS)
+            number = v.get("deal_number")
+            if v.get("deals") is not None:
+                _fragments(v["deals"], _DEALS_TAGS, None, _encode_deal_result, parts)
+        elif k == "legal_actions":
+            _fragments(v, _LEGAL_TAGS, None, _encode_legal_action, parts)
+        elif k == "clocks":
+            if type(v) is not list and type(v) is not tuple:
+                raise _Fallback("clocks")
+            kwargs["clocks"] = [_direct_fields(c, _CLOCK_FIELDS) for c in v]
+        elif k == "time_control":
+            kwargs["time_control"] = _direct_fields(v, _TC_FIELDS)
+        else:
+            raise _Fallback(k)
+    if deal is not None:
+        if type(deal) is not dict:
+            raise _Fallback("deal")
+        fields: dict[str, Any] = {}
+        own: dict[str, Any] = {}
+        for k, v in deal.items():
+            if v is None:
+                continue
+            kind = _DEAL_FIELDS.get(k)
+            if kind is not None:
+                fields[k] = _direct_value(kind, v)
+            elif k == "history":
+                variant, seats = d.get("variant"), d.get("num_seats")
+                sizes, sizes_key = (_hand_sizes(variant, seats) if type(variant) is str and type(seats) is int
+                                    else (None, None))
+                num = number if type(number) is int else None
+                _fragments(v, _HISTORY_TAGS, (sizes_key, num), functools.partial(_encode_history_event, sizes, num),
+                           parts)
+            elif k == "current_trick":
+                _fragments(v, _CURRENT_TRICK_TAGS, None, _encode_trick_card, parts)
+            elif k == "marriages":
+                _fragments(v, _MARRIAGES_TAGS, None, _encode_marriage, parts)
+            elif k in _OWN_FIELDS:
+                own[OWN_TRICKS_KEYS[k]] = _direct_value(_OWN_FIELDS[k], v)
+            else:
+                raise _Fallback(k)
+        if own:
+            fields["own_tricks"] = own
+        kwargs["deal"] = fields
+    try:
+        msg = common_pb2.InformationSet(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise _Fallback(str(exc)) from None
+    if parts:
+        msg.MergeFromString(b"".join(parts))
+    if options is not None:
+        _merge_options(msg, options)
+    return msg
+
+
+def _encode_trick_card(c: Any) -> Message:
+    return dict_to_pb(c, common_pb2.TrickCard)
+
+
+def _encode_marriage(m: Any) -> Message:
+    return dict_to_pb(m, common_pb2.MarriageView)
+
+
+def _encode_deal_result(r: Any) -> Message:
+    return dict_to_pb(r, common_pb2.DealResult)
+
+
+def _encode_legal_action(a: Any) -> Message:
+    return dict_to_pb(a, common_pb2.LegalAction)
+
+
+def _encode_history_event(sizes: list[int] | None, number: Any, e: Any) -> Message:
+    return dict_to_pb(_event_shape(_in_deal(_with_hand_sizes(e, sizes), number)), common_pb2.Event)
 
 
 @functools.lru_cache(maxsize=512)

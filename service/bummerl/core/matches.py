@@ -1,11 +1,13 @@
 """Match use cases: create, observe, act, stream, resign, record (docs/DESIGN.md §3).
 
-Stateless: every call loads the match from Redis (one round trip), checks, applies the pure
-rules engine, and writes back with one atomic compare-and-set on the match version that also
-appends the public events to the match's stream (:class:`bummerl.store.MatchStore`). No match
-state stays in process memory between calls, so any replica can serve any request.
+Stateless: every call loads the match from Redis (one round trip; only the version comes back when
+this process already holds the current one, :data:`LATEST_CACHE`), checks, applies the pure rules
+engine, and writes back with one atomic compare-and-set on the match version that also appends the
+public events to the match's stream (:class:`bummerl.store.MatchStore`). A SubmitAction at the
+version this process holds skips the load: the compare-and-set is the check. What a process holds
+is only a cache of immutable versions, so any replica can serve any request.
 
-Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(),
+Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(log_actions=False),
 "entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...], "clocks": {...} | null,
 "deadline_ms": int}`` where entry ``i`` produced version ``i + 2`` (version 1 = created). ``action`` is
 an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"forfeit-match"``,
@@ -13,7 +15,9 @@ an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"for
 RESIGN, ILLEGAL, DISCONNECT, ABANDONED); ``think_ms`` the time from the start of the seat's turn to the
 commit and ``clock_ms`` the seat's main time after it (for a timeout: the time it had for the move), both
 -1 without a time control. The snapshot holds the log (seed, decks, first dealer, actions: the source of
-truth, which replays to the same state) and the state it produces, so a request restores it without
+truth, which replays to the same state; its actions are not stored twice: the entries hold them and
+:func:`log_actions` puts them back on load, while blobs written before still carry them) and the state
+it produces, so a request restores it without
 replaying; a snapshot whose ``layout`` tag is not this engine's (another deploy added a state field) is
 restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson.
 Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
@@ -63,6 +67,7 @@ from bummerl.rules import (
 from bummerl.rules import MatchOverError as RulesMatchOverError
 from bummerl.rules.actions import action_kind
 from bummerl.rules.cards import card_code
+from bummerl.rules.state import FORFEIT_DEAL
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
@@ -106,6 +111,21 @@ def default_action(legal: Sequence[int]) -> int:
     lowest-id card play (never a declaration or a close), else the first legal action."""
     plays = [a for a in legal if action_kind(a) == "play"]
     return min(plays) if plays else legal[0]
+
+
+def log_actions(entries: Sequence[Sequence[Any]]) -> list[list[int]]:
+    """The engine's action log (``MatchState.to_dict()["actions"]``: ``[[seat, action id], ...]``)
+    from the service's log entries, which hold every action once: an engine action as its id, a deal
+    forfeited on time (``"forfeit-deal"``) as ``FORFEIT_DEAL``; a concession (``"resign"``,
+    ``"forfeit-match"``, ``"abandon"``) is no action (the log's ``ended`` holds it)."""
+    out = []
+    for e in entries:
+        a = e[1]
+        if isinstance(a, int):
+            out.append([e[0], a])
+        elif a == "forfeit-deal":
+            out.append([e[0], FORFEIT_DEAL])
+    return out
 
 
 def _now_ms() -> int:
@@ -326,8 +346,18 @@ class MatchService:
         One CAS commit. A retry of the action already applied at ``expected_version`` is answered
         with ``duplicate=True`` and changes nothing; any other stale version raises
         StaleVersionError(current); an illegal action raises IllegalActionError (state unchanged).
+
+        When this process holds ``expected_version`` of the match (it committed or loaded it) and
+        the action passes every check on it, the action is committed without reading the match
+        first (one round trip instead of two): the compare-and-set refuses it if another replica
+        moved the match on, and the answer is then the one a fresh read gives.
         """
         a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
+        cached = self._latest.get(match_id)
+        if cached is not None and cached.version == expected_version:
+            done = await self._submit_on_cached(match_id, cached, seat, token, a)
+            if done is not None:
+                return done
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
         await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
@@ -355,6 +385,33 @@ class MatchService:
             return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
         except StaleVersionError:  # lost the race: maybe to the same action sent twice at once
             return self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
+
+    async def _submit_on_cached(self, match_id: str, ld: _Loaded, seat: int, token: str | None, a: int) -> Update | None:
+        """:meth:`submit_action` on the version this process holds (``ld``, the one the caller
+        names) without reading the match: None (nothing done, nothing counted) unless the seat's
+        token, the turn, the clock and the action's legality all pass on it, so every refusal is
+        decided on a fresh read by the caller. Past the checks, the rate limit and the commit
+        answer as after a read: a match moved on by another replica fails the compare-and-set
+        and is answered from a fresh read (:meth:`_retry_answer`)."""
+        try:
+            self._authorize(ld, seat, token)
+        except (InvalidArgumentError, UnauthenticatedError, PermissionDeniedError):
+            return None
+        before = ld.state
+        now = self.now_ms()
+        if (before.over or before.to_act != seat or (ld.clocks is not None and ld.clocks.expired(now))
+                or a not in before.legal_actions()):
+            return None
+        await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
+        after = before.copy()
+        after.apply(a)
+        try:
+            return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
+        except StaleVersionError:  # another writer moved the match on (or the same action sent twice at once)
+            return self._retry_answer(match_id, await self._load(match_id), seat, ld.version, a)
+        except NotFoundError:
+            self._latest.pop(match_id, None)
+            raise
 
     def _retry_answer(self, match_id: str, ld: _Loaded, seat: int, expected_version: int, a: int) -> Update:
         """The answer to an action chosen at an older ``expected_version``: ``duplicate=True`` if
@@ -625,6 +682,9 @@ class MatchService:
             self._latest.pop(match_id, None)
             raise NotFoundError(f"no match {match_id}")
         blob = orjson.loads(stored.state)
+        log = blob["snapshot"].get("log")
+        if isinstance(log, dict) and "actions" not in log:  # stored once, in the entries
+            log["actions"] = log_actions(blob["entries"])
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
         ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
@@ -651,7 +711,7 @@ class MatchService:
 
     @staticmethod
     def _encode(m: MatchState, entries: list[list[Any]], clocks: Clocks | None, deadline_ms: int) -> bytes:
-        blob = {"snapshot": m.snapshot(), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
+        blob = {"snapshot": m.snapshot(log_actions=False), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
                 "deadline_ms": deadline_ms}
         return orjson.dumps(blob, default=_json_default)
 

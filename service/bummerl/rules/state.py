@@ -997,21 +997,26 @@ class MatchState:
         self._finish_deal()
 
     # ----------------------------------------------------------------- serialisation
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, actions: bool = True) -> dict[str, Any]:
         """The match as its log: variant, options, seed, explicit decks, first dealer, actions.
-        :meth:`from_dict` replays it to an equal state (the log is the source of truth)."""
-        return {
+        :meth:`from_dict` replays it to an equal state (the log is the source of truth).
+        ``actions=False`` leaves out the ``"actions"`` list (``[[seat, action id], ...]``) for a
+        caller that keeps the actions itself and puts them back before restoring."""
+        out = {
             "variant": self.rules.spec.id,
             "options": dict(self.rules.options),
             "seed": self.seed,
             "decks": [list(d) for d in self.decks],
             "first_dealer": self.first_dealer,
-            "actions": [list(a) for a in self.actions],
+            "actions": [list(a) for a in self.actions] if actions else None,
             "resigned": self.deal.history[-1][1] if self.end_reason == "resigned" else None,
             "ended": [self.deal.history[-1][1], self.end_reason] if self.end_reason in END_REASONS else None,
             "max_deals": self.max_deals,
             "suit_perm": list(self.suit_perm),
         }
+        if not actions:
+            del out["actions"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchState:
@@ -1036,13 +1041,15 @@ class MatchState:
             m.resign(int(data["resigned"]))
         return m
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, *, log_actions: bool = True) -> dict[str, Any]:
         """The whole state as JSON-ready data (a cache of the log: :meth:`from_snapshot` restores
-        it without replaying). Contains the hidden cards: never send it to a player."""
+        it without replaying). Contains the hidden cards: never send it to a player.
+        ``log_actions=False``: the log without its actions (:meth:`to_dict`), for a caller that
+        stores them elsewhere and puts ``log["actions"]`` back before :meth:`restore`."""
         d = self.deal
         out = {
             "layout": snapshot_layout(),
-            "log": self.to_dict(),
+            "log": self.to_dict(actions=log_actions),
             "deal_number": self.deal_number,
             "game_points": self.game_points,
             "sets_won": self.sets_won,

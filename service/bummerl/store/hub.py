@@ -7,7 +7,11 @@ one dedicated connection that blocks on the event streams of every match somebod
 
 A waiter that asks for a match the reader is not blocked on yet wakes the reader through a small
 per-process wake stream (``bm:hub:<uuid>``), which is part of every read, so the reader re-issues
-its ``XREAD`` with the new key at once. :meth:`StreamHub.wait_events` has the contract of
+its ``XREAD`` with the new key at once. A match stays in the read for :data:`KEEP_S` seconds after
+its last waiter, from the last version read, so that a stream coming back for the next version (the
+usual case: it just took the previous one) finds it covered and waits without any Redis command;
+a waiter that is behind that position (it wants versions the reader already passed) takes the first
+path (one read of what it missed, else a wake). :meth:`StreamHub.wait_events` has the contract of
 :meth:`MatchStore.wait_events` (events of versions ``> after_version``, or ``[]`` after
 ``timeout_ms`` **milliseconds**), so the service can use either.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -29,6 +34,8 @@ from bummerl.store.redis_store import MatchStore, _parse_entries
 log = logging.getLogger(__name__)
 
 _WAKE_TTL_MS = 3_600_000
+KEEP_S = 5.0
+"""Seconds a match stays in the hub's read after its last waiter left."""
 
 
 class _Waiter:
@@ -55,7 +62,9 @@ class StreamHub:
         pool = aioredis.ConnectionPool(connection_class=store.client.connection_pool.connection_class, **kwargs)
         self._reader = aioredis.Redis(connection_pool=pool)
         self._waiters: dict[str, list[_Waiter]] = {}
-        self._reading: set[str] = set()
+        self._reading: dict[str, int] = {}  # match -> the in-flight read covers versions > this
+        self._kept: dict[str, tuple[int, float]] = {}  # match without waiters -> (position, kept until)
+        self._keys: dict[str, str] = {}  # match -> its events key
         self.wake_key = keys.aux_key("hub", uuid.uuid4().hex)
         self._wake_id = "0-0"
         self._task: asyncio.Task[None] | None = None
@@ -90,18 +99,23 @@ class StreamHub:
         """Events of versions ``> after_version`` as ``(version, payload)``, oldest first: at once
         if there are some, else as soon as a commit appends some, else ``[]`` after
         ``timeout_ms`` milliseconds. Raises ``ValueError`` for a bad argument and Redis errors of
-        the first (non-blocking) read."""
+        the first (non-blocking) read, made unless the read in flight covers the match from
+        ``after_version`` on (then the waiter sends no command at all)."""
         if timeout_ms < 1:
             raise ValueError("timeout_ms must be >= 1")
-        got = await self.store.events_since(match_id, after_version)
-        if got:
-            return got
-        keys.check_match_id(match_id)
+        start = self._reading.get(match_id)
+        covered = start is not None and after_version >= start  # the read in flight brings what is new
+        if not covered:
+            got = await self.store.events_since(match_id, after_version)
+            if got:
+                return got
+            keys.check_match_id(match_id)
         fut: asyncio.Future[list[tuple[int, bytes]]] = asyncio.get_running_loop().create_future()
         w = _Waiter(after_version, fut)
         self._waiters.setdefault(match_id, []).append(w)
         try:
-            if match_id not in self._reading:
+            start = self._reading.get(match_id)
+            if start is None or after_version < start:
                 await self._wake()
             try:
                 return await asyncio.wait_for(fut, timeout_ms / 1000)
@@ -114,10 +128,15 @@ class StreamHub:
                     lst.remove(w)
                 if not lst:
                     del self._waiters[match_id]
+                    start = self._reading.get(match_id)
+                    if start is not None:
+                        self._kept[match_id] = (start, time.monotonic() + KEEP_S)
 
     async def _wake(self) -> None:
-        await self.store.client.xadd(self.wake_key, {b"w": b"1"}, maxlen=16, approximate=True)
-        await self.store.client.pexpire(self.wake_key, _WAKE_TTL_MS)
+        pipe = self.store.client.pipeline(transaction=False)
+        pipe.xadd(self.wake_key, {b"w": b"1"}, maxlen=16, approximate=True)
+        pipe.pexpire(self.wake_key, _WAKE_TTL_MS)
+        await pipe.execute()
 
     async def _run(self) -> None:
         while True:
@@ -132,10 +151,24 @@ class StreamHub:
                 log.exception("stream hub: unexpected error; retrying")
                 await asyncio.sleep(0.5)
 
+    def _key(self, match_id: str) -> str:
+        k = self._keys.get(match_id)
+        if k is None:
+            k = self._keys[match_id] = keys.events_key(match_id)
+        return k
+
     async def _read_once(self) -> None:
+        now = time.monotonic()
         wanted = {m: min(w.after for w in ws) for m, ws in self._waiters.items() if ws}
-        self._reading = set(wanted)
-        streams: dict[Any, Any] = {keys.events_key(m): f"{v}-{keys.MAX_SEQ}" for m, v in wanted.items()}
+        for m, (pos, until) in list(self._kept.items()):
+            if m in wanted or until < now:
+                del self._kept[m]
+            else:
+                wanted[m] = pos
+        for m in [m for m in self._keys if m not in wanted]:
+            del self._keys[m]
+        self._reading = wanted
+        streams: dict[Any, Any] = {self._key(m): f"{v}-{keys.MAX_SEQ}" for m, v in wanted.items()}
         streams[self.wake_key] = self._wake_id
         reply: Any = await self._reader.xread(streams, block=self.block_ms)
         if not reply:
@@ -151,7 +184,26 @@ class StreamHub:
                 continue
             match_id = key[len(keys.PREFIX) + 1 : key.rindex("}")]
             parsed = _parse_entries(entries)
-            for w in self._waiters.get(match_id, ()):
+            if not parsed:
+                continue
+            top = max(v for v, _ in parsed)
+            ws = self._waiters.get(match_id)
+            if not ws:  # kept without waiters: the next read starts after these
+                kept = self._kept.get(match_id)
+                if kept is not None:
+                    self._kept[match_id] = (max(top, kept[0]), kept[1])
+                continue
+            remaining = []
+            for w in ws:  # the woken leave at once, so the next read does not fetch their events again
+                if w.future.done():
+                    continue
                 mine = [(v, p) for v, p in parsed if v > w.after]
-                if mine and not w.future.done():
+                if mine:
                     w.future.set_result(mine)
+                else:
+                    remaining.append(w)
+            if remaining:
+                self._waiters[match_id] = remaining
+            else:
+                del self._waiters[match_id]
+                self._kept[match_id] = (max(top, self._reading.get(match_id, top)), time.monotonic() + KEEP_S)

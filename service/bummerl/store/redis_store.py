@@ -83,6 +83,58 @@ def _check_events(events: Sequence[bytes]) -> list[bytes]:
     return [bytes(e) for e in out]
 
 
+class QuickPool(aioredis.BlockingConnectionPool):
+    """redis-py's ``BlockingConnectionPool`` (a caller waits up to ``timeout`` seconds for a free
+    connection) with a short way in and out while a connection is free and nobody waits: take or
+    put back the connection directly, without the pool's condition, timeout and its optional
+    observability counters (about a third of the client's time per command on the service's hot
+    path). The connection is still checked before use (``ensure_connection``: connected, nothing
+    left unread). Everything else (no free connection, callers waiting, redis-py's maintenance
+    mode, a credential provider that re-authenticates released connections) takes the library's
+    own path, so waiters are served in order and time out as before."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slow = 0  # callers inside the library's path (waiting for a connection, or releasing)
+        self._quick = (
+            isinstance(getattr(self, "_available_connections", None), list)
+            and isinstance(getattr(self, "_in_use_connections", None), set)
+            and self.connection_kwargs.get("credential_provider") is None
+        )
+
+    def _may_be_quick(self) -> bool:
+        return self._quick and not self._slow and not getattr(self, "_in_maintenance", False)
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        if self._available_connections and self._may_be_quick():
+            connection = self._available_connections.pop()
+            self._in_use_connections.add(connection)
+            try:
+                await self.ensure_connection(connection)
+            except BaseException:
+                await self.release(connection)
+                raise
+            return connection
+        self._slow += 1
+        try:
+            return await super().get_connection(*args, **kwargs)
+        finally:
+            self._slow -= 1
+
+    async def release(self, connection: Any) -> None:
+        if self._may_be_quick() and connection in self._in_use_connections:
+            self._in_use_connections.remove(connection)
+            if getattr(connection, "should_reconnect", lambda: False)():
+                await connection.disconnect()
+            self._available_connections.append(connection)
+            return
+        self._slow += 1
+        try:
+            await super().release(connection)
+        finally:
+            self._slow -= 1
+
+
 @dataclass(frozen=True, slots=True)
 class StoredMatch:
     """One match as stored.
@@ -158,12 +210,10 @@ class MatchStore:
 
         The client's pool holds at most ``max_connections`` connections; a request that finds
         them all busy **waits** up to ``pool_timeout_s`` seconds for one (redis-py's
-        ``BlockingConnectionPool``) instead of failing at once.  ``client_kwargs`` go to the
-        pool (``decode_responses`` must stay False).  :meth:`aclose` closes the client too.
+        ``BlockingConnectionPool``, as :class:`QuickPool`) instead of failing at once.
+        ``client_kwargs`` go to the pool (``decode_responses`` must stay False).  :meth:`aclose` closes the client too.
         """
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=pool_timeout_s, **client_kwargs
-        )
+        pool = QuickPool.from_url(url, max_connections=max_connections, timeout=pool_timeout_s, **client_kwargs)
         store = cls(aioredis.Redis(connection_pool=pool))
         store._owns_client = True
         return store

@@ -1,0 +1,93 @@
+"""StreamHub: one reader per process; a match stays in its read for a while after its last waiter,
+so a stream coming back for the next version waits without any Redis command, and a waiter
+behind the reader's position still gets every event it missed."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bummerl.store import MatchStore, StreamHub
+
+
+def _count_commands(store: MatchStore) -> list[str]:
+    sent: list[str] = []
+    real = store.client.execute_command
+
+    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        sent.append(str(args[0]))
+        return await real(*args, **kwargs)
+
+    store.client.execute_command = counted  # type: ignore[method-assign]
+    real_pipe = store.client.pipeline
+
+    def pipeline(*args, **kwargs):  # type: ignore[no-untyped-def]
+        sent.append("PIPELINE")
+        return real_pipe(*args, **kwargs)
+
+    store.client.pipeline = pipeline  # type: ignore[method-assign]
+    return sent
+
+
+async def _settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_stream_coming_back_for_the_next_version_sends_nothing(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store) as hub:
+        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await _settle()
+        await store.commit(match_id, 1, b"s2", [b"b"])
+        assert await first == [(2, b"b")]
+        await _settle()
+        sent = _count_commands(store)
+        nxt = asyncio.create_task(hub.wait_events(match_id, 2, 10_000))
+        await _settle()
+        assert sent == []  # covered by the read in flight: no XRANGE, no wake
+        await store.commit(match_id, 2, b"s3", [b"c0", b"c1"])
+        assert await nxt == [(3, b"c0"), (3, b"c1")]
+
+
+async def test_a_waiter_behind_the_reader_gets_what_it_missed(store: MatchStore, match_id: str) -> None:
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store) as hub:
+        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await _settle()
+        await store.commit(match_id, 1, b"s2", [b"b"])
+        assert await first == [(2, b"b")]
+        await _settle()
+        # the match is kept in the read with nobody waiting: these pass the reader unclaimed
+        await store.commit(match_id, 2, b"s3", [b"c"])
+        await store.commit(match_id, 3, b"s4", [b"d"])
+        await _settle()
+        assert await asyncio.wait_for(hub.wait_events(match_id, 2, 10_000), 5) == [(3, b"c"), (4, b"d")]
+        assert await asyncio.wait_for(hub.wait_events(match_id, 3, 10_000), 5) == [(4, b"d")]
+        later = asyncio.create_task(hub.wait_events(match_id, 4, 10_000))
+        await _settle()
+        await store.commit(match_id, 4, b"s5", [b"e"])
+        assert await asyncio.wait_for(later, 5) == [(5, b"e")]
+
+
+async def test_many_streams_of_many_matches_each_get_every_version_once(store: MatchStore, match_id: str) -> None:
+    ids = [f"{match_id}x{i}" for i in range(20)]
+    for m in ids:
+        await store.create(m, b"s1", {}, [b"v1"])
+    async with StreamHub(store) as hub:
+        got: dict[tuple[str, int], list[int]] = {}
+
+        async def follow(m: str, k: int) -> None:
+            last = 1
+            seen = got.setdefault((m, k), [])
+            while last < 6:
+                evs = await hub.wait_events(m, last, 10_000)
+                seen.extend(v for v, _ in evs)
+                last = max(v for v, _ in evs)
+
+        tasks = [asyncio.create_task(follow(m, k)) for m in ids for k in (0, 1)]
+        for v in range(1, 6):
+            await _settle()
+            for m in ids:
+                await store.commit(m, v, f"s{v + 1}".encode(), [f"v{v + 1}".encode()])
+        await asyncio.wait_for(asyncio.gather(*tasks), 20)
+    assert all(seen == [2, 3, 4, 5, 6] for seen in got.values())
