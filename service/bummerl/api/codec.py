@@ -558,11 +558,12 @@ _TOP_FIELDS: dict[str, Any] = {"match_id": _S, "version": _S, "variant": _S, "se
 _MATCH_FIELDS: dict[str, Any] = {
     "game_points": _R, "target": _S, "direction": _DIRECTIONS, "sets_won": _R, "set_target": _S,
     "sets_to_win": _S, "carried_points": _S, "deal_number": _S, "dealer": _S, "over": _B, "winner": _S,
+    "placements": _R, "playoff": _B,
 }
 _DEAL_FIELDS: dict[str, Any] = {
     "phase": _PHASES, "to_act": _S, "leader": _S, "trump_suit": _S, "trump_card": _S, "talon_size": _S,
     "talon_state": _TALON_STATES, "closed_by": _S, "trick_number": _S, "hand": _R, "hand_sizes": _R,
-    "tricks_won": _R,
+    "tricks_won": _R, "seats": _R, "laid_away": _R,
 }
 _OWN_FIELDS: dict[str, Any] = {"own_trick_points": _S, "own_won_cards": _R, "own_deal_points": _S}
 _CLOCK_FIELDS: dict[str, Any] = {"seat": _S, "remaining_ms": _S, "running": _B, "move_remaining_ms": _S}
