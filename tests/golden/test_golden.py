@@ -46,23 +46,29 @@ def norm(texts: list[str]) -> set[str]:
     return {action_to_string(parse_action(t)) for t in texts}
 
 
+def check_view(m: MatchState, step: dict[str, Any], where: str) -> None:
+    """The checks of a golden step that only look (shared with test_golden_contract.py): the exact
+    legal set, legal_includes / legal_excludes, and a seat's hand."""
+    if "legal" in step:
+        assert legal_texts(m) == norm(step["legal"]), where
+    if "legal_includes" in step:
+        assert norm(step["legal_includes"]) <= legal_texts(m), where
+    if "legal_excludes" in step:
+        assert not (norm(step["legal_excludes"]) & legal_texts(m)), where
+    if "hand" in step:
+        seat, cards = step["hand"]
+        assert set(information_set(m, seat)["deal"]["hand"]) == {card_code(parse_card(c)) for c in cards}, where
+
+
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_golden_deal(path: Path) -> None:
     spec = json.loads(path.read_text())
     m = load_match(spec, path.parent.name)
     for i, step in enumerate(spec["steps"]):
         where = f"{path.name} step {i} {step}"
-        if "legal" in step:
-            assert legal_texts(m) == norm(step["legal"]), where
-        if "legal_includes" in step:
-            assert norm(step["legal_includes"]) <= legal_texts(m), where
-        if "legal_excludes" in step:
-            assert not (norm(step["legal_excludes"]) & legal_texts(m)), where
+        check_view(m, step, where)
         if "to_act" in step:
             assert m.to_act == step["to_act"], where
-        if "hand" in step:
-            seat, cards = step["hand"]
-            assert set(information_set(m, seat)["deal"]["hand"]) == {card_code(parse_card(c)) for c in cards}, where
         for key in ("talon_size", "talon_state", "trump_card"):
             if key in step:
                 assert information_set(m, 0)["deal"][key] == step[key], where

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 from . import actions as A
 from . import cards as K
 from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
-from .deal import DealOutcome, DealSummary, event_tuple
+from .deal import DealOutcome, DealSummary, slots_from_dict, slots_to_dict
 from .errors import IllegalActionError
 from .events import event_to_dict
 from .tricks import NORMAL, legal_follow, trick_winner, winning_card
@@ -486,21 +486,15 @@ class ContractDeal:
 
     def to_snapshot(self) -> dict[str, Any]:
         """Every slot but ``rules`` as JSON-ready data (hidden cards included)."""
-        return {n: getattr(self, n) for n in ContractDeal.__slots__ if n != "rules"}
+        return slots_to_dict(self, ContractDeal.__slots__)
 
     @classmethod
     def from_snapshot(cls, rules: Rules, data: dict[str, Any]) -> ContractDeal:
         """Inverse of :meth:`to_snapshot`; raises KeyError/TypeError on foreign data."""
-        d = cls.__new__(cls)
-        for n in ContractDeal.__slots__:
-            if n != "rules":
-                setattr(d, n, data[n])
-        d.rules = rules
-        d.seats = tuple(data["seats"])
+        d: ContractDeal = slots_from_dict(cls, rules, ContractDeal.__slots__, data)
         d.order = tuple(data["order"])
         d.trick = [(s, c) for s, c in data["trick"]]
         d.bids = [(s, c) for s, c in data["bids"]]
-        d.history = [event_tuple(e) for e in data["history"]]
         o = data["outcome"]
         d.outcome = DealOutcome(o[0], o[1], o[2], o[3], tuple(o[4])) if o is not None else None
         return d

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from . import actions as A
 from . import cards as K
 from .cards import BIT, HIGHER, SUIT_MASK, cards_of
-from .deal import DealOutcome, DealSummary, event_tuple
+from .deal import DealOutcome, DealSummary, event_tuple, slots_from_dict, slots_to_dict
 from .errors import IllegalActionError, MatchOverError
 from .variant import Rules
 
@@ -594,20 +594,14 @@ class DealState:
 
     def to_snapshot(self) -> dict[str, Any]:
         """Every slot but ``rules`` as JSON-ready data (hidden cards included)."""
-        return {n: getattr(self, n) for n in DealState.__slots__ if n != "rules"}
+        return slots_to_dict(self, DealState.__slots__)
 
     @classmethod
     def from_snapshot(cls, rules: Rules, dd: dict[str, Any]) -> DealState:
         """Inverse of :meth:`to_snapshot`; raises KeyError/TypeError on foreign data."""
-        d = cls.__new__(cls)
-        for n in DealState.__slots__:
-            if n != "rules":
-                setattr(d, n, dd[n])
-        d.rules = rules
-        d.seats = tuple(dd["seats"])
+        d: DealState = slots_from_dict(cls, rules, DealState.__slots__, dd)
         d.close_snapshot = tuple(dd["close_snapshot"])
         d.outcome = DealOutcome(*dd["outcome"][:4]) if dd["outcome"] is not None else None
-        d.history = [event_tuple(e) for e in dd["history"]]
         return d
 
 
