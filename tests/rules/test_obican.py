@@ -419,3 +419,27 @@ def test_OPEN_OBI_5_last_trick() -> None:
     assert res.reason == "last_trick"
     assert res.game_points == (0, 1)
 
+
+
+#: Obican options whose default or meaning §4 changes (the rest are Original 66's by OBI-INH-1).
+OBI_CHANGED = {"close_timing", "false_declaration_penalty", "may_view_own_tricks", "match_target"}
+
+
+def test_OBI_INH_1_options_are_original66_unless_changed() -> None:
+    """OBI-INH-1: every Original 66 option that Običan keeps has Original 66's default, values and
+    rule ids (plus Običan's own ids); the options §4 changes have Običan's defaults; the nine's
+    value and the drawn-deal carry point do not exist (20 cards, the last trick decides)."""
+    o66 = {o.name: o for o in find_variant("snaps-original66").options}
+    obi_opts = {o.name: o for o in find_variant(OBI).options}
+    assert "nine_value" not in obi_opts and "draw_carry_point" not in obi_opts
+    kept = set(o66) & set(obi_opts)
+    assert kept == set(o66) - {"nine_value", "draw_carry_point"}
+    for name in kept - OBI_CHANGED:
+        mine, theirs = obi_opts[name], o66[name]
+        assert (mine.default, mine.allowed, mine.type) == (theirs.default, theirs.allowed, theirs.type), name
+        assert set(theirs.rule_ids) <= set(mine.rule_ids), name
+    defaults = {n: obi_opts[n].default for n in OBI_CHANGED}
+    assert defaults == {"close_timing": "after_draw", "false_declaration_penalty": "reject",
+                        "may_view_own_tricks": True, "match_target": 9}
+    assert "OPEN-OBI-2" in obi_opts["close_before_first_trick"].rule_ids
+    assert "OPEN-OBI-3" in obi_opts["last_trick_win_points"].rule_ids

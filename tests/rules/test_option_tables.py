@@ -16,7 +16,7 @@ from bummerl.rules import InvalidOptionError, find_variant, list_variants
 from bummerl.rules import behaviour as B
 from bummerl.rules import contract as CT
 from bummerl.rules import plan as P
-from bummerl.rules.variant import CATALOGUE, OptionSpec, Rules, VariantSpec, option
+from bummerl.rules.variant import CATALOGUE, OptionSpec, Rules, VariantSpec, inherit, option
 from bummerl.rules.variants.snapszer_hu2 import MATCH_FORMATS
 
 #: Each table with the OPEN item / rules that define its values.
@@ -142,3 +142,20 @@ def test_SRV_1_a_bad_deal_pattern_fails_when_the_variant_is_defined(pattern: tup
     spec = find_variant("schnapsen-at")
     with pytest.raises(ValueError, match="deal_pattern"):
         dataclasses.replace(spec, deal_pattern=pattern)
+
+
+def test_derive_inherit_keeps_the_parent_option_and_adds_rule_ids() -> None:
+    """``derive(options={name: inherit(ids, default=...)})``: type, values and the parent's rule
+    ids stay, the child's ids are appended once, a new default is validated; a bad default fails
+    at derive time (InvalidOptionError naming the option), an unknown name with KeyError."""
+    parent = find_variant("schnapsen-at")
+    base = parent.option_spec("exchange_min_talon")
+    child = parent.derive(id="x-test", options={"exchange_min_talon": inherit("X-1", base.rule_ids[0], default=4)})
+    got = child.option_spec("exchange_min_talon")
+    assert got.rule_ids == (*base.rule_ids, "X-1")
+    assert (got.default, got.allowed, got.type) == (4, base.allowed, base.type)
+    assert [o.name for o in child.options] == [o.name for o in parent.options]
+    with pytest.raises(InvalidOptionError, match="exchange_min_talon"):
+        parent.derive(id="x-test", options={"exchange_min_talon": inherit(default=5)})
+    with pytest.raises(KeyError):
+        parent.derive(id="x-test", options={"no_such_option": inherit("X-1")})

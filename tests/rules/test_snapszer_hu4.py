@@ -263,3 +263,18 @@ def test_random_playouts_end_consistently_4p() -> None:
 
 def test_no_leak_hidden_cards_give_identical_views_4p() -> None:
     no_leak(SPEC, 500)
+
+
+def test_HU4_INH_1_options_are_sopron_unless_changed() -> None:
+    """HU4-INH-1: the four-player game keeps every soproni option with its default and values
+    (citing both sections' rule ids), except that hearts are always trump (OPEN-HU4-1), nothing is
+    laid away (so ``talon_discards_count_for`` does not exist), and the partner-trick rule of the
+    kilences is its own option (OPEN-HU4-3)."""
+    sopron = {o.name: o for o in SOPRON.options}
+    mine = {o.name: o for o in SPEC.options}
+    assert set(mine) == (set(sopron) - {"talon_discards_count_for"}) | {"kilences_partner_tricks_allowed"}
+    for name in set(sopron) & set(mine) - {"trump_always_hearts"}:
+        assert (mine[name].default, mine[name].allowed) == (sopron[name].default, sopron[name].allowed), name
+        assert set(sopron[name].rule_ids) < set(mine[name].rule_ids), name
+    assert mine["trump_always_hearts"].default is True and sopron["trump_always_hearts"].default is False
+    assert mine["kilences_partner_tricks_allowed"].default is True

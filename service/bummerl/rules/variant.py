@@ -191,6 +191,22 @@ def add_options(*specs: OptionSpec) -> None:
         CATALOGUE[o.name] = o
 
 
+@dataclass(frozen=True)
+class Inherited:
+    """An option :meth:`VariantSpec.derive` keeps from the parent variant: its type, allowed
+    values and rule ids stay, ``rule_ids`` are appended (the child's rules that restate it, e.g.
+    OBI-INH-1), and ``default`` replaces the parent's default unless None. Made by :func:`inherit`."""
+
+    rule_ids: tuple[str, ...] = ()
+    default: OptionValue | None = None
+
+
+def inherit(*rule_ids: str, default: OptionValue | None = None) -> Inherited:
+    """Keep the parent's option in :meth:`VariantSpec.derive`, also citing ``rule_ids``
+    (``inherit("OBI-EXCH-1")``), optionally with a new ``default``."""
+    return Inherited(rule_ids, default)
+
+
 def option(name: str, default: OptionValue, *rule_ids: str, allowed: tuple[OptionValue, ...] | None = None) -> OptionSpec:
     """A catalogue option with this variant's default and the rule ids it affects."""
     base = CATALOGUE[name]
@@ -272,9 +288,12 @@ class VariantSpec:
     def derive(self, **changes: Any) -> VariantSpec:
         """A variant that inherits this one's rules (STK-INH-1, HU3R-INH-1, TS-INH-1): the same
         spec with ``changes``; an ``options`` change given as a dict updates this variant's
-        option defaults by name (``{"match_target": 7}``), adds an option given as an
-        :class:`OptionSpec`, and removes one mapped to None (a rule the child does not inherit,
-        e.g. AT-MATCH-2's Bummerls in Stockschnapsen). Raises KeyError for an unknown name."""
+        option defaults by name (``{"match_target": 7}``), keeps an option citing more rule ids
+        when given :func:`inherit` (``inherit("OBI-EXCH-1", default=9)``), adds or replaces an
+        option given as an :class:`OptionSpec`, and removes one mapped to None (a rule the child
+        does not inherit, e.g. AT-MATCH-2's Bummerls in Stockschnapsen). Options keep the parent's
+        order; new ones follow. Raises KeyError for an unknown name, InvalidOptionError for a bad
+        default."""
         opts = changes.pop("options", None)
         if isinstance(opts, dict):
             merged = {o.name: o for o in self.options}
@@ -283,6 +302,11 @@ class VariantSpec:
                     del merged[name]
                 elif isinstance(value, OptionSpec):
                     merged[name] = value
+                elif isinstance(value, Inherited):
+                    spec = merged[name]
+                    ids = spec.rule_ids + tuple(i for i in value.rule_ids if i not in spec.rule_ids)
+                    default = spec.default if value.default is None else spec.parse(value.default)
+                    merged[name] = replace(spec, rule_ids=ids, default=default)
                 else:
                     spec = merged[name]
                     spec.parse(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..contract_hu import FourPlayerDeal
 from ..plan import ContractPlan
-from ..variant import option, register
+from ..variant import inherit, option, register
 from .snapszer_hu3s import SPEC as SOPRON
 
 SPEC = register(
@@ -28,25 +28,27 @@ SPEC = register(
         action_kinds=SOPRON.action_kinds - {"discard"},
         deal_class=FourPlayerDeal,
         plan=ContractPlan(),  # one team scores per deal (HU4-MATCH-1)
-        options=(
-            option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "HU4-DEAL-1"),
-            option("trump_always_hearts", True, "OPEN-HU4-1", "HU4-DEAL-2"),
-            option("trump_must_be_held", False, "OPEN-HU3S-7", "HU4-DEAL-2"),
-            option("max_kontra_level", 4, "OPEN-HU3S-2", "HU4-KON-1"),
-            option("defender_contract_first_lead", "hivo", "OPEN-HU3S-4", "HU4-LEAD-1"),
-            option("four_jacks_ends_deal", True, "OPEN-HU3S-6", "HU4-CON-5"),
-            option("kilences_partner_tricks_allowed", True, "OPEN-HU4-3", "HU4-CON-3"),
-            option("void_must_trump", "always", "OPEN-GEN-3", "HU4-PLAY-1"),
-            option("must_head_over_partner", True, "OPEN-GEN-3", "HU4-PLAY-1"),
-            option("marriages_per_lead", 1, "OPEN-GEN-5", "HU4-MAR-1", allowed=(1,)),
-            option("declare_on_marriage", True, "OPEN-GEN-4", "HU4-MAR-1"),
-            option("false_declaration_penalty", "max3", "OPEN-HU2-7", "HU4-MAR-1"),
-            option("undeclared_66_at_end", "last_trick_wins", "OPEN-HU3S-10", "HU4-END-1"),
-            option("last_trick_win_points", "by_table", "OPEN-HU3S-10", "HU4-CON-1"),
-            option("schneider_threshold", 33, "HU4-CON-1"),
-            option("schneider_threshold_includes_marriages", False, "OPEN-HU3S-5", "HU4-CON-1"),
-            option("dealer_rotation", "clockwise", "HU4-SEAT-2", allowed=("clockwise",)),
-            option("match_target", 33, "OPEN-HU3S-11", "HU4-MATCH-1"),
-        ),
+        # HU4-INH-1: the soproni options apply with their defaults unless changed here.
+        options={
+            "talon_discards_count_for": None,  # no laying away with four players (HU4-DEAL-1)
+            "deal_mapping_version": inherit("HU4-DEAL-1"),
+            "trump_always_hearts": inherit("OPEN-HU4-1", "HU4-DEAL-2", default=True),
+            "trump_must_be_held": inherit("HU4-DEAL-2"),
+            "max_kontra_level": inherit("HU4-KON-1"),
+            "defender_contract_first_lead": inherit("HU4-LEAD-1"),
+            "four_jacks_ends_deal": inherit("HU4-CON-5"),
+            "kilences_partner_tricks_allowed": option("kilences_partner_tricks_allowed", True, "OPEN-HU4-3", "HU4-CON-3"),
+            "void_must_trump": inherit("HU4-PLAY-1"),
+            "must_head_over_partner": inherit("HU4-PLAY-1"),
+            "marriages_per_lead": inherit("HU4-MAR-1"),
+            "declare_on_marriage": inherit("HU4-MAR-1"),
+            "false_declaration_penalty": inherit("HU4-MAR-1"),
+            "undeclared_66_at_end": inherit("HU4-END-1"),
+            "last_trick_win_points": inherit("HU4-CON-1"),
+            "schneider_threshold": inherit("HU4-CON-1"),
+            "schneider_threshold_includes_marriages": inherit("HU4-CON-1"),
+            "dealer_rotation": inherit("HU4-SEAT-2"),
+            "match_target": inherit("HU4-MATCH-1"),
+        },
     )
 )
