@@ -272,6 +272,8 @@ def _bench(args: argparse.Namespace) -> int:
                   f"p99 {f['p99_ms']} ms ({r['in_flight']} in flight)")
             print(f"service SubmitAction: {sv['actions_per_s']:,.0f} calls/s, p50 {sv['p50_ms']} ms, p99 {sv['p99_ms']} ms"
                   f" = {r['ratio']}x the floor")
+            print(f"service, every RPC (SubmitAction + GetInformationSet + CreateMatch): {sv['calls_per_s']:,.0f} calls/s"
+                  f" = {r['call_ratio']}x the floor")
             print(f"service at half that rate ({h['rate']:,.0f}/s): {h['actions_per_s']:,.0f} calls/s, "
                   f"p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms")
     elif args.what == "strong":
@@ -301,7 +303,7 @@ def _bench(args: argparse.Namespace) -> int:
                   f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
         r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers,
-                                stream=args.stream)
+                                stream=args.stream, sdk=args.sdk)
         r["workers"] = args.workers
         if args.json:
             print(json.dumps(r))
@@ -363,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
+    b.add_argument("--sdk", action="store_true",
+                   help="service: drive gRPC through the Python SDK (dict responses) instead of raw stubs")
     b.add_argument("--workers", type=int, default=1, help="service: server processes (bummerl serve --workers N)")
     b.add_argument("--stream", action="store_true",
                    help="service: bots follow StreamMatch like real bots (no polling); counts stream fan-out")

@@ -123,65 +123,145 @@ def latency_figures(lat: list[float], seconds: float) -> dict[str, Any]:
             "p99_ms": round(lat[min(n - 1, int(n * 0.99))] * 1000, 3) if n else None}
 
 
+class _RawGrpcCalls:
+    """The service bench's calls over raw ``bummerl.v1`` stubs: the information set stays a
+    protobuf message (no dict conversion), so the load client costs the shared cores as little
+    as the floor's client does and the figure measures the server. Errors raise ``BummerlError``."""
+
+    def __init__(self, target: str) -> None:
+        import grpc
+
+        from bummerl.v1 import game_pb2, game_pb2_grpc
+
+        self.pb = game_pb2
+        self.channel = grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+
+    async def _call(self, rpc: Any, req: Any, token: str | None = None) -> Any:
+        import grpc
+
+        from bummerl_client import BummerlError
+
+        try:
+            return await rpc(req, metadata=(("authorization", f"Bearer {token}"),) if token else None)
+        except grpc.RpcError as e:
+            raise BummerlError(e.code(), e.details() or "") from None
+
+    async def create_match(self, variant: str, seed: int | None = None) -> tuple[str, list[str]]:
+        out = await self._call(self.stub.CreateMatch, self.pb.CreateMatchRequest(variant=variant, seed=seed))
+        return out.match_id, [t.token for t in sorted(out.seat_tokens, key=lambda t: t.seat)]
+
+    async def information_set(self, match_id: str, seat: int, token: str) -> Any:
+        req = self.pb.GetInformationSetRequest(match_id=match_id, seat=seat)
+        return await self._call(self.stub.GetInformationSet, req, token)
+
+    async def submit(self, match_id: str, seat: int, token: str, version: int, action: int) -> Any:
+        req = self.pb.SubmitActionRequest(match_id=match_id, seat=seat, expected_version=version, action_id=action)
+        return (await self._call(self.stub.SubmitAction, req, token)).information_set
+
+    @staticmethod
+    def fields(info: Any) -> tuple[int, bool, int, list[int]]:
+        """(version, match over, seat to act, legal action ids) of an information set."""
+        return info.version, info.match.over, info.deal.to_act, [a.id for a in info.legal_actions]
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+class _DictCalls:
+    """The same calls through a dict-speaking client (the SDK's ``AsyncClient`` or
+    :class:`_RestCalls`): what a Python bot pays for its JSON-shaped information sets."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def create_match(self, variant: str, seed: int | None = None) -> tuple[str, list[str]]:
+        cm = await self.client.create_match(variant, seed=seed)
+        return cm.match_id, list(cm.tokens)
+
+    async def information_set(self, match_id: str, seat: int, token: str) -> Any:
+        return await self.client.information_set(match_id, seat, token)
+
+    async def submit(self, match_id: str, seat: int, token: str, version: int, action: int) -> Any:
+        return (await self.client.submit_action(match_id, seat, token, version, action))["information_set"]
+
+    @staticmethod
+    def fields(info: Any) -> tuple[int, bool, int, list[int]]:
+        return (int(info["version"]), bool(info["match"]["over"]), int(info["deal"]["to_act"]),
+                [a["id"] for a in info["legal_actions"]])
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
 async def _service_load(target: str, matches: int, seconds: float, variant: str,
-                        rest_url: str | None = None, rate: float | None = None, channels: int = 1) -> dict[str, Any]:
+                        rest_url: str | None = None, rate: float | None = None, channels: int = 1,
+                        sdk: bool = False) -> dict[str, Any]:
     """``matches`` players for ``seconds``; ``rate`` (SubmitAction/s over all players) paces an
     open-loop load instead of calling as fast as answers come (latency below saturation);
     ``channels``: gRPC connections the players are spread over (one per server worker or more:
-    with SO_REUSEPORT the kernel assigns each connection, not each call, to a worker)."""
-    import grpc
-
+    with SO_REUSEPORT the kernel assigns each connection, not each call, to a worker).
+    The gRPC client keeps responses as protobuf messages (:class:`_RawGrpcCalls`) unless ``sdk``
+    (then the SDK's ``AsyncClient``, which turns every response into a dict). Besides the
+    SubmitAction figures the result has ``calls_per_s``: every RPC the players made per second."""
     from bummerl_client import AsyncClient, BummerlError
 
-    extra = [AsyncClient(target, grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
-             for _ in range(channels - 1)]
-
+    pool: list[Any]
+    if rest_url:
+        pool = [_DictCalls(_RestCalls(rest_url))]
+    elif sdk:
+        pool = [_DictCalls(AsyncClient(target)) for _ in range(channels)]
+    else:
+        pool = [_RawGrpcCalls(target) for _ in range(channels)]
     lat: list[float] = []
     stop_at = time.perf_counter() + seconds
     errors = 0
-    async with AsyncClient(target) as grpc_client:
-        await grpc_client.wait_ready(20)
-        pool: list[Any] = [_RestCalls(rest_url)] if rest_url else [grpc_client, *extra]
+    calls = 0  # every RPC the players make (CreateMatch, GetInformationSet, SubmitAction)
+    try:
+        async with AsyncClient(target) as probe:
+            await probe.wait_ready(20)
 
         async def player(i: int) -> None:
             """Create matches and play both seats at random; the information set of the seat to
             act comes from the SubmitAction answer, or one GetInformationSet when the turn passes."""
-            nonlocal errors
+            nonlocal errors, calls
             c = pool[i % len(pool)]
+            fields = c.fields
             rng = random.Random(i)
             period = matches / rate if rate else 0.0
             next_at = time.perf_counter() + rng.random() * period
             while time.perf_counter() < stop_at:
-                cm = await c.create_match(variant, seed=i)
-                seat = int((await c.information_set(cm.match_id, 0, cm.tokens[0]))["deal"]["to_act"])
-                info = await c.information_set(cm.match_id, seat, cm.tokens[seat])
-                while time.perf_counter() < stop_at and not info["match"]["over"]:
-                    a = rng.choice(info["legal_actions"])["id"]
+                match_id, tokens = await c.create_match(variant, seed=i)
+                seat = fields(await c.information_set(match_id, 0, tokens[0]))[2]
+                version, over, _, legal = fields(await c.information_set(match_id, seat, tokens[seat]))
+                calls += 3
+                while time.perf_counter() < stop_at and not over:
+                    a = rng.choice(legal)
                     if period:
                         await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
                         next_at += period
                     t = time.perf_counter()
                     try:
-                        r = await c.submit_action(cm.match_id, seat, cm.tokens[seat], int(info["version"]), a)
+                        info = await c.submit(match_id, seat, tokens[seat], version, a)
                     except BummerlError:
                         errors += 1
                         break
                     lat.append(time.perf_counter() - t)
-                    info = r["information_set"]
-                    nxt = int(info["deal"]["to_act"])
+                    calls += 1
+                    version, over, nxt, legal = fields(info)
                     if nxt >= 0 and nxt != seat:
                         seat = nxt
-                        info = await c.information_set(cm.match_id, seat, cm.tokens[seat])
+                        calls += 1
+                        version, over, _, legal = fields(await c.information_set(match_id, seat, tokens[seat]))
 
         t0 = time.perf_counter()
-        try:
-            await asyncio.gather(*(player(i) for i in range(matches)))
-        finally:
-            for c in pool[1:] if not rest_url else pool:
-                await c.close()
+        await asyncio.gather(*(player(i) for i in range(matches)))
         dt = time.perf_counter() - t0
-    return {"matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc", "rate": rate,
-            "errors": errors, **latency_figures(lat, dt)}
+    finally:
+        for c in pool:
+            await c.close()
+    return {"matches": matches, "variant": variant, "api": "rest" if rest_url else "grpc-sdk" if sdk else "grpc",
+            "rate": rate, "errors": errors, "calls_per_s": round(calls / dt, 1), **latency_figures(lat, dt)}
 
 
 async def _stream_load(target: str, matches: int, seconds: float, variant: str, channels: int = 1) -> dict[str, Any]:
@@ -248,11 +328,12 @@ def _rss_mb(pid: int) -> float | None:
 
 
 def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
-                  rest: bool = False, workers: int = 1, stream: bool = False) -> dict[str, Any]:
+                  rest: bool = False, workers: int = 1, stream: bool = False, sdk: bool = False) -> dict[str, Any]:
     """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
     ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
     ``workers``: ``bummerl serve --workers N`` (N processes on one port and one Valkey).
     ``stream``: the realistic mode (:func:`_stream_load`: bots follow StreamMatch, no polling).
+    ``sdk``: drive gRPC through the Python SDK (dict responses) instead of raw protobuf stubs.
     The result has ``server_rss_mb``, the server process's resident memory at the end (MiB).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
@@ -273,7 +354,7 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
         if stream:
             out = asyncio.run(_stream_load(target, matches, seconds, variant, channels=max(channels, matches // 250)))
         else:
-            out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, channels=channels))
+            out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, channels=channels, sdk=sdk))
         out["server_rss_mb"] = _rss_mb(proc.pid) if workers == 1 else None
         return out
 

@@ -92,8 +92,10 @@ async def _floor_load(target: str, in_flight: int, seconds: float) -> dict[str, 
 def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at") -> dict[str, Any]:
     """Run the floor, then ``bummerl serve`` under the bench-service load, on one Valkey (the
     embedded one, or ``BUMMERL_REDIS_URL``). ``matches``: calls in flight / concurrent matches.
-    Returns ``{"floor": {...}, "service": {...}, "ratio", "service_half_load": {...}}``
-    (calls/s, p50_ms, p99_ms)."""
+    Returns ``{"floor": {...}, "service": {...}, "ratio", "call_ratio", "service_half_load": {...}}``
+    (calls/s, p50_ms, p99_ms). ``ratio``: the service's SubmitAction/s over the floor's calls/s
+    (the issue's target); ``call_ratio``: all the service's RPCs/s (SubmitAction plus the
+    GetInformationSet of the seat whose turn it becomes, plus CreateMatch) over the floor's."""
     from bummerl.app import spawn_server
     from bummerl.bench import _free_port, _service_load
     from bummerl.store import resolve_redis_url
@@ -128,4 +130,5 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
         if embedded is not None:
             embedded.stop()
     return {"in_flight": matches, "floor": floor, "service": service, "service_half_load": half,
-            "ratio": round(service["actions_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None}
+            "ratio": round(service["actions_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None,
+            "call_ratio": round(service["calls_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None}

@@ -23,16 +23,17 @@ def test_bench_engine_runs_for_every_variant(variant: str) -> None:
     assert r["deals_per_s"] > 0
 
 
-@pytest.mark.parametrize("api", ["grpc", "rest"])
+@pytest.mark.parametrize("api", ["grpc", "rest", "grpc-sdk"])
 def test_bench_service_prints_throughput_and_latency(api: str) -> None:
+    flag = {"grpc": [], "rest": ["--rest"], "grpc-sdk": ["--sdk"]}[api]
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json",
-         *(["--rest"] if api == "rest" else [])],
+        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json", *flag],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
     assert r["submit_calls"] > 0 and r["errors"] == 0 and r["api"] == api
     assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
+    assert r["calls_per_s"] > r["actions_per_s"]  # every action also reads the next seat's view
 
 
 def test_bench_timeouts_and_ladder_print_their_figures() -> None:
