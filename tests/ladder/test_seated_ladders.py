@@ -223,6 +223,7 @@ async def play(rt: Runtime, variant: str, specs: list[str], **fields: Any) -> di
             lid = lad["ladder_id"]
             results = await c.ladder_matches(lid)
             return {"ladder": await c.ladder(lid), "results": results, "board": await c.leaderboard(lid),
+                    "pooled": await c.leaderboard(lid, pooled=True),
                     "records": {r["match_id"]: await c.match_record(r["match_id"]) for r in results},
                     "ids": [r["bot_id"] for r in regs]}
         finally:
@@ -301,6 +302,9 @@ async def test_three_seat_ladder_end_to_end_with_bundled_bots(rt: Runtime) -> No
         assert r["deals"] == 2 and sum(r["deals_won"]) + sum(r["deals_lost"]) <= 4  # two play, one watches
     check_board(out, 3)
     check_relabelled(out)
+    pooled = out["pooled"]
+    assert lad["ladder_id"] in pooled["ladder_ids"] and pooled["pool"].startswith("stockschnapsen|")
+    assert {e["bot_id"] for e in out["board"]["entries"]} <= {e["bot_id"] for e in pooled["entries"]}
     pairs = out["board"]["pairs"]
     assert len(pairs) == 3 and all(p["games"] == 12 and p["deal_pairs"] == 2 and p["pentanomial"] == []
                                    for p in pairs)
