@@ -2,6 +2,7 @@
 
     bummerl ladder run --variant schnapsen-at --bots greedy,random,strong --deals 100 --tc 5+0.1 [--json]
     bummerl ladder run --format sprt --bots greedy,random --sprt elo0=0,elo1=10 --deals 2000
+    bummerl ladder run --variant bauernschnapsen --bots greedy,random,greedy,random --deals 2
     bummerl ladder export --ladder ID --server HOST:PORT > records.jsonl
     bummerl bot run --bot greedy --token <bot token> --server HOST:PORT
 
@@ -9,7 +10,11 @@
 bot per ``--bots`` entry (bundled names or ``exec:COMMAND``), runs each as a connected bot in this
 process, follows the ladder with a live progress bar (matches done, ETA, current leader) on
 stderr, and prints the leaderboard; with ``--json`` the last stdout line is
-``{"leaderboard": [...], "pairs": [...]}``.
+``{"leaderboard": [...], "pairs": [...]}``. A 3- or 4-seat variant seats that many of the bots a
+game (every subset of them, or the first bot with every subset of the others for the gauntlet):
+``--deals N`` plays N duplicate sets of single deals per table (6 or 24 games each: every seating
+arrangement), the table shows each bot's score (shared places half) and the pairs table the
+head-to-head of two bots over the games they sat in as opponents.
 """
 
 from __future__ import annotations
@@ -66,7 +71,7 @@ def final_json(board: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     """The ``--json`` line: leaderboard entries and pair statistics by bot name."""
     entries = [{"name": e["name"], "mu": float(e["mu"]), "sigma": float(e["sigma"]), "ordinal": float(e["ordinal"]),
                 "games": int(e.get("games", 0)), "wins": int(e.get("wins", 0)), "losses": int(e.get("losses", 0)),
-                "draws": int(e.get("draws", 0)), "deals_won": int(e.get("deals_won", 0)),
+                "draws": int(e.get("draws", 0)), "score": float(e.get("score", 0.0)), "deals_won": int(e.get("deals_won", 0)),
                 "deals_lost": int(e.get("deals_lost", 0))} for e in board.get("entries", [])]
     pairs = [{"a": names.get(p["a"], p["a"]), "b": names.get(p["b"], p["b"]), "elo": _finite(p["elo"]),
               "elo_ci95": _finite(p["elo_ci95"]), "los": float(p["los"]), "deal_pairs": int(p.get("deal_pairs", 0)),
@@ -76,20 +81,33 @@ def final_json(board: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     return {"leaderboard": entries, "pairs": pairs}
 
 
-def _table(board: dict[str, Any], names: dict[str, str]) -> Table:
-    t = Table(title="Leaderboard (openskill: ordinal = mu - 3 sigma)")
-    for col in ("#", "bot", "ordinal", "mu", "sigma", "games", "W", "L", "D", "deals won"):
+def _table(board: dict[str, Any], names: dict[str, str], seats: int = 2) -> Table:
+    """The leaderboard; with 3 or 4 ``seats`` also each bot's score (the sum of its game scores:
+    the share of the other teams placed behind it, shared places half), W = alone (with the
+    partner) in first place, D = first place shared."""
+    title = "Leaderboard (openskill: ordinal = mu - 3 sigma)"
+    if seats > 2:
+        title = f"Leaderboard, {seats} seats (openskill by placements, ordinal = mu - 3 sigma)"
+    t = Table(title=title)
+    cols = ["#", "bot", "ordinal", "mu", "sigma", "games", *(["score"] if seats > 2 else []), "W", "L", "D", "deals won"]
+    for col in cols:
         t.add_column(col, justify="right" if col not in ("bot",) else "left")
     for e in board.get("entries", []):
+        score = [_fmt(e.get("score", 0.0), ".1f")] if seats > 2 else []
         t.add_row(str(e["rank"]), e["name"], _fmt(e["ordinal"], ".2f"), _fmt(e["mu"], ".2f"), _fmt(e["sigma"], ".2f"),
-                  str(e.get("games", 0)), str(e.get("wins", 0)), str(e.get("losses", 0)), str(e.get("draws", 0)),
-                  f"{e.get('deals_won', 0)}/{e.get('deals_won', 0) + e.get('deals_lost', 0)}")
+                  str(e.get("games", 0)), *score, str(e.get("wins", 0)), str(e.get("losses", 0)),
+                  str(e.get("draws", 0)), f"{e.get('deals_won', 0)}/{e.get('deals_won', 0) + e.get('deals_lost', 0)}")
     return t
 
 
-def _pairs_table(board: dict[str, Any], names: dict[str, str]) -> Table:
-    t = Table(title="Pairs (Elo of a over b, 95% CI; LOS)")
-    for col in ("a", "b", "Elo", "+/-", "LOS", "pairs", "games", "SPRT"):
+def _pairs_table(board: dict[str, Any], names: dict[str, str], seats: int = 2) -> Table:
+    """Pair statistics; with 3 or 4 ``seats`` the head-to-head placements of two bots over the
+    games they sat in as opponents (units: complete duplicate sets)."""
+    title = "Pairs (Elo of a over b, 95% CI; LOS)"
+    if seats > 2:
+        title = "Head to head as opponents (Elo of a placing ahead of b, 95% CI; LOS)"
+    t = Table(title=title)
+    for col in ("a", "b", "Elo", "+/-", "LOS", "pairs" if seats == 2 else "sets", "games", "SPRT"):
         t.add_column(col)
     for p in board.get("pairs", []):
         t.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), _fmt(p["elo"]),
@@ -99,7 +117,7 @@ def _pairs_table(board: dict[str, Any], names: dict[str, str]) -> Table:
 
 
 async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict[str, Any]:
-    from bummerl_client import AsyncClient
+    from bummerl_client import AsyncClient, BummerlError
     from bummerl_client.__main__ import bot_from_spec, bot_specs
     from bummerl_client.botrunner import run_bot
 
@@ -140,8 +158,14 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
             fields["sprt"] = _sprt(args.sprt)
         if args.seed is not None:
             fields["seed"] = args.seed
-        lad = await c.create_ladder(admin_token=admin, **fields)
+        try:
+            lad = await c.create_ladder(admin_token=admin, **fields)
+        except BummerlError as e:
+            stop.set()
+            await asyncio.gather(*runners, return_exceptions=True)
+            raise SystemExit(f"bummerl ladder run: {e.details}") from None
         lid = lad["ladder_id"]
+        seats = int(lad.get("num_players") or 2)
         leader = "-"
         board: dict[str, Any] = {}
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -164,15 +188,16 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
         out["ladder_id"] = lid
         if not args.json:
             con = Console()
-            con.print(_table(board, names))
-            con.print(_pairs_table(board, names))
+            con.print(_table(board, names, seats))
+            con.print(_pairs_table(board, names, seats))
             if args.format == "sprt" and board.get("pairs"):
                 p = board["pairs"][0]
                 verdict = {"H1": f"H1 accepted: {names[p['a']]} is stronger than {names[p['b']]} by >= elo1",
                            "H0": f"H0 accepted: {names[p['a']]} is not stronger than {names[p['b']]} by elo1"}.get(
                     p["sprt_result"], "undecided after the maximum number of games")
                 con.print(f"SPRT: {verdict} (LLR {_fmt(p['sprt_llr'], '.2f')})")
-            con.print(f"ladder {lid}: {sum(e['games'] for e in out['leaderboard']) // 2} games")
+            played = int((await c.ladder(lid))["matches_played"])
+            con.print(f"ladder {lid}: {played} games" + (f" of {seats} seats" if seats > 2 else ""))
         return out
 
 
@@ -243,9 +268,12 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--bots", required=True, help="comma-separated: random, greedy, strong[:budget_ms=50,...], exec:COMMAND")
     r.add_argument("--format", choices=["round_robin", "gauntlet", "sprt"], default="round_robin")
     g = r.add_mutually_exclusive_group()
-    g.add_argument("--deals", type=int, default=0, help="single-deal games per pairing (duplicate pairs)")
-    g.add_argument("--matches", type=int, default=1, help="whole matches (Bummerls) per pairing")
-    r.add_argument("--no-duplicate", action="store_true", help="do not replay decks with the seats swapped")
+    g.add_argument("--deals", type=int, default=0,
+                   help="single-deal games per pairing (duplicate pairs; 3-4 seats: duplicate sets of 6 or 24 "
+                        "games per table)")
+    g.add_argument("--matches", type=int, default=1, help="whole matches (Bummerls) per pairing (table)")
+    r.add_argument("--no-duplicate", action="store_true",
+                   help="do not replay decks with the seats swapped (3-4 seats: under every seating)")
     r.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=1")
     r.add_argument("--timeout-policy", default="forfeit-match", choices=["forfeit-match", "forfeit-deal", "default-move"])
     r.add_argument("--sprt", default=None, help="elo0=0,elo1=10,alpha=0.05,beta=0.05 (format sprt)")

@@ -7,7 +7,15 @@ import math
 
 import pytest
 
-from bummerl.ladder.stats import Sprt, elo_from_score, estimate, pentanomial, score_from_elo
+from bummerl.ladder.stats import (
+    Sprt,
+    elo_from_score,
+    estimate,
+    head_to_head,
+    pentanomial,
+    placement_scores,
+    score_from_elo,
+)
 
 
 def test_elo_score_round_trip_and_known_points() -> None:
@@ -71,3 +79,18 @@ def test_sprt_llr_hand_computed_and_verdicts() -> None:
     assert sprt.llr(losing) < a and sprt.verdict(losing) == "H0"
     with pytest.raises(ValueError, match="elo1 > elo0"):
         Sprt(elo0=5, elo1=5)
+
+
+def test_placement_scores_of_teams_and_free_for_all() -> None:
+    assert placement_scores([2, 1, 2, 1], [0, 1, 0, 1]) == [0.0, 1.0, 0.0, 1.0]
+    assert placement_scores([1, 1, 1, 1], [0, 1, 0, 1]) == [0.5] * 4  # abandoned: shared first place
+    assert placement_scores([1, 2], [0, 1]) == [1.0, 0.0]  # two seats: the two-player 1 / 0
+    assert placement_scores([1, 2, 2], [0, 1, 2]) == [1.0, 0.25, 0.25]
+    assert placement_scores([1, 1, 3], [0, 1, 2]) == [0.75, 0.75, 0.0]
+    assert placement_scores([3, 1, 2], [0, 1, 2]) == [0.0, 1.0, 0.5]
+    assert head_to_head([3, 1, 2], [0, 1, 2], 2, 0) == 1.0 and head_to_head([1, 1, 3], [0, 1, 2], 0, 1) == 0.5
+    assert head_to_head([1, 2, 1, 2], [0, 1, 0, 1], 1, 3) is None  # partners
+    with pytest.raises(ValueError, match="two teams"):
+        placement_scores([1, 1], [0, 0])
+    with pytest.raises(ValueError, match="one entry per seat"):
+        placement_scores([1, 2, 3], [0, 1])

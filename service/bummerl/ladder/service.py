@@ -18,6 +18,17 @@ is played twice or lost.
 Duplicate deals: games come in pairs on the same seed with the seats swapped; the second game
 relabels the suits (a random permutation) so that a bot with memory cannot recognise the deck.
 
+Three and four seats (stockschnapsen, snapszer-hu-3p-rotation, talonschnapsen,
+snapszer-hu-3p-sopron; bauernschnapsen and snapszer-hu-4p in teams 0&2 vs 1&3): a game seats that
+many different bots (a *table*: every subset of the bots for the round robin, the first bot with
+every subset of the others for the gauntlet; no SPRT). A duplicate *set* (``pair`` = its number)
+plays one seed under every seating arrangement of the table (:func:`seatings`: 6 games for three
+seats, all 24 for four, so every bot sits in every seat, with every partner and in both orders
+around the table), every leg after the first with its own suit relabelling (hearts kept where
+the rules make hearts trump, :func:`fixed_suits`). A result stores placements, teams and a score
+per seat (:func:`seated_result`); the leaderboard rates one openskill team per team of the
+variant, ranked by the placements (:func:`leaderboard`).
+
 Redis keys (``bm:`` aux keys): ``bot:<id>`` (JSON), ``botname:<name>`` (id), ``bots`` (set),
 ``botq:<id>`` (stream of assignments), ``ladder:<id>`` (JSON config), ``ladder:<id>:status``,
 ``ladders`` (zset by creation time), ``ladders:running`` (set), ``ladder:<id>:pending`` (list of
@@ -29,8 +40,10 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import itertools
 import json
 import logging
+import math
 import random
 import re
 import secrets
@@ -42,19 +55,31 @@ from typing import Any
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import InvalidArgumentError, NotFoundError, UnauthenticatedError
 from bummerl.core.matches import MatchService, hash_token
-from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
+from bummerl.rules import InvalidOptionError, Rules, UnknownVariantError, find_variant
+from bummerl.rules.cards import SUITS
 from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key
 
-from .stats import Sprt, estimate, pentanomial
+from .stats import Sprt, estimate, head_to_head, pentanomial, placement_scores
 
 log = logging.getLogger(__name__)
 
 FORMATS = ("round_robin", "gauntlet", "sprt")
 """Ladder formats: every pair ``rounds`` times; the first bot against each other bot; two bots
-until the SPRT decides (at most ``rounds`` games or pairs)."""
+until the SPRT decides (at most ``rounds`` games or pairs). Three or four seats: every table of
+that many bots ``rounds`` times; the first bot at every table with the others; no SPRT."""
+
+MAX_GAMES = 200_000
+"""Most games a ladder of a 3- or 4-seat variant may plan (tables x rounds x seatings)."""
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
+
+
+def fixed_suits(rules: Rules) -> tuple[int, ...]:
+    """Suits (0..3, ``bummerl.rules.cards.SUITS`` order) that a duplicate deal must not relabel
+    because the table's rules single them out: hearts when ``trump_always_hearts`` is on
+    (snapszer-hu-4p by default, snapszer-hu-3p-sopron as an option); else none."""
+    return (SUITS.index("H"),) if rules.options.get("trump_always_hearts") else ()
 
 
 def _lua(name: str) -> str:
@@ -70,7 +95,8 @@ class LadderSpec:
     bot_ids: Sequence[str]
     format: str = "round_robin"
     rounds: int = 1
-    """Games per pairing, or duplicate pairs per pairing when ``duplicate_deals``."""
+    """Games per pairing (table of 3 or 4 bots), or duplicate pairs (sets) per pairing (table)
+    when ``duplicate_deals``."""
     duplicate_deals: bool = True
     deals_per_game: int = 0
     """0 = each game is a whole match (Bummerl); N = each game ends after N deals."""
@@ -165,28 +191,41 @@ class LadderService:
 
     # ------------------------------------------------------------------ ladders
     async def create_ladder(self, spec: LadderSpec, admin_token: str | None = None) -> dict[str, Any]:
-        """Validate and plan a ladder (admin); returns :meth:`ladder`. Raises InvalidArgumentError
-        naming the bad field, NotFoundError for an unknown bot, PermissionDeniedError."""
+        """Validate and plan a ladder (admin); returns :meth:`ladder` (with ``num_players`` and
+        ``team_of_seat`` of the variant). Any variant: a 3- or 4-seat one seats that many
+        different bots a game (see the module docstring). Raises InvalidArgumentError naming the
+        bad field (fewer different bots than seats, an SPRT of a 3- or 4-seat variant, more
+        than :data:`MAX_GAMES` games of one), NotFoundError for an unknown bot,
+        PermissionDeniedError."""
         self.matches.check_admin(admin_token)
         try:
             variant = find_variant(spec.variant)
-            variant.configure(dict(spec.options or {}))
+            rules = variant.configure(dict(spec.options or {}))
             tc = TimeControl.from_dict(spec.time_control) if spec.time_control else None
         except (UnknownVariantError, InvalidOptionError, TimeControlError) as e:
             raise InvalidArgumentError(str(e)) from None
-        if variant.num_players != 2:
-            raise InvalidArgumentError("ladders support two-player variants for now")
+        seats = variant.num_players
         if spec.format not in FORMATS:
             raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
         if spec.timeout_policy not in TIMEOUT_POLICIES:
             raise InvalidArgumentError(f"timeout_policy must be one of {', '.join(TIMEOUT_POLICIES)}")
         bots = list(spec.bot_ids)
-        if len(set(bots)) != len(bots) or len(bots) < 2:
+        if seats == 2 and (len(set(bots)) != len(bots) or len(bots) < 2):
             raise InvalidArgumentError("a ladder needs at least two different bots")
+        if seats != 2 and (len(set(bots)) != len(bots) or len(bots) < seats):
+            raise InvalidArgumentError(f"{variant.id} seats {seats} bots a game: a ladder of it needs at least "
+                                       f"{seats} different bots, got {len(set(bots))}")
+        if spec.format == "sprt" and seats != 2:
+            raise InvalidArgumentError(f"an SPRT ladder is a head-to-head of two bots in a two-player variant; "
+                                       f"{variant.id} seats {seats} (use round_robin or gauntlet)")
         if spec.format == "sprt" and len(bots) != 2:
             raise InvalidArgumentError("an SPRT ladder is a head-to-head of exactly two bots")
         if not 1 <= spec.rounds <= 100_000 or not 1 <= spec.concurrency <= 1000 or not 0 <= spec.deals_per_game <= 1000:
             raise InvalidArgumentError("rounds must be 1..100000, concurrency 1..1000, deals_per_game 0..1000")
+        if seats != 2 and (total := planned_games(spec.format, len(bots), seats, spec.rounds,
+                                                  spec.duplicate_deals)) > MAX_GAMES:
+            raise InvalidArgumentError(f"this ladder would plan {total} games (at most {MAX_GAMES}): fewer bots or "
+                                       f"rounds, or no duplicate deals ({math.factorial(seats)} games a set)")
         try:
             sprt = Sprt(**(spec.sprt or {})) if spec.format == "sprt" else None
         except (TypeError, ValueError) as e:
@@ -194,9 +233,14 @@ class LadderService:
         names = {b: (await self.bot(b))["name"] for b in bots}
         ladder_id = "l" + secrets.token_hex(8)
         rng = random.Random(spec.seed if spec.seed is not None else secrets.randbits(63))
-        games = _plan(ladder_id, spec.format, bots, spec.rounds, spec.duplicate_deals, rng)
+        if seats == 2:
+            games = _plan(ladder_id, spec.format, bots, spec.rounds, spec.duplicate_deals, rng)
+        else:
+            games = _plan_seated(ladder_id, spec.format, bots, seats, spec.rounds, spec.duplicate_deals, rng,
+                                 fixed_suits(rules))
         cfg = {
             "ladder_id": ladder_id, "name": spec.name or ladder_id, "variant": variant.id,
+            "num_players": seats, "team_of_seat": list(variant.team_of_seat),
             "options": dict(spec.options or {}), "format": spec.format, "bot_ids": bots, "bot_names": names,
             "rounds": spec.rounds, "duplicate_deals": spec.duplicate_deals, "deals_per_game": spec.deals_per_game,
             "time_control": tc.to_dict() if tc else None, "timeout_policy": spec.timeout_policy,
@@ -223,8 +267,11 @@ class LadderService:
 
     async def ladder(self, ladder_id: str) -> dict[str, Any]:
         """The ladder's config with ``status`` (running, finished, stopped), ``matches_played``,
-        ``matches_running`` and ``matches_total`` (an SPRT that stopped early has played fewer)."""
+        ``matches_running`` and ``matches_total`` (an SPRT that stopped early has played fewer),
+        ``num_players`` and ``team_of_seat`` (team per seat)."""
         cfg = await self._config(ladder_id)
+        cfg.setdefault("num_players", 2)  # a ladder made before 3-4 seat ladders existed
+        cfg.setdefault("team_of_seat", [0, 1])
         pipe = self.redis.pipeline(transaction=False)
         pipe.get(aux_key("ladder", ladder_id, "status"))
         pipe.llen(aux_key("ladder", ladder_id, "results"))
@@ -239,7 +286,9 @@ class LadderService:
 
     async def results(self, ladder_id: str) -> list[dict[str, Any]]:
         """Every finished game in order: ``{"game", "pair", "leg", "match_id", "bots", "winner",
-        "scores", "reason", "deals_won", "game_points"}`` (scores per seat: 1 won, 0.5 drawn, 0 lost)."""
+        "scores", "reason", "deals_won", "deals", "game_points"}`` (per seat, index = seat; scores:
+        1 won, 0.5 drawn, 0 lost). Three or four seats also ``placements``, ``teams`` and
+        ``deals_lost`` (:func:`seated_result`)."""
         await self._config(ladder_id)
         return [json.loads(x) for x in await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1)]
 
@@ -334,16 +383,19 @@ class LadderService:
 
     async def _record(self, cfg: dict[str, Any], game: dict[str, Any]) -> int:
         s = await self.matches.summary(game["match_id"])
-        res = s["match_result"]
-        w = int(res["winner"])
-        scores = [0.5, 0.5] if w < 0 else [1.0 if i == w else 0.0 for i in (0, 1)]
-        deals_won = [sum(1 for d in s["deal_results"] if d["winner"] == i) for i in (0, 1)]
-        result = {
-            "game": game["game"], "pair": game["pair"], "leg": game["leg"], "match_id": game["match_id"],
-            "bots": game["bots"], "winner": w, "scores": scores, "reason": res["reason"], "deals_won": deals_won,
-            "deals": len(s["deal_results"]),
-            "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
-        }
+        if len(game["bots"]) != 2:
+            result = seated_result(game, s, cfg.get("team_of_seat") or find_variant(cfg["variant"]).team_of_seat)
+        else:
+            res = s["match_result"]
+            w = int(res["winner"])
+            scores = [0.5, 0.5] if w < 0 else [1.0 if i == w else 0.0 for i in (0, 1)]
+            deals_won = [sum(1 for d in s["deal_results"] if d["winner"] == i) for i in (0, 1)]
+            result = {
+                "game": game["game"], "pair": game["pair"], "leg": game["leg"], "match_id": game["match_id"],
+                "bots": game["bots"], "winner": w, "scores": scores, "reason": res["reason"], "deals_won": deals_won,
+                "deals": len(s["deal_results"]),
+                "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
+            }
         lid = cfg["ladder_id"]
         done = await self._finish(
             keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results")],
@@ -405,6 +457,115 @@ def _plan(ladder_id: str, fmt: str, bots: list[str], rounds: int, duplicate: boo
     return games
 
 
+def seatings(group: Sequence[str]) -> list[list[str]]:
+    """Every seating arrangement of ``group`` (bot ids; index = seat), ``len(group)!`` of them,
+    the group's own order first. Ordered so that the first ones already vary what a seat number
+    does not decide: ``k`` takes the cyclic order ``k % C`` (the group's first bot followed by
+    each ordering of the others: who sits after whom, and with four seats the partnership
+    0&2 / 1&3; the first three orders of four give the three partnerships) rotated by
+    ``k // C`` seats (``C = (n - 1)!``). Two bots: ``[[a, b], [b, a]]``.
+
+    >>> seatings(["a", "b", "c"])
+    [['a', 'b', 'c'], ['a', 'c', 'b'], ['b', 'c', 'a'], ['c', 'b', 'a'], ['c', 'a', 'b'], ['b', 'a', 'c']]
+    """
+    first, rest = group[0], list(group[1:])
+    cycles = [[first, *p] for p in itertools.permutations(rest)]
+    n = len(group)
+    return [cycles[k % len(cycles)][k // len(cycles):] + cycles[k % len(cycles)][:k // len(cycles)]
+            for k in range(len(cycles) * n)]
+
+
+def _suit_perms(rng: random.Random, count: int, fixed: Sequence[int] = ()) -> list[list[int]]:
+    """``count`` suit relabellings (permutations of 0..3, never the identity) that keep the suits
+    ``fixed`` (a suit the rules single out, e.g. hearts always trump): every allowed one once,
+    in random order, before any repeats (23 of them, 5 when hearts stay hearts)."""
+    pool = [list(p) for p in itertools.permutations(range(4))
+            if list(p) != [0, 1, 2, 3] and all(p[s] == s for s in fixed)]
+    out: list[list[int]] = []
+    while len(out) < count:
+        batch = [list(p) for p in pool]
+        rng.shuffle(batch)
+        out.extend(batch)
+    return out[:count]
+
+
+def _groups(fmt: str, bots: Sequence[str], seats: int) -> list[list[str]]:
+    """The tables of a multi-player ladder: round robin = every ``seats``-subset of the bots (in
+    list order, itertools.combinations); gauntlet = the first bot with every
+    ``(seats - 1)``-subset of the others."""
+    if fmt == "round_robin":
+        return [list(c) for c in itertools.combinations(bots, seats)]
+    return [[bots[0], *c] for c in itertools.combinations(bots[1:], seats - 1)]
+
+
+def planned_games(fmt: str, num_bots: int, seats: int, rounds: int, duplicate: bool) -> int:
+    """How many games :func:`_plan_seated` plans (tables x rounds x ``seats!`` legs, or one
+    game per table and round without duplicate deals)."""
+    tables = math.comb(num_bots, seats) if fmt == "round_robin" else math.comb(num_bots - 1, seats - 1)
+    return tables * rounds * (math.factorial(seats) if duplicate else 1)
+
+
+def _plan_seated(ladder_id: str, fmt: str, bots: list[str], seats: int, rounds: int, duplicate: bool,
+                 rng: random.Random, fixed_suits: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """Every game of a ladder of a 3- or 4-seat variant, round by round so that tables interleave
+    (see :func:`_groups`). A duplicate set (``pair`` = its number) plays one seed under every
+    seating arrangement of the table (:func:`seatings`; ``leg`` 0 .. ``seats! - 1``), every leg
+    after the first with its own suit relabelling (:func:`_suit_perms`, keeping ``fixed_suits``).
+    Without duplicate deals each table plays one game per round on its own seed, seated by
+    arrangement ``round % seats!``. Game spec: ``{"game", "pair", "leg", "bots" (bot id per
+    seat), "seed", "suit_perm", "match_id"}``."""
+    games: list[dict[str, Any]] = []
+    pair = 0
+    for r in range(rounds):
+        for group in _groups(fmt, bots, seats):
+            arrangements = seatings(group)
+            seed = rng.randrange(2**63)
+            legs = arrangements if duplicate else [arrangements[r % len(arrangements)]]
+            perms = [[], *_suit_perms(rng, len(legs) - 1, fixed_suits)]
+            for leg, seated in enumerate(legs):
+                n = len(games)
+                games.append({"game": n, "pair": pair, "leg": leg, "bots": seated, "seed": seed,
+                              "suit_perm": perms[leg], "match_id": f"{ladder_id}g{n:06d}"})
+            pair += 1
+    return games
+
+
+def seated_result(game: dict[str, Any], summary: dict[str, Any], team_of_seat: Sequence[int]) -> dict[str, Any]:
+    """The result of a finished game of a 3- or 4-seat variant (``summary``: the match service's
+    summary with ``match_result`` and ``deal_results``; ``team_of_seat``: the variant's team per
+    seat). Per seat, index = seat: ``bots`` (bot id), ``placements`` (1 = first; teammates share
+    a place), ``teams`` (team id), ``scores`` (:func:`~bummerl.ladder.stats.placement_scores`:
+    1 alone first, 0 behind every other team, shared places half), ``game_points`` (the match's
+    final game points), ``deals_won`` / ``deals_lost`` (deals the seat played and was, or was not,
+    credited game points in, counting deals that credited anybody and no play-off deal; a seat
+    sitting a deal out or credited as the watcher counts neither). Also ``game``, ``pair`` (the
+    duplicate set), ``leg``, ``match_id``, ``winner`` (team, or seat without teams, alone in
+    first place; -1 shared), ``reason`` and ``deals`` (deals played, play-off deals included)."""
+    res = summary["match_result"]
+    n = len(game["bots"])
+    teams = [int(t) for t in team_of_seat]
+    w = int(res["winner"])
+    places = [int(p) for p in res.get("placements") or []]
+    if len(places) != n:  # not expected from a finished match; derive the places from the winner
+        places = [1 if w < 0 or teams[i] == w else 2 for i in range(n)]
+    won, lost = [0] * n, [0] * n
+    for d in summary["deal_results"]:
+        credited = {i for i in range(n) if d["game_points"][i] > 0}
+        if d.get("playoff") or not credited:
+            continue
+        for i in d.get("seats") or range(n):
+            if i in credited:
+                won[i] += 1
+            else:
+                lost[i] += 1
+    return {
+        "game": game["game"], "pair": game["pair"], "leg": game["leg"], "match_id": game["match_id"],
+        "bots": game["bots"], "winner": w, "placements": places, "teams": teams,
+        "scores": placement_scores(places, teams), "reason": res["reason"], "deals_won": won, "deals_lost": lost,
+        "deals": len(summary["deal_results"]), "game_points": [int(x) for x in res["game_points"]],
+    }
+
+
 def rating_pool(cfg: dict[str, Any]) -> str:
     """The rating pool of a ladder: ratings are comparable across ladders of one variant with the
     same options, time control and deals per game (one Bummerl or N deals), so they are pooled
@@ -420,20 +581,42 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     """Ratings and pairwise statistics from a ladder's results, in result order.
 
     ``entries``: per bot ``{"rank", "bot_id", "name", "mu", "sigma", "ordinal", "games", "wins",
-    "losses", "draws", "deals_won", "deals_lost"}``, sorted by ``ordinal`` (openskill's
+    "losses", "draws", "score", "deals_won", "deals_lost"}``, sorted by ``ordinal`` (openskill's
     ``mu - 3 sigma``; Plackett-Luce model, one rating update per game in result order).
+    ``score`` is the sum of the bot's game scores (two seats: 1 won, 1/2 drawn, 0 lost).
+
+    Games of three or four seats (results with ``placements``): one update per game with one
+    openskill team per team of the variant (``[[seat 0, seat 2], [seat 1, seat 3]]`` in the
+    four-seat team games; each bot its own team otherwise) ranked by the placements, so partners
+    get the same update. ``wins`` = alone (with the partner) in first place, ``draws`` = first
+    place shared with another team (or an abandoned game), ``losses`` = any other place;
+    ``score`` sums :func:`~bummerl.ladder.stats.placement_scores`; ``deals_won`` / ``deals_lost``
+    as in :func:`seated_result`.
+
     ``pairs``: per pairing ``{"a", "b", "elo", "elo_ci95", "los", "deal_pairs", "games",
     "pentanomial", "sprt_llr", "sprt_result"}`` from ``a``'s side (see :mod:`bummerl.ladder.stats`):
     from complete duplicate pairs (pentanomial) when the ladder plays them, else from games.
+    Three or four seats: head to head of every two bots that sat at one table as opponents
+    (partners are left out): a game scores ``a`` 1 if it placed ahead of ``b``, 1/2 on the same
+    place, 0 behind; with duplicate deals the unit is a complete duplicate set (``deal_pairs``
+    counts them; ``a``'s mean over the set's games where the two were opponents), else the game;
+    ``pentanomial`` is empty. That Elo measures finishing ahead of one bot at a table of three or
+    four, with the other seats' play mixed in: compare it within the ladder, not with two-player
+    Elo.
     """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     names = cfg.get("bot_names", {})
     ratings = {b: model.rating(name=b) for b in cfg["bot_ids"]}
-    tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "deals_won": 0, "deals_lost": 0} for b in cfg["bot_ids"]}
+    tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0, "deals_lost": 0}
+             for b in cfg["bot_ids"]}
     by_pair: dict[Any, list[dict[str, Any]]] = {}
     for r in results:
+        by_pair.setdefault(r["pair"], []).append(r)
+        if len(r["bots"]) != 2:
+            _rate_seated(model, ratings, tally, r)
+            continue
         a, b = r["bots"]
         sa, sb = r["scores"]
         ranks = [0, 0] if sa == sb else ([0, 1] if sa > sb else [1, 0])
@@ -444,9 +627,9 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
             t = tally[bot]
             t["games"] += 1
             t["wins" if mine > theirs else "losses" if mine < theirs else "draws"] += 1
+            t["score"] += mine
             t["deals_won"] += dw
             t["deals_lost"] += dl
-        by_pair.setdefault(r["pair"], []).append(r)
     entries = []
     for b, rt in ratings.items():
         entries.append({"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma,
@@ -456,7 +639,12 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
         e["rank"] = i + 1
     sprt = Sprt(**cfg["sprt"]) if cfg.get("sprt") else None
     pairings: dict[tuple[str, str], dict[str, list[float]]] = {}
+    seated = False
     for games in by_pair.values():
+        if len(games[0]["bots"]) != 2:
+            seated = True
+            _pair_seated(pairings, games, bool(cfg.get("duplicate_deals")))
+            continue
         a, b = sorted(games[0]["bots"])
         side = pairings.setdefault((a, b), {"pairs": [], "games": []})
         own = [g["scores"][g["bots"].index(a)] for g in games]
@@ -471,9 +659,52 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
         pairs.append({
             "a": a, "b": b, "a_name": names.get(a, a), "b_name": names.get(b, b), "elo": est.elo,
             "elo_ci95": est.elo_ci95, "los": est.los, "deal_pairs": len(side["pairs"]), "games": len(side["games"]),
-            "pentanomial": pentanomial(side["pairs"]), "sprt_llr": llr, "sprt_result": sprt.verdict(units) if sprt else "",
+            "pentanomial": [] if seated else pentanomial(side["pairs"]), "sprt_llr": llr,
+            "sprt_result": sprt.verdict(units) if sprt else "",
         })
     return {"ladder_id": cfg["ladder_id"], "entries": entries, "pairs": pairs}
+
+
+def _rate_seated(model: Any, ratings: dict[str, Any], tally: dict[str, dict[str, Any]], r: dict[str, Any]) -> None:
+    """One openskill update and the tallies of a 3- or 4-seat result (see :func:`leaderboard`)."""
+    bots, places, teams = r["bots"], r["placements"], r["teams"]
+    order = sorted(set(teams))
+    seats_of = {t: [i for i, u in enumerate(teams) if u == t] for t in order}
+    team_place = {t: places[seats_of[t][0]] for t in order}
+    rated = model.rate([[ratings[bots[i]] for i in seats_of[t]] for t in order], ranks=[float(team_place[t]) for t in order])
+    for t, new in zip(order, rated, strict=True):
+        for i, rating in zip(seats_of[t], new, strict=True):
+            ratings[bots[i]] = rating
+    firsts = sum(1 for t in order if team_place[t] == 1)
+    for i, b in enumerate(bots):
+        t = tally[b]
+        t["games"] += 1
+        t["wins" if places[i] == 1 and firsts == 1 else "draws" if places[i] == 1 else "losses"] += 1
+        t["score"] += r["scores"][i]
+        t["deals_won"] += r["deals_won"][i]
+        t["deals_lost"] += r["deals_lost"][i]
+
+
+def _pair_seated(pairings: dict[tuple[str, str], dict[str, list[float]]], games: list[dict[str, Any]],
+                 duplicate: bool) -> None:
+    """Add the head-to-head scores of one duplicate set (or one game) of 3 or 4 seats to
+    ``pairings`` (``(a, b)`` with ``a < b`` -> ``{"pairs": set means, "games": game scores}``,
+    from ``a``'s side); a set counts as a unit only when complete (``seats!`` games)."""
+    own: dict[tuple[str, str], list[float]] = {}
+    for g in games:
+        bots = g["bots"]
+        for i, j in itertools.combinations(range(len(bots)), 2):
+            if bots[i] > bots[j]:
+                i, j = j, i
+            x = head_to_head(g["placements"], g["teams"], i, j)
+            if x is not None:
+                own.setdefault((bots[i], bots[j]), []).append(x)
+    complete = duplicate and len(games) == math.factorial(len(games[0]["bots"]))
+    for key, xs in own.items():
+        side = pairings.setdefault(key, {"pairs": [], "games": []})
+        side["games"].extend(xs)
+        if complete:
+            side["pairs"].append(sum(xs) / len(xs))
 
 
 class LadderDriver:

@@ -21,6 +21,12 @@ Formulas (the ones fastchess and fishtest publish):
   ``LLR <= A``, else continue. Elo bounds are logistic Elo.
 
 Scores are from the first bot's side: 1 = it won, 1/2 = drawn, 0 = it lost.
+
+Games of three or four seats (:func:`placement_scores`) score each seat by the share of the other
+teams (each seat its own team without teams) it placed ahead of, a shared place counting half:
+1 = alone in first place, 0 = behind every other team; with two teams (2 seats, or 4 seats in two
+partnerships) that is the same 1 / 1/2 / 0. Head-to-head statistics of two bots in such games
+(:func:`head_to_head`) use the same rule for the two of them alone.
 """
 
 from __future__ import annotations
@@ -90,6 +96,48 @@ def estimate(values: Sequence[float]) -> Estimate:
     if m in (0.0, 1.0):  # every unit lost or won: the Elo difference is unbounded, the interval unknown
         return Estimate(elo_from_score(m), math.inf, los, m, var, n)
     return Estimate(elo_from_score(m), (elo_hi - elo_lo) / 2, los, m, var, n)
+
+
+def placement_scores(placements: Sequence[int], team_of: Sequence[int]) -> list[float]:
+    """Score per seat in [0, 1] of a finished game from its placements (place per seat, 1 =
+    first, teammates share a place) and the team of each seat: the share of the other teams
+    that placed behind the seat's team, a team on the same place counting half.
+
+    >>> placement_scores([2, 1, 2, 1], [0, 1, 0, 1])  # two teams: the winners 1, the losers 0
+    [0.0, 1.0, 0.0, 1.0]
+    >>> placement_scores([1, 2, 2], [0, 1, 2])  # each for himself: first alone, two share second
+    [1.0, 0.25, 0.25]
+    >>> placement_scores([1, 1, 1], [0, 1, 2])  # abandoned: everybody first
+    [0.5, 0.5, 0.5]
+
+    Raises ValueError when the lengths differ or there is only one team.
+    """
+    if len(placements) != len(team_of):
+        raise ValueError("placements and team_of need one entry per seat")
+    place_of_team = {t: placements[s] for s, t in enumerate(team_of)}
+    if len(place_of_team) < 2:
+        raise ValueError("placement_scores needs at least two teams")
+    out = []
+    for s, t in enumerate(team_of):
+        others = [p for u, p in place_of_team.items() if u != t]
+        out.append(sum(_beats(placements[s], p) for p in others) / len(others))
+    return out
+
+
+def _beats(mine: int, theirs: int) -> float:
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def head_to_head(placements: Sequence[int], team_of: Sequence[int], i: int, j: int) -> float | None:
+    """Score of seat ``i`` against seat ``j`` of one game: 1 placed ahead, 1/2 same place, 0
+    behind; None when they are partners (one team: a shared result says nothing of the two).
+
+    >>> head_to_head([1, 2, 3], [0, 1, 2], 2, 1), head_to_head([2, 1, 2, 1], [0, 1, 0, 1], 0, 2)
+    (0.0, None)
+    """
+    if team_of[i] == team_of[j]:
+        return None
+    return _beats(placements[i], placements[j])
 
 
 def pentanomial(pair_scores: Sequence[float]) -> list[int]:
