@@ -148,7 +148,10 @@ async def test_active_matches_gauge_is_cluster_wide_and_never_negative(redis_url
     def gauge() -> float:
         return float(metrics.ACTIVE_MATCHES._value.get())
 
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url)
+    # A Redis database of its own: on the shared test Redis, a ladder or an idle match another
+    # test left behind could end between the two counts below.
+    private = redis_url + ("&" if "?" in redis_url else "?") + "db=9"
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=private)
     async with Runtime(settings) as first, AsyncClient(first.target) as c:
         assert first.store is not None
         base = await first.store.active_count()
