@@ -16,8 +16,8 @@ to INTERNAL, so engine/proto mismatches fail loudly. ``None`` means "unset" for 
 
 Enum names: the seat's view takes the proto names only. The other dicts the service encodes with
 :func:`dict_to_pb` (match summaries and records, ladders, their requests through :func:`pb_to_dict`)
-keep the short lowercase form (``"match"`` for ``TIME_CONTROL_SCOPE_MATCH``, ``"round_robin"``) by
-default (``short_enums=True``); those are not part of what a seat sees. Option values (``options``
+keep the short form (``"match"`` for ``TIME_CONTROL_SCOPE_MATCH``, ``"NORMAL"``, ``"round_robin"``)
+by default (``short_enums=True``); those are not part of what a seat sees. Option values (``options``
 maps, ``OptionInfo`` default/allowed) are strings; bools and ints are converted (``True`` ->
 ``"true"``, ``7`` -> ``"7"``).
 
@@ -266,7 +266,7 @@ def _value_to_py(field: Any, value: Any, short: bool) -> Any:
 def pb_to_dict(msg: Message, *, short_enums: bool = True) -> dict[str, Any]:
     """A message as a dict with proto field names: every field, defaults included; unset message
     fields and unset ``optional``/oneof fields omitted; int64 as int; enums by proto name, or with
-    ``short_enums`` by short lowercase name (``""`` for UNSPECIFIED)."""
+    ``short_enums`` by their short name in lower case (``""`` for UNSPECIFIED)."""
     out: dict[str, Any] = {}
     field: Any
     for field in msg.DESCRIPTOR.fields:
