@@ -460,13 +460,12 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     """Play duplicate deal pairs in this process (a worker of :func:`bench_strong`): for each
     ``(pair, seed, suit_perm)`` the deck of ``seed`` twice, single-deal matches, ``bot`` at seat 0
     then at seat 1 with the suits relabelled (as ladder duplicate pairs are, ladder/service.py).
-    Bots decide from the information set as the API serves it (engine -> protobuf -> JSON)."""
-    from bummerl.api.codec import information_set_to_pb
+    Bots decide from the engine's information set, which has the shape the API serves
+    (:mod:`bummerl.rules.views`), without the round trip through protobuf."""
     from bummerl.rules import information_set
     from bummerl.rules.state import MatchState
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot
-    from bummerl_client.client import to_dict
 
     rules = find_variant(variant).configure({})
     out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
@@ -481,7 +480,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
             m = MatchState(rules, seed, max_deals=1, suit_perm=perm if leg else ())
             while not m.over:
                 s = m.to_act
-                a = seats[s].choose(InfoSet(to_dict(information_set_to_pb(information_set(m, s)))))
+                a = seats[s].choose(InfoSet(information_set(m, s)))
                 m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
                 out["actions"] += 1
             scores.append(0.5 if m.winner < 0 else float(m.winner == me))

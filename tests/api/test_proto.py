@@ -3,35 +3,50 @@
 from __future__ import annotations
 
 import copy
+import functools
 import random
+import typing
+from typing import Any
 
 import pytest
 from google.api import annotations_pb2
+from google.protobuf import json_format
 
 from bummerl.api import codec
 from bummerl.api.codec import CodecError
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc, ladder_pb2, ladder_pb2_grpc
 
 EVENTS = [
-    {"type": "deal", "version": 1, "deal_number": 3, "dealer": 1, "trump_card": "JH", "trump_suit": "H",
-     "hand_sizes": [5, 5]},
-    {"type": "exchange", "version": 2, "deal_number": 3, "seat": 0, "card_down": "JH", "card_up": "QH"},
-    {"type": "close", "version": 3, "deal_number": 3, "seat": 0},
-    {"type": "pass", "version": 3, "deal_number": 3, "seat": 0},
-    {"type": "marriage", "version": 4, "deal_number": 3, "seat": 0, "suit": "H", "points": 40,
-     "shown_cards": ["KH", "QH"]},
-    {"type": "play", "version": 4, "deal_number": 3, "seat": 0, "card": "KH"},
-    {"type": "trick", "version": 5, "deal_number": 3, "winner": 0,
-     "cards": [{"seat": 0, "card": "KH"}, {"seat": 1, "card": "9H"}]},
-    {"type": "draw", "version": 5, "deal_number": 3, "seat": 0, "card": ""},
-    {"type": "draw", "version": 5, "deal_number": 3, "seat": 1, "card": "JH"},
-    {"type": "declare", "version": 6, "deal_number": 3, "seat": 0, "correct": True, "deal_points": 67},
-    {"type": "resign", "version": 7, "deal_number": 3, "seat": 1},
-    {"type": "timeout", "version": 7, "deal_number": 3, "seat": 1, "reason": "TIMEOUT"},
-    {"type": "bid", "version": 8, "deal_number": 4, "seat": 2, "call": "schnapser"},
-    {"type": "contract", "version": 8, "deal_number": 4, "name": "schnapser", "declarer": 2, "partners": [],
-     "trump_suit": "S", "kontra_level": 1, "base_points": 6},
+    {"version": 1, "deal_number": 3, "deal_started": {"dealer": 1, "trump_card": "JH", "trump_suit": "H",
+                                                      "hand_sizes": [5, 5]}},
+    {"version": 2, "deal_number": 3, "trump_exchanged": {"seat": 0, "card_down": "JH", "card_up": "QH"}},
+    {"version": 3, "deal_number": 3, "talon_closed": {"seat": 0}},
+    {"version": 3, "deal_number": 3, "passed": {"seat": 0}},
+    {"version": 4, "deal_number": 3, "marriage_announced": {"seat": 0, "suit": "H", "points": 40,
+                                                            "shown_cards": ["KH", "QH"]}},
+    {"version": 4, "deal_number": 3, "card_played": {"seat": 0, "card": "KH"}},
+    {"version": 5, "deal_number": 3, "trick_completed": {"winner": 0, "cards": [{"seat": 0, "card": "KH"},
+                                                                                {"seat": 1, "card": "9H"}]}},
+    {"version": 5, "deal_number": 3, "card_drawn": {"seat": 0, "card": ""}},
+    {"version": 5, "deal_number": 3, "card_drawn": {"seat": 1, "card": "JH"}},
+    {"version": 6, "deal_number": 3, "declared": {"seat": 0, "correct": True, "deal_points": 67}},
+    {"version": 7, "deal_number": 3, "resigned": {"seat": 1}},
+    {"version": 7, "deal_number": 3, "timeout": {"seat": 1, "reason": "TIMEOUT"}},
+    {"version": 8, "deal_number": 4, "bid": {"seat": 2, "call": "schnapser"}},
+    {"version": 8, "deal_number": 4, "contract": {"name": "schnapser", "declarer": 2, "partners": [], "trump_suit": "S",
+                                                  "kontra_level": 1, "base_points": 6}},
+    {"version": 8, "deal_number": 4, "trump_named": {"seat": 2, "suit": "S"}},
+    {"version": 8, "deal_number": 4, "cards_laid_away": {"seat": 2, "count": 2}},
+    {"version": 8, "deal_number": 4, "cards_taken_up": {"seat": 1, "count": 2}},
+    {"version": 8, "deal_number": 4, "cards_shown": {"seat": 0, "cards": ["JC", "JS", "JH", "JD"]}},
 ]
+
+
+def kind(event: dict) -> str:
+    """The ``Event.kind`` key of an event dict."""
+    (k,) = set(event) - {"version", "deal_number"}
+    return k
+
 
 DEAL_RESULT = {"deal_number": 2, "winner": 1, "game_points": [0, 2], "reason": "closed_failure",
                "deal_points": [41, 70], "tricks_won": [2, 4], "schwarz": False, "deal_schneider": False,
@@ -44,15 +59,15 @@ INFOSET = {
     "match_id": "m-1", "version": 12, "variant": "snaps-obican", "seat": 1, "num_seats": 2,
     "team_of_seat": [0, 1],
     "options": {"marriage_first_trick": "true", "dealer_rotation": "winner"},
-    "match": {"game_points": [0, 3], "target": 7, "direction": "up", "sets_won": [0, 0], "set_target": 7,
-              "sets_to_win": 1, "carried_points": 0, "deal_number": 3, "dealer": 1, "over": False, "winner": -1,
-              "deals": [DEAL_RESULT], "placements": [], "playoff": False},
-    "deal": {"phase": "follow", "to_act": 1, "leader": 0, "trump_suit": "H", "trump_card": "JH", "talon_size": 8,
-             "talon_state": "open", "closed_by": -1, "trick_number": 3, "hand": ["AH", "TS"],
+    "match": {"game_points": [0, 3], "target": 7, "direction": "SCORE_DIRECTION_UP", "sets_won": [0, 0],
+              "set_target": 7, "sets_to_win": 1, "carried_points": 0, "deal_number": 3, "dealer": 1, "over": False,
+              "winner": -1, "deals": [DEAL_RESULT], "placements": [], "playoff": False},
+    "deal": {"phase": "PHASE_FOLLOW", "to_act": 1, "leader": 0, "trump_suit": "H", "trump_card": "JH", "talon_size": 8,
+             "talon_state": "TALON_STATE_OPEN", "closed_by": -1, "trick_number": 3, "hand": ["AH", "TS"],
              "hand_sizes": [5, 5], "tricks_won": [2, 1], "current_trick": [{"seat": 0, "card": "AH"}],
-             "history": EVENTS[:3] + EVENTS[4:8],
+             "history": [{**e, "version": 0} for e in EVENTS[:3] + EVENTS[4:8]],
              "marriages": [{"seat": 0, "suit": "H", "points": 40, "counted": True}],
-             "own_trick_points": 33, "own_won_cards": ["AS", "TS", "KD"], "own_deal_points": 53,
+             "own_tricks": {"trick_points": 33, "won_cards": ["AS", "TS", "KD"], "deal_points": 53},
              "seats": [0, 1], "laid_away": []},
     "legal_actions": [{"id": 3, "text": "play QH", "kind": "play", "card": "QH", "suit": "", "contract": ""}],
     "clocks": [{"seat": 0, "remaining_ms": 1200, "running": False, "move_remaining_ms": 0},
@@ -112,29 +127,27 @@ def test_information_set_round_trip() -> None:
 
 
 def test_own_tricks_unset_where_the_variant_hides_them() -> None:
-    """docs/RULES.md §14.2: without own_* keys no OwnTricks is sent at all (not even zeros)."""
+    """docs/RULES.md §14.2: without ``own_tricks`` no OwnTricks is sent at all (not even zeros)."""
     d = copy.deepcopy(INFOSET)
-    for key in ("own_trick_points", "own_won_cards", "own_deal_points"):
-        del d["deal"][key]
+    del d["deal"]["own_tricks"]
     pb = codec.information_set_to_pb(d)
     assert not pb.deal.HasField("own_tricks")
     assert "own_tricks" not in codec.to_json_dict(pb)["deal"]
     assert codec.information_set_to_dict(pb) == d
 
 
-@pytest.mark.parametrize("event", EVENTS, ids=lambda e: e["type"])
+@pytest.mark.parametrize("event", EVENTS, ids=kind)
 def test_event_round_trip(event) -> None:
     pb = codec.event_to_pb(event)
-    assert pb.WhichOneof("kind") == codec.EVENT_KINDS[event["type"]]
+    assert pb.WhichOneof("kind") == kind(event)
     assert codec.event_to_dict(pb) == event
 
 
-def test_result_events_nested_and_inline() -> None:
-    nested = {"type": "deal_end", "version": 9, "deal_number": 2, "result": DEAL_RESULT}
-    inline = {"type": "deal_end", "version": 9, **DEAL_RESULT}
-    assert codec.event_to_pb(nested) == codec.event_to_pb(inline)
-    assert codec.event_to_dict(codec.event_to_pb(nested)) == nested
-    match_end = {"type": "match_end", "version": 9, "deal_number": 2, "result": MATCH_RESULT}
+def test_result_events() -> None:
+    deal_end = {"version": 9, "deal_number": 2, "deal_ended": {"result": DEAL_RESULT}}
+    assert codec.event_to_pb(deal_end).deal_ended.result.deal_points == [41, 70]
+    assert codec.event_to_dict(codec.event_to_pb(deal_end)) == deal_end
+    match_end = {"version": 9, "deal_number": 2, "match_ended": {"result": MATCH_RESULT}}
     assert codec.event_to_dict(codec.event_to_pb(match_end)) == match_end
 
 
@@ -159,6 +172,7 @@ def test_json_form_for_rest() -> None:
     assert j["deal"]["phase"] == "PHASE_FOLLOW"
     assert j["deal"]["to_act"] == 1 and j["deal"]["closed_by"] == -1
     assert j["deal"]["history"][0]["deal_started"]["trump_card"] == "JH"
+    assert j == int64_as_json(INFOSET, common_pb2.InformationSet.DESCRIPTOR)  # the same shape otherwise
 
 
 @pytest.mark.parametrize(
@@ -168,13 +182,27 @@ def test_json_form_for_rest() -> None:
         (lambda d: d["match"].update(my_points=12), "my_points"),
         (lambda d: d["deal"].update(opponent_hand=["AS"]), "opponent_hand"),
         (lambda d: d["deal"]["history"][0].update(extra=1), "extra"),
-        (lambda d: d["deal"]["history"].append({"type": "teleport", "seat": 0}), "teleport"),
-        (lambda d: d["deal"]["history"].append({"seat": 0}), "type"),
+        (lambda d: d["deal"]["history"][0]["deal_started"].update(extra=1), "extra"),
+        (lambda d: d["deal"]["history"].append({"version": 0, "deal_number": 3, "teleport": {"seat": 0}}),
+         "teleport"),
+        (lambda d: d["deal"]["history"].append({"version": 0, "deal_number": 3}), "no member of the oneof 'kind'"),
+        (lambda d: d["deal"]["history"].append({"version": 0, "deal_number": 3, "passed": {"seat": 0},
+                                                "resigned": {"seat": 0}}), "two members of the oneof 'kind'"),
+        (lambda d: d["deal"]["history"].append({"type": "pass", "seat": 0}), "type"),  # the old shape
         (lambda d: d["legal_actions"][0].update(score=1), "score"),
         (lambda d: d["deal"].update(phase="dancing"), "dancing"),
+        (lambda d: d["deal"].update(phase="follow"), "follow"),  # the short names are gone
+        (lambda d: d["deal"].update(talon_state="open"), "open"),
+        (lambda d: d["match"].update(direction="up"), "up"),
+        (lambda d: d["deal"].update(phase=True), "phase"),
+        (lambda d: d["deal"].update(own_trick_points=33), "own_trick_points"),
+        (lambda d: d["deal"]["own_tricks"].update(deal_points=True), "deal_points"),
+        (lambda d: d["deal"]["own_tricks"].update(won_cards="AS"), "won_cards"),
         (lambda d: d["deal"].update(to_act="1"), "to_act"),
         (lambda d: d["deal"].update(hand="AH"), "hand"),
         (lambda d: d["match"]["deals"][0].update(winner=True), "winner"),
+        (lambda d: d["match"].update(over=1), "over"),
+        (lambda d: d["clocks"][0].update(running=0), "running"),
         # int and string fields are set without our own check (protobuf's is as strict): still refused
         (lambda d: d.update(seat=1.5), "seat"),
         (lambda d: d.update(variant=5), "variant"),
@@ -201,12 +229,15 @@ def test_codec_rejects_unknown_keys_elsewhere() -> None:
     with pytest.raises(CodecError, match="bogus"):
         codec.deal_result_to_pb({**DEAL_RESULT, "bogus": 1})
     with pytest.raises(CodecError, match="bogus"):
-        codec.event_to_pb({"type": "deal_end", "result": {**DEAL_RESULT, "bogus": 1}})
+        codec.event_to_pb({"version": 1, "deal_number": 0, "deal_ended": {"result": {**DEAL_RESULT, "bogus": 1}}})
     with pytest.raises(CodecError, match="Event"):
         codec.event_to_pb({"seat": 0})
+    with pytest.raises(CodecError, match="no member of the oneof"):
+        codec.event_to_pb({"version": 1, "deal_number": 0})
 
 
 def test_dict_to_pb_generic() -> None:
+    """The dicts outside the seat's view (summaries, records, ladders) keep the short enum names."""
     summary = codec.dict_to_pb(
         {"match_id": "m", "variant": "santase", "options": {"x": True, "n": 3}, "seats": [{"seat": 0, "name": "a"}],
          "version": 0, "time_control": None},
@@ -214,35 +245,112 @@ def test_dict_to_pb_generic() -> None:
     )
     assert dict(summary.options) == {"x": "true", "n": "3"}
     assert not summary.HasField("time_control")
+    tc = {"base_ms": 1000, "increment_ms": 0, "move_cap_ms": 0, "lag_compensation_ms": 0, "scope": "deal"}
+    short = codec.dict_to_pb(tc, common_pb2.TimeControl)
+    assert short == codec.dict_to_pb({**tc, "scope": "TIME_CONTROL_SCOPE_DEAL"}, common_pb2.TimeControl)
+    assert codec.pb_to_dict(short) == tc
+    assert codec.pb_to_dict(short, short_enums=False)["scope"] == "TIME_CONTROL_SCOPE_DEAL"
+    with pytest.raises(CodecError, match="deal"):
+        codec.dict_to_pb(tc, common_pb2.TimeControl, short_enums=False)
 
 
-# --- against the real engine --------------------------------------------------------------------
+# --- one shape: bummerl.rules.views mirrors common.proto --------------------------------------------
 
 rules = pytest.importorskip("bummerl.rules")
+views = rules.views
+
+#: Fields the engine leaves to the service (bummerl.core.matches adds them).
+SERVICE_FIELDS = {"InformationSet": {"match_id", "version"}}
+
+
+def view_classes() -> list[type]:
+    return [c for c in vars(views).values() if isinstance(c, type) and typing.is_typeddict(c)]
+
+
+@pytest.mark.parametrize("cls", view_classes(), ids=lambda c: c.__name__)
+def test_every_view_class_has_its_messages_fields(cls) -> None:
+    """Each TypedDict of bummerl.rules.views is the message of common.proto with its name (CardsMoved
+    serves both CardsMoved kinds): the same keys. Every field without presence is a required key
+    (proto3 JSON always prints it), but those the service fills; only a field with presence (a
+    message, a oneof member) may be left out, as an unset one is left out of the JSON."""
+    desc = common_pb2.DESCRIPTOR.message_types_by_name[cls.__name__]
+    fields = {f.name: f for f in desc.fields}
+    assert set(typing.get_type_hints(cls)) == set(fields)
+    may_lack = {n for n, f in fields.items() if f.message_type is not None and not f.is_repeated
+                or f.containing_oneof is not None} | SERVICE_FIELDS.get(cls.__name__, set())
+    assert cls.__optional_keys__ <= may_lack
+    assert set(fields) - may_lack <= cls.__required_keys__
+
+
+@pytest.mark.parametrize("name", ["Phase", "TalonState", "ScoreDirection", "TimeControlScope"])
+def test_enum_literals_are_the_proto_names(name: str) -> None:
+    enum = common_pb2.DESCRIPTOR.enum_types_by_name[name]
+    assert set(typing.get_args(getattr(views, name))) == {v.name for v in enum.values}
+
+
+def int64_as_json(d: Any, desc: Any) -> Any:
+    """``d`` (a dict of message ``desc``) with its int64 fields written as proto3 JSON writes them:
+    decimal strings. The one difference between the engine's dicts and the served JSON."""
+    out = {}
+    for k, v in d.items():
+        f = desc.fields_by_name[k]
+        if f.message_type is not None and not (f.message_type.GetOptions().map_entry):
+            out[k] = [int64_as_json(x, f.message_type) for x in v] if f.is_repeated else int64_as_json(v, f.message_type)
+        elif f.type in (f.TYPE_INT64, f.TYPE_UINT64, f.TYPE_SINT64):
+            out[k] = [str(x) for x in v] if f.is_repeated else str(v)
+        else:
+            out[k] = v
+    return out
+
+
+def random_views(variant: str, want: int, seed: int = 7):
+    """``want`` (information set, events that led to it) pairs from random matches of ``variant``,
+    every seat, with the service's fields (``match_id``, ``version``) and, every other step, clocks
+    and a time control."""
+    rng = random.Random(seed)
+    got = 0
+    for s in range(40):
+        m = rules.new_match(variant, seed=s)
+        version = 1
+        while not m.over and got < want:
+            nxt = rules.apply(m, rng.choice(rules.legal_actions(m)))
+            version += 1
+            events = rules.events_between(m, nxt, version)
+            m = nxt
+            for seat in range(m.num_seats):
+                if got >= want:
+                    return
+                d = {**rules.information_set(m, seat), "match_id": "m1", "version": version}
+                if got % 2:
+                    d["clocks"] = [{"seat": i, "remaining_ms": 1000 * i, "running": i == m.to_act,
+                                    "move_remaining_ms": 500 if i == m.to_act else 0} for i in range(m.num_seats)]
+                    d["time_control"] = {"base_ms": 60000, "increment_ms": 0, "move_cap_ms": 5000,
+                                         "lag_compensation_ms": 0, "scope": "TIME_CONTROL_SCOPE_MATCH"}
+                yield d, events
+                got += 1
+        if got >= want:
+            return
 
 
 @pytest.mark.parametrize("variant", [v.id for v in rules.list_variants()])
-def test_codec_accepts_the_engine_shapes(variant: str) -> None:
-    """Every information set and event the engine produces in random matches converts without a
-    mismatch and round-trips; the variant dict converts too."""
-    codec.variant_info_to_pb(rules.find_variant(variant).to_dict())
-    rng = random.Random(7)
-    for seed in range(3):
-        m = rules.new_match(variant, seed=seed)
-        steps = 0
-        while not m.over and steps < 400:
-            acts = rules.legal_actions(m)
-            nxt = rules.apply(m, rng.choice(acts))
-            for event in rules.events_between(m, nxt):
-                assert codec.event_to_dict(codec.event_to_pb(event))["type"] == event["type"]
-            m, steps = nxt, steps + 1
-            for seat in (0, 1):
-                d = rules.information_set(m, seat)
-                pb = codec.information_set_to_pb(d)
-                back = codec.information_set_to_dict(pb)
-                assert back["deal"]["hand"] == d["deal"]["hand"]
-                assert back["legal_actions"] == d["legal_actions"]
-                assert back["match"] == d["match"]
+def test_engine_dict_proto_and_json_are_one_shape(variant: str) -> None:
+    """For random positions of every variant, every seat: the served JSON of the encoded
+    information set (what the SDK and the REST gateway hand to a bot) *is* the engine's dict, but
+    for int64 fields written as strings; decoding gives the dict back exactly; the same for every
+    event the service streams."""
+    to_json = functools.partial(json_format.MessageToDict, preserving_proto_field_name=True,
+                                always_print_fields_with_no_presence=True)
+    n = 0
+    for d, events in random_views(variant, 150):
+        pb = codec.information_set_to_pb(d)
+        assert to_json(pb) == int64_as_json(d, common_pb2.InformationSet.DESCRIPTOR)
+        assert codec.information_set_to_dict(pb) == d
+        for e in events:
+            ev = codec.event_to_pb(e)
+            assert to_json(ev) == int64_as_json(e, common_pb2.Event.DESCRIPTOR)
+            assert codec.event_to_dict(ev) == e
+        n += 1
+    assert n == 150
 
 
 # --- the fast path of information_set_to_pb (memo of events, results, legal actions) ------------
@@ -250,42 +358,37 @@ def test_codec_accepts_the_engine_shapes(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", [v.id for v in rules.list_variants()])
 def test_fast_information_set_is_byte_identical_to_the_generic_walk(variant: str) -> None:
-    """A few hundred information sets of random matches of every variant, every seat: the fast
-    path (memoized fragments) gives the very bytes of the generic per-field walk."""
-    rng = random.Random(11)
+    """A few hundred information sets of random matches of every variant, every seat (clocks and a
+    time control in every other one): the fast path (direct builder, memoized fragments) takes
+    them all, and gives the very bytes of the generic per-field walk."""
     checked = 0
-    seed = 0
-    while checked < 400 and seed < 40:  # short matches (a Kontrabauernschnapser ends one) need more seeds
-        m = rules.new_match(variant, seed=seed)
-        seed += 1
-        while not m.over and checked < 400:
-            m = rules.apply(m, rng.choice(rules.legal_actions(m)))
-            for seat in range(m.num_seats):
-                d = {**rules.information_set(m, seat), "match_id": "m", "version": checked}
-                fast = codec.information_set_to_pb(d).SerializeToString()
-                assert fast == codec.information_set_to_pb_generic(d).SerializeToString()
-                checked += 1
-    assert checked >= 100
+    for d, _ in random_views(variant, 400, seed=11):
+        fast = codec._information_set_fast(d).SerializeToString()  # raises if it fell back
+        assert fast == codec.information_set_to_pb_generic(d).SerializeToString()
+        assert codec.information_set_to_pb(d).SerializeToString() == fast
+        checked += 1
+    assert checked == 400
 
 
-def test_fast_path_covers_unknown_event_kinds_through_the_generic_walk() -> None:
-    """The fast path knows no event kind: every kind the codec knows (bids and contracts too)
-    comes out as the generic walk makes it, memoized or not, and in order."""
+def test_fast_path_covers_every_event_kind_through_the_generic_walk() -> None:
+    """The fast path knows no event kind: every kind (bids and contracts too) comes out as the
+    generic walk makes it, memoized or not, and in order."""
     d = copy.deepcopy(INFOSET)
-    d["deal"]["history"] = [{k: v for k, v in e.items() if k != "version"} for e in EVENTS]
+    d["deal"]["history"] = [{**e, "version": 0} for e in EVENTS]
     for _ in range(2):  # the second time from the memo
         assert codec.information_set_to_pb(d) == codec.information_set_to_pb_generic(d)
     kinds = [e.WhichOneof("kind") for e in codec.information_set_to_pb(d).deal.history]
-    assert kinds == [codec.EVENT_KINDS[e["type"]] for e in EVENTS]
+    assert kinds == [kind(e) for e in EVENTS]
 
 
 @pytest.mark.parametrize(
     ("mutate", "where"),
     [
-        (lambda d: d["deal"]["history"][1].update(seat=True), "seat"),  # True == 1, but a bool
-        (lambda d: d["deal"]["history"][1].update(seat=0.0), "seat"),  # 0.0 == 0, but a float
-        (lambda d: d["deal"]["history"][5]["cards"][0].update(seat=False), "seat"),
-        (lambda d: d["deal"]["history"][5].update(cards=({"seat": 0, "card": "KH"}, 7)), "cards"),
+        (lambda d: d["deal"]["history"][1]["trump_exchanged"].update(seat=True), "seat"),  # True == 1, but a bool
+        (lambda d: d["deal"]["history"][1]["trump_exchanged"].update(seat=0.0), "seat"),  # 0.0 == 0, but a float
+        (lambda d: d["deal"]["history"][1].update(deal_number=3.0), "deal_number"),
+        (lambda d: d["deal"]["history"][5]["trick_completed"]["cards"][0].update(seat=False), "seat"),
+        (lambda d: d["deal"]["history"][5]["trick_completed"].update(cards=({"seat": 0, "card": "KH"}, 7)), "cards"),
         (lambda d: d["match"]["deals"][0].update(game_points=(False, True)), "game_points"),
         (lambda d: d["match"]["deals"][0].update(schwarz=0), "schwarz"),
         (lambda d: d["legal_actions"][0].update(id=3.0), "id"),
@@ -306,33 +409,32 @@ def test_memo_never_accepts_a_wrong_type_equal_to_a_valid_value(mutate, where) -
     assert str(fast.value) == str(generic.value)
 
 
-def test_direct_builder_covers_the_known_fields_and_matches_the_generic_walk() -> None:
+def test_options_cache_keys_by_exact_type_and_ignores_order() -> None:
+    """The options map is encoded once per table: ``True`` and ``1`` are different tables ("true"
+    and "1"), the same table in another key order gives the same bytes."""
+    for value, text in ((True, "true"), (1, "1"), (True, "true")):
+        d = {**INFOSET, "options": {"x": value, "a": "b"}}
+        assert codec.information_set_to_pb(d).options["x"] == text
+        assert codec.information_set_to_pb_generic(d).options["x"] == text
+    swapped = {**INFOSET, "options": {"a": "b", "x": True}}
+    assert (codec.information_set_to_pb(swapped).SerializeToString()
+            == codec.information_set_to_pb({**INFOSET, "options": {"x": True, "a": "b"}}).SerializeToString())
+
+
+def test_direct_builder_covers_every_field_and_matches_the_generic_walk() -> None:
     """The hand-made fixture (clocks, time control, own tricks, marriages, current trick, every
-    event kind) goes through the direct builder (no fallback) and gives the generic walk's bytes;
-    an unknown field (one added for 3-4 player games, say) falls back to the generic walk."""
+    event kind, an auction) goes through the direct builder (no fallback) and gives the generic
+    walk's bytes; a key the messages do not have falls back to the generic walk, which refuses it."""
     d = copy.deepcopy(INFOSET)
     d["time_control"] = {"base_ms": 60000, "increment_ms": 1000, "move_cap_ms": 0, "lag_compensation_ms": 50,
-                         "scope": "match"}
-    d["deal"]["history"] = [{k: v for k, v in e.items() if k != "version"} for e in EVENTS]
+                         "scope": "TIME_CONTROL_SCOPE_MATCH"}
+    d["deal"]["history"] = [{**e, "version": 0} for e in EVENTS]
+    d["deal"]["auction"] = {"bids": [{"seat": 0, "call": "pass"}], "contract": EVENTS[13]["contract"]}
     fast = codec._information_set_fast(d)  # raises if it fell back
     assert fast.SerializeToString() == codec.information_set_to_pb_generic(d).SerializeToString()
-    d["deal"]["auction"] = {"bids": [{"seat": 0, "call": "pass"}]}
+    assert fast.deal.auction.bids[0].call == "pass" and fast.deal.auction.contract.base_points == 6
+    d["deal"]["auction"]["bids"][0]["kontra"] = 1
     with pytest.raises(CodecError):
         codec._information_set_fast(d)
-    assert codec.information_set_to_pb(d) == codec.information_set_to_pb_generic(d)
-    assert codec.information_set_to_pb(d).deal.auction.bids[0].call == "pass"
-
-
-@pytest.mark.parametrize("variant", [v.id for v in rules.list_variants() if v.num_players == 2])
-def test_direct_builder_covers_the_two_player_engine_shapes(variant: str) -> None:
-    """A performance guard, not a rule: the information sets of the 2-player variants take the
-    direct builder. If this fails after a field was added to them, add the field to the builder's
-    tables in bummerl.api.codec (_TOP_FIELDS, _MATCH_FIELDS, _DEAL_FIELDS, ...)."""
-    rng = random.Random(5)
-    m = rules.new_match(variant, seed=1)
-    for _ in range(60):
-        if m.over:
-            break
-        m = rules.apply(m, rng.choice(rules.legal_actions(m)))
-        for seat in (0, 1):
-            codec._information_set_fast({**rules.information_set(m, seat), "match_id": "m", "version": 3})
+    with pytest.raises(CodecError, match="kontra"):
+        codec.information_set_to_pb(d)

@@ -72,6 +72,21 @@ def test_greedy_beats_random_clearly() -> None:
     assert wins >= 0.8 * n, f"greedy won only {wins} of {n}"
 
 
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+@pytest.mark.parametrize("name", ["greedy", "strong:samples=4,seed=3"])
+def test_bots_decide_alike_on_the_engine_dict_and_the_served_json(variant: str, name: str) -> None:
+    """One shape: a bot given the engine's own information set (as in-process benchmarks give it)
+    makes the very decisions it makes on the JSON the API serves, where int64 fields are strings."""
+    m = new_match(variant, seed=2)
+    rng = random.Random(2)
+    for _ in range(40):
+        if m.over:
+            break
+        s = m.to_act
+        assert make_bot(name, 9).choose(InfoSet(engine_infoset(m, s))) == make_bot(name, 9).choose(served(m, s))
+        m = apply(m, rng.choice(m.legal_actions()))
+
+
 def test_greedy_declares_only_with_66() -> None:
     rng = random.Random(3)
     for seed in range(10):

@@ -76,11 +76,11 @@ async def test_events_of_a_commit_that_ends_a_deal_carry_that_deals_number(svc: 
         if info["match"]["over"]:
             break
         u = await act(svc, created, seat, info)
-        types = [e["type"] for e in u.events]
-        if "deal_end" in types:
+        kinds = [next(k for k in e if k not in ("version", "deal_number")) for e in u.events]
+        if "deal_ended" in kinds:
             crossed += 1
-            ended = next(e for e in u.events if e["type"] == "deal_end")["result"]["deal_number"]
-            cut = types.index("deal") if "deal" in types else len(types)
+            ended = next(e for e in u.events if "deal_ended" in e)["deal_ended"]["result"]["deal_number"]
+            cut = kinds.index("deal_started") if "deal_started" in kinds else len(kinds)
             assert {e["deal_number"] for e in u.events[:cut]} == {ended}
             assert {e["deal_number"] for e in u.events[cut:]} <= {ended + 1}
     assert crossed == 2

@@ -22,6 +22,8 @@ Stable API (other test modules rely on it):
   complete partial hands and a talon top with the remaining cards (deck order)
 * ``result(m, i=0) -> DealResult``; ``deal_points(m, seat) -> int``
 * ``finish_deal(m, policy=first_legal) -> MatchState`` plays the current deal to its end
+* ``events_of(history, kind) -> list[dict]``: the fields of the history events of one kind
+  (``"trick_completed"``, ``"card_drawn"``...; an information set's ``deal.history``)
 """
 
 from __future__ import annotations
@@ -258,3 +260,9 @@ def next_dealer_after_one_deal(variant: str, dealer: int, seed: int = 1) -> int:
     while m.deal_number == 0:
         m.apply(rng.choice(m.legal_actions()))
     return m.dealer
+
+
+def events_of(history: Iterable[Mapping[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The fields of the events of ``kind`` (an ``Event.kind`` name such as ``"trick_completed"``)
+    in ``history``, in order."""
+    return [dict(e[kind]) for e in history if kind in e]

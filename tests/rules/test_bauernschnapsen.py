@@ -94,6 +94,17 @@ def test_BS_DEAL_2_vorhand_names_trump_after_three_cards():
     assert d2.trump == 1 and d2.history[-1] == ("trump", 1, 1) and d2.phase == "bidding" and d2.to_act == 1
 
 
+def test_OPEN_GEN_6_may_view_own_tricks_in_the_deal_view():
+    """Off by default; switched on, each seat sees its own won cards, trick points, and those plus
+    its own marriages once its side has won a trick (the ``OwnTricks`` message), nobody else's."""
+    start = ("trump H", *ALL_PASS, "pass", "pass", "marriage KH", "TH", "AD", "JD")  # seat 1 takes 27
+    d = act(deal(BS, HA, may_view_own_tricks=True), *start)
+    own = d.view(1)["own_tricks"]
+    assert set(own["won_cards"]) == {"TH", "KH", "AD", "JD"} and (own["trick_points"], own["deal_points"]) == (27, 27)
+    assert d.view(0)["own_tricks"] == {"trick_points": 0, "won_cards": [], "deal_points": 0}  # 40 shown, no trick yet
+    assert "own_tricks" not in act(deal(BS, HA), *start).view(1)
+
+
 def test_OPEN_BS_3_trump_must_be_held_option():
     assert BS.option_spec("trump_must_be_held").default is True
     d = deal(BS, HA, trump_must_be_held=False)

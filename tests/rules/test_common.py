@@ -40,6 +40,7 @@ from bummerl.rules.state import DealState, MatchState, arrange_deck, deal_deck
 from .helpers import (
     assert_illegal,
     codes,
+    events_of,
     fill_deal,
     finish_deal,
     first_legal,
@@ -286,7 +287,7 @@ def test_DEF_TAL_2_exhausted():
 def test_DEF_TAL_3_closing():
     m = at(C, start=["close"])
     info = information_set(m, 1)["deal"]
-    assert (info["talon_state"], info["closed_by"], info["trump_card"]) == ("closed", 0, "")
+    assert (info["talon_state"], info["closed_by"], info["trump_card"]) == ("TALON_STATE_CLOSED", 0, "")
     m = play(m, "KH")
     assert legal(m) == {"play AH"}  # strict at once
     m = play(m, *C_ACTIONS[2:])
@@ -511,7 +512,7 @@ def test_OPEN_GEN_5_marriages_per_lead():
     m = play(m, "marriage KD")
     assert m.deal.marriage_points[0] == 60 and m.deal.lead_card == K.parse_card("KD")
     info = information_set(m, 1)["deal"]["history"]
-    assert [e["suit"] for e in info if e["type"] == "marriage"] == ["S", "D"]
+    assert [e["suit"] for e in events_of(info, "marriage_announced")] == ["S", "D"]
 
 
 # --------------------------------------------------------------------------- actions

@@ -106,7 +106,7 @@ def test_OBI_INH_1_talon_10_five_tricks_then_strict() -> None:
     m = play(m, "AC", *OA_T1_T4[2:])
     assert information_set(m, 0)["deal"]["talon_size"] == 2
     m = play(m, *OA_T5)  # the fifth trick exhausts the talon
-    assert information_set(m, 0)["deal"]["talon_state"] == "exhausted"
+    assert information_set(m, 0)["deal"]["talon_state"] == "TALON_STATE_EXHAUSTED"
     assert "JD" in hand(m, 1)  # the loser of trick 5 drew the face-up trump card
     m = play(m, "AD")
     assert plays(m) == P("JD")  # strict: must follow suit (O66-STRICT-1)
@@ -231,19 +231,19 @@ def test_OBI_DEAL_2_trump_card_is_the_eleventh_card() -> None:
 
 def test_OBI_PLAY_1_own_won_cards_and_points_in_information_set() -> None:
     m = play(deal_oa(), "TC", "AC")  # seat 1 wins 21
-    i1 = information_set(m, 1)["deal"]
-    assert set(i1["own_won_cards"]) == {"TC", "AC"}
-    assert i1["own_deal_points"] == 21
-    i0 = information_set(m, 0)["deal"]
-    assert i0["own_won_cards"] == []
-    assert i0["own_deal_points"] == 0
+    i1 = information_set(m, 1)["deal"]["own_tricks"]
+    assert set(i1["won_cards"]) == {"TC", "AC"}
+    assert (i1["trick_points"], i1["deal_points"]) == (21, 21)
+    i0 = information_set(m, 0)["deal"]["own_tricks"]
+    assert i0 == {"trick_points": 0, "won_cards": [], "deal_points": 0}
     m = play(m, "marriage KH", "JS")  # seat 1: 27 in tricks + 20 counted
-    i1 = information_set(m, 1)["deal"]
-    assert set(i1["own_won_cards"]) == {"TC", "AC", "KH", "JS"}
-    assert i1["own_deal_points"] == 47
-    i0 = information_set(m, 0)["deal"]
-    assert i0["own_deal_points"] == 0  # the opponent's total is not in seat 0's observation
-    assert 47 not in [v for v in i0.values() if isinstance(v, int)]
+    i1 = information_set(m, 1)["deal"]["own_tricks"]
+    assert set(i1["won_cards"]) == {"TC", "AC", "KH", "JS"}
+    assert (i1["trick_points"], i1["deal_points"]) == (27, 47)
+    d0 = information_set(m, 0)["deal"]
+    assert d0["own_tricks"]["deal_points"] == 0  # the opponent's total is not in seat 0's observation
+    ints = [v for part in (d0, d0["own_tricks"]) for v in part.values() if isinstance(v, int)]
+    assert 47 not in ints and 27 not in ints
 
 
 # =========================================================================== OBI-DECL-1
@@ -335,7 +335,7 @@ def test_OBI_MATCH_1_scores_count_up_from_zero_to_9() -> None:
     info = information_set(m, 0)["match"]
     assert info["game_points"] == [0, 0]
     assert info["target"] == 9
-    assert info["direction"] == "up"
+    assert info["direction"] == "SCORE_DIRECTION_UP"
 
 
 @pytest.mark.parametrize("before, over", [([7, 0], False), ([8, 0], True)])

@@ -16,7 +16,7 @@ from bummerl.rules import IllegalActionError, apply, find_variant, information_s
 from bummerl.rules.cards import parse_card
 from bummerl.rules.state import MatchState
 
-from .helpers import assert_illegal, deck_for, hand, ids, legal, make_match, play, rest, rules_for
+from .helpers import assert_illegal, deck_for, events_of, hand, ids, legal, make_match, play, rest, rules_for
 
 O66 = "snaps-original66"
 
@@ -304,7 +304,7 @@ def test_O66_PLAY_2_trick_resolution() -> None:
 
 
 _FORBIDDEN_KEYS = {
-    "own_trick_points", "own_won_cards", "own_deal_points", "trick_points", "deal_points",
+    "own_tricks", "own_trick_points", "own_won_cards", "own_deal_points", "trick_points", "deal_points",
     "my_points", "my_tricks_cards", "team_points", "won_cards",
 }
 
@@ -326,9 +326,10 @@ def test_O66_PLAY_3_history_is_public_record_without_aggregates() -> None:
     m = play(deal_p(), "TC", "AC", "draw", "AH", "TH", "draw")
     for seat in (0, 1):
         info = information_set(m, seat)
-        tricks = [e for e in info["deal"]["history"] if e["type"] == "trick"]
-        assert tricks[0] == {"type": "trick", "winner": 1, "cards": [{"seat": 0, "card": "TC"}, {"seat": 1, "card": "AC"}]}
-        assert not {"own_won_cards", "own_trick_points", "own_deal_points"} & set(info["deal"])
+        tricks = [e for e in info["deal"]["history"] if "trick_completed" in e]
+        assert tricks[0] == {"version": 0, "deal_number": 0, "trick_completed": {
+            "winner": 1, "cards": [{"seat": 0, "card": "TC"}, {"seat": 1, "card": "AC"}]}}
+        assert "own_tricks" not in info["deal"]
         assert "points" not in json.dumps(tricks)
 
 
@@ -342,7 +343,7 @@ def test_O66_DRAW_1_winner_draws_first_trump_card_last() -> None:
     assert "9D" in hand(m, 1)  # the face-up trump card is drawn last, by the loser
     info = information_set(m, 0)
     assert info["deal"]["talon_size"] == 0
-    assert info["deal"]["talon_state"] == "exhausted"
+    assert info["deal"]["talon_state"] == "TALON_STATE_EXHAUSTED"
 
 
 # =========================================================================== §3.4 strict play
@@ -354,7 +355,7 @@ S_TALON = ["QC", "AD", "9C", "AS", "9H", "TS", "JS", "KS", "QS", "JC", "JH"]
 
 def test_O66_STRICT_1_follow_head_trump_after_exhaustion() -> None:
     m = play(o66(1, P_H0, P_H1, P_TRUMP, S_TALON), *P_T1_T5, *P_T6)
-    assert information_set(m, 0)["deal"]["talon_state"] == "exhausted"
+    assert information_set(m, 0)["deal"]["talon_state"] == "TALON_STATE_EXHAUSTED"
     assert hand(m, 0) == {"AD", "AS", "TS", "KS", "JC", "JH"}
     assert hand(m, 1) == {"9D", "QC", "9C", "9H", "JS", "QS"}
     m = play(m, "JH")
@@ -478,7 +479,7 @@ def test_O66_MAR_2_marriage_shown_and_card_led() -> None:
     m = play(o66(1, MA_H0, MA_H1, MA_TRUMP), "marriage QC")
     info = information_set(m, 1)
     assert info["deal"]["current_trick"] == [{"seat": 0, "card": "QC"}]  # one card led immediately
-    ev = [e for e in info["deal"]["history"] if e["type"] == "marriage"]
+    ev = events_of(info["deal"]["history"], "marriage_announced")
     assert ev and ev[0]["seat"] == 0 and ev[0]["suit"] == "C" and ev[0]["points"] == 20
     assert sorted(ev[0]["shown_cards"]) == ["KC", "QC"]  # both cards public
     assert public_known_cards(m.deal, 0) == 1 << parse_card("KC")
@@ -571,7 +572,7 @@ def test_O66_MAR_6_one_marriage_per_lead() -> None:
 
 def test_O66_CLOSE_1_no_drawing_strict_play_no_last_trick_bonus() -> None:
     m = play(deal_c(), "close")
-    assert information_set(m, 0)["deal"]["talon_state"] == "closed"
+    assert information_set(m, 0)["deal"]["talon_state"] == "TALON_STATE_CLOSED"
     assert information_set(m, 0)["deal"]["trump_card"] == ""  # turned face down
     m = play(m, "AC", "9C")
     assert len(hand(m, 0)) == len(hand(m, 1)) == 5  # nobody draws
@@ -853,7 +854,7 @@ def test_O66_MATCH_1_eleven_counting_down() -> None:
     m = MatchState(rules_for(O66), 0, [q_deck()] * 6, 1)
     info = information_set(m, 0)["match"]
     assert info["target"] == 11
-    assert info["direction"] == "down"
+    assert info["direction"] == "SCORE_DIRECTION_DOWN"
     for k in range(5):
         m = play(m, *Q)
         assert m.results[k].game_points == (0, 2)

@@ -29,6 +29,7 @@ from .helpers import (
     cards,
     codes,
     deck_for,
+    events_of,
     finish_deal,
     hand,
     keys,
@@ -225,7 +226,7 @@ def test_SAN_LEAD_1_non_dealer_leads_first_then_trick_winner() -> None:
     m = play(m, "9C", "AC")  # the follower wins ...
     assert m.to_act == 0
     m = play(m, "draw")
-    assert m.to_act == 0 and information_set(m, 0)["deal"]["phase"] == "lead"  # ... and leads next
+    assert m.to_act == 0 and information_set(m, 0)["deal"]["phase"] == "PHASE_LEAD"  # ... and leads next
     m = play(m, "KS", "AS")
     m = play(m, "draw")
     assert m.to_act == 1
@@ -269,9 +270,9 @@ def test_SAN_PLAY_3_history_is_public_record_without_aggregates() -> None:
     m = play(exh(), "AC", "JC", "draw", "TC")
     for seat in (0, 1):
         info = information_set(m, seat)
-        tricks = [e for e in info["deal"]["history"] if e["type"] == "trick"]
-        assert tricks == [{"type": "trick", "winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]}]
-        assert not {"own_won_cards", "own_trick_points", "own_deal_points"} & set(info["deal"])
+        tricks = events_of(info["deal"]["history"], "trick_completed")
+        assert tricks == [{"winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]}]
+        assert "own_tricks" not in info["deal"]
         assert "points" not in json.dumps(info["deal"]["history"])
 
 
@@ -282,9 +283,9 @@ def test_SAN_DRAW_1_winner_draws_first_loser_of_trick_6_takes_trump_card() -> No
     assert hand(m, 0) == {"QC", "9H", "AH", "KH", "QS", "JS"}
     assert hand(m, 1) == {"KC", "9C", "KD", "QH", "QD", "JH"}  # JH: the face-up trump card
     info = information_set(m, 1)["deal"]
-    assert info["talon_size"] == 0 and info["talon_state"] == "exhausted" and info["trump_card"] == ""
+    assert info["talon_size"] == 0 and info["talon_state"] == "TALON_STATE_EXHAUSTED" and info["trump_card"] == ""
     # §14.1/§14.3: the opponent learns that s1 drew the public JH, but no other drawn card.
-    draws = [e for e in information_set(m, 0)["deal"]["history"] if e["type"] == "draw" and e["seat"] == 1]
+    draws = [e for e in events_of(information_set(m, 0)["deal"]["history"], "card_drawn") if e["seat"] == 1]
     assert [e["card"] for e in draws] == [""] * 5 + ["JH"]
 
 
@@ -318,7 +319,7 @@ def test_SAN_STRICT_2_after_closing_strict_play_and_no_draw() -> None:
     m = play(m, "TC")
     info = information_set(m, 0)["deal"]
     assert info["hand_sizes"] == [3, 3]  # 5 after the close, one card per trick, nobody draws
-    assert info["talon_state"] == "closed"
+    assert info["talon_state"] == "TALON_STATE_CLOSED"
 
 
 # --------------------------------------------------------------------------- §5.5 trump exchange
@@ -416,7 +417,7 @@ def test_SAN_MAR_4_announcer_leads_king_or_queen_both_cards_public() -> None:
     assert legal(m) == {"play KH", "play QH", "declare"}
     assert_illegal(m, "play 9S")
     m = play(m, "QH")
-    ev = [e for e in information_set(m, 1)["deal"]["history"] if e["type"] == "marriage"]
+    ev = events_of(information_set(m, 1)["deal"]["history"], "marriage_announced")
     assert len(ev) == 1 and ev[0]["seat"] == 0 and ev[0]["points"] == 40
     assert set(ev[0]["shown_cards"]) == {"KH", "QH"}
     assert information_set(m, 1)["deal"]["current_trick"] == [{"seat": 0, "card": "QH"}]
@@ -456,13 +457,13 @@ def test_SAN_CLOSE_1_close_on_lead_after_trick_1_before_or_after_drawing() -> No
     assert m.to_act == 0 and legal(m) == {"close", "draw"}  # the winner decides before drawing
     before = play(m, "close")
     d = information_set(before, 0)["deal"]
-    assert d["hand_sizes"] == [5, 5] and d["talon_state"] == "closed" and d["closed_by"] == 0
+    assert d["hand_sizes"] == [5, 5] and d["talon_state"] == "TALON_STATE_CLOSED" and d["closed_by"] == 0
     assert before.to_act == 0
     after = play(m, "draw")
     assert "close" in legal(after)
     after = play(after, "close")
     d = information_set(after, 0)["deal"]
-    assert d["hand_sizes"] == [6, 6] and d["talon_state"] == "closed"
+    assert d["hand_sizes"] == [6, 6] and d["talon_state"] == "TALON_STATE_CLOSED"
 
 
 def test_SAN_CLOSE_2_no_closing_with_two_cards_in_talon() -> None:

@@ -28,6 +28,7 @@ from bummerl.rules.state import MatchState
 from .helpers import (
     assert_illegal,
     codes,
+    events_of,
     fill_deal,
     finish_deal,
     hand,
@@ -280,12 +281,13 @@ def test_AT_PLAY_3_no_running_totals_in_information_set():
     m = at(E, start=["AC", "JC"])
     for seat in (0, 1):
         info = information_set(m, seat)
-        for key in ("own_trick_points", "own_won_cards", "own_deal_points", "trick_points", "deal_points", "won"):
+        for key in ("own_tricks", "own_trick_points", "own_won_cards", "own_deal_points", "trick_points", "deal_points",
+                    "won"):
             assert key not in info["deal"]
         assert info["match"]["deals"] == []
         # the completed trick is public as an event
-        assert {"type": "trick", "winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]} \
-            in info["deal"]["history"]
+        assert {"winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]} \
+            in events_of(info["deal"]["history"], "trick_completed")
         assert info["deal"]["tricks_won"] == [1, 0]
 
 
@@ -297,10 +299,10 @@ def test_AT_PLAY_3_history_is_public_record_without_aggregates():
     m = at(E, start=["AC", "JC", "TC", "QC"])
     for seat in (0, 1):
         info = information_set(m, seat)
-        tricks = [e for e in info["deal"]["history"] if e["type"] == "trick"]
+        tricks = events_of(info["deal"]["history"], "trick_completed")
         assert tricks[0]["cards"] == [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]
-        assert not {"own_won_cards", "own_trick_points", "own_deal_points"} & set(info["deal"])
-        assert all(set(t) == {"type", "winner", "cards"} for t in tricks)
+        assert "own_tricks" not in info["deal"]
+        assert all(set(t) == {"winner", "cards"} for t in tricks)
 
 
 def test_AT_DRAW_1_winner_draws_first_trump_card_last():
@@ -316,8 +318,8 @@ def test_AT_DRAW_1_winner_draws_first_trump_card_last():
     # §14.1: the identity of the face-up trump card stays public (the loser drew it); the other
     # drawn cards stay hidden from the opponent
     hist = information_set(m, 1)["deal"]["history"]
-    assert hist[-1] == {"type": "draw", "seat": 0, "card": "QH"}
-    assert hist[-2] == {"type": "draw", "seat": 1, "card": ""}
+    assert hist[-1] == {"version": 0, "deal_number": 0, "card_drawn": {"seat": 0, "card": "QH"}}
+    assert hist[-2] == {"version": 0, "deal_number": 0, "card_drawn": {"seat": 1, "card": ""}}
 
 
 def test_AT_DRAW_1_exchanged_jack_drawn_last():
@@ -389,7 +391,7 @@ def test_AT_EXCH_1_exchange_jack_for_trump_card():
     assert m.to_act == 0 and "exchange" not in legal(m)
     assert "play AH" in legal(m)  # the lead turn continues
     ev = information_set(m, 1)["deal"]["history"][-1]
-    assert ev == {"type": "exchange", "seat": 0, "card_down": "JH", "card_up": "AH"}
+    assert ev == {"version": 0, "deal_number": 0, "trump_exchanged": {"seat": 0, "card_down": "JH", "card_up": "AH"}}
 
 
 def test_AT_EXCH_1_exchange_then_trump_marriage_same_turn():
@@ -498,8 +500,8 @@ def test_AT_MAR_2_trump_marriage_40():
 def test_AT_MAR_3_marriage_cards_public():
     m = at(M, start=["marriage KS"])
     info = information_set(m, 1)
-    assert {"type": "marriage", "seat": 0, "suit": "S", "points": 20, "shown_cards": ["KS", "QS"]} \
-        in info["deal"]["history"]
+    assert {"seat": 0, "suit": "S", "points": 20, "shown_cards": ["KS", "QS"]} \
+        in events_of(info["deal"]["history"], "marriage_announced")
     assert public_known_cards(m.deal, 0) == 1 << parse_card("QS")
 
 
@@ -557,7 +559,7 @@ def test_AT_CLOSE_1_no_drawing_after_close():
     m = at(C, start=["close"])
     assert m.deal.closed_by == 0 and m.deal.talon_state == "closed"
     info = information_set(m, 1)["deal"]
-    assert info["trump_card"] == "" and info["talon_state"] == "closed" and info["closed_by"] == 0
+    assert info["trump_card"] == "" and info["talon_state"] == "TALON_STATE_CLOSED" and info["closed_by"] == 0
     m = play(m, "KH", "AH")
     assert len(hand(m, 0)) == 4 and len(hand(m, 1)) == 4  # nobody draws
     assert m.deal.talon_size == 10
@@ -916,11 +918,11 @@ def test_OPEN_AT_8_dealer_rotation(rotation, after_c1, after_mn):
 def test_OPEN_AT_9_may_view_own_tricks_true():
     m = at(E, {"may_view_own_tricks": True}, start=["AC", "JC"])
     d = information_set(m, 0)["deal"]
-    assert d["own_trick_points"] == 13 and d["own_won_cards"] == ["AC", "JC"] and d["own_deal_points"] == 13
+    assert d["own_tricks"] == {"trick_points": 13, "won_cards": ["AC", "JC"], "deal_points": 13}
     d1 = information_set(m, 1)["deal"]
-    assert d1["own_trick_points"] == 0 and d1["own_won_cards"] == []
+    assert d1["own_tricks"]["trick_points"] == 0 and d1["own_tricks"]["won_cards"] == []
     m = at(E, start=["AC", "JC"])
-    assert "own_trick_points" not in information_set(m, 0)["deal"]
+    assert "own_tricks" not in information_set(m, 0)["deal"]
 
 
 def test_OPEN_AT_10_match_target():

@@ -27,6 +27,7 @@ from .helpers import (
     cards,
     codes,
     deck_for,
+    events_of,
     finish_deal,
     hand,
     keys,
@@ -275,9 +276,9 @@ def test_HU2_PLAY_3_history_is_public_record_without_aggregates() -> None:
     m = play(e1(), "AC", "JC", "TC")
     for seat in (0, 1):
         info = information_set(m, seat)
-        tricks = [e for e in info["deal"]["history"] if e["type"] == "trick"]
-        assert tricks == [{"type": "trick", "winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]}]
-        assert not {"own_won_cards", "own_trick_points", "own_deal_points"} & set(info["deal"])
+        tricks = events_of(info["deal"]["history"], "trick_completed")
+        assert tricks == [{"winner": 0, "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "JC"}]}]
+        assert "own_tricks" not in info["deal"]
         assert "points" not in json.dumps(info["deal"]["history"])
 
 
@@ -299,7 +300,7 @@ def test_HU2_DRAW_1_trick_winner_draws_first() -> None:
     # After trick 5 the loser takes the face-up trump card, publicly (§14.1); other draws hidden.
     m = play(e1(), *E1_T1_T5)
     assert hand(m, 1) == {"JH", "KS", "TD", "KD", "QH"} and hand(m, 0) == {"AH", "TH", "KH", "QC", "QD"}
-    draws = [e for e in information_set(m, 0)["deal"]["history"] if e["type"] == "draw" and e["seat"] == 1]
+    draws = [e for e in events_of(information_set(m, 0)["deal"]["history"], "card_drawn") if e["seat"] == 1]
     assert [e["card"] for e in draws] == [""] * 4 + ["QH"]
 
 
@@ -318,7 +319,7 @@ def test_HU2_STRICT_1_after_closing_follow_suit_and_take_the_trick() -> None:
 
 def test_HU2_STRICT_2_after_exhaustion_same_compulsions() -> None:
     m = play(e1(), *E1_T1_T5)
-    assert information_set(m, 0)["deal"]["talon_state"] == "exhausted"
+    assert information_set(m, 0)["deal"]["talon_state"] == "TALON_STATE_EXHAUSTED"
     m = play(m, "AH")
     assert legal(m) == cards("JH", "QH")  # follow; cannot head the ace
     m = play(m, "JH", "TH")
@@ -370,7 +371,7 @@ def test_HU2_MAR_1_twenty_forty_and_lead_king_or_queen() -> None:
     m = play(m, "KH")
     marriages = information_set(m, 1)["deal"]["marriages"]
     assert [(x["seat"], x["suit"], x["points"]) for x in marriages] == [(0, "C", 20), (0, "H", 40)]
-    ev = [e for e in information_set(m, 1)["deal"]["history"] if e["type"] == "marriage"]
+    ev = events_of(information_set(m, 1)["deal"]["history"], "marriage_announced")
     assert set(ev[1]["shown_cards"]) == {"KH", "QH"}
 
 
@@ -431,7 +432,7 @@ def test_HU2_CLOSE_2_close_at_lead_after_the_draw_also_at_first_lead() -> None:
     assert "close" in legal(m)
     assert_illegal(m, "draw")
     m = play(m, "close")
-    assert information_set(m, 0)["deal"]["talon_state"] == "closed"
+    assert information_set(m, 0)["deal"]["talon_state"] == "TALON_STATE_CLOSED"
     m = play(m, "TC", "KC")
     assert information_set(m, 0)["deal"]["hand_sizes"] == [4, 4]  # nobody draws any more
 
@@ -722,10 +723,10 @@ def test_OPEN_HU2_8_may_view_own_tricks_default_false() -> None:
 def test_OPEN_HU2_8_may_view_own_tricks_alternative_true() -> None:
     m = play(e1({"may_view_own_tricks": True}), "AC", "JC", "TC", "KC")
     d0 = information_set(m, 0)["deal"]
-    assert set(d0["own_won_cards"]) == {"AC", "JC", "TC", "KC"}
-    assert d0["own_trick_points"] == 27
+    assert set(d0["own_tricks"]["won_cards"]) == {"AC", "JC", "TC", "KC"}
+    assert d0["own_tricks"]["trick_points"] == 27
     d1 = information_set(m, 1)["deal"]
-    assert d1["own_won_cards"] == [] and d1["own_trick_points"] == 0
+    assert d1["own_tricks"]["won_cards"] == [] and d1["own_tricks"]["trick_points"] == 0
     assert not {k for k in keys(d1) if "opponent" in k or k == "points"}
 
 

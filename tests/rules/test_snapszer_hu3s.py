@@ -19,6 +19,7 @@ from bummerl.rules.actions import action_to_string, parse_action
 from bummerl.rules.cards import card_code, cards_of, parse_card
 from bummerl.rules.contract_hu import HuContractDeal, SopronDeal
 from bummerl.rules.errors import IllegalActionError
+from bummerl.rules.events import event_view
 from bummerl.rules.variant import VariantSpec
 from bummerl.rules.variants.snapszer_hu3s import SPEC
 
@@ -183,7 +184,7 @@ def test_HU3S_TAL_1_hivo_lays_away_two_hidden_cards_counting_for_him() -> None:
     act(d, "discard JD")
     assert len(hand(d, 0)) == 6 and set(d.view(0)["laid_away"]) == {"TC", "JD"}
     assert d.view(1)["laid_away"] == [] and d.view(2)["laid_away"] == []
-    assert d.event_dict(d.history[-1]) == {"type": "discard", "seat": 0, "count": 2}
+    assert event_view(d.history[-1], 0) == {"version": 0, "deal_number": 0, "cards_laid_away": {"seat": 0, "count": 2}}
     assert d.phase == "bidding" and d.to_act == 0
     act(d, "bid mehet", "pass", "pass")
     assert d.side_trick_points(d.side[0]) == 12  # laid-away cards count, no trick won (DEF-PTS-1)
@@ -206,7 +207,7 @@ def test_HU3S_BID_1_hivo_announces_or_says_mehet() -> None:
     act(d, "trump H", "discard TC", "discard JD")
     assert legal(d) == bids("mehet", "snapszer", "kilences", "paraszt")
     act(d, "bid mehet")
-    assert d.to_act == 1 and d.event_dict(d.history[-1]) == {"type": "bid", "seat": 0, "call": "mehet"}
+    assert d.to_act == 1 and event_view(d.history[-1], 0)["bid"] == {"seat": 0, "call": "mehet"}
 
 
 def test_HU3S_BID_2_each_fogado_once_strictly_higher_replaces() -> None:
@@ -316,8 +317,8 @@ def test_HU3S_CON_5_four_also_ends_the_deal() -> None:
     act(d, "bid negyalso")
     assert d.over and awards(d) == [0, 0, 13] and d.level == 0
     assert d.outcome is not None and d.outcome.winner == 2 and d.outcome.reason == "four_jacks"
-    shown = d.event_dict(d.history[-1])
-    assert shown["type"] == "show" and set(shown["cards"]) == {"JC", "JS", "JH", "JD"}
+    shown = event_view(d.history[-1], 0)["cards_shown"]
+    assert set(shown["cards"]) == {"JC", "JS", "JH", "JD"}
     # the hívó holding all four alsó after laying away may announce it first
     hands = [["JC", "JS", "JH", "JD", "AC", "TC", "KC", "QC"], ["AH", "TH", "KH", "QH", "AD", "TD"],
              ["AS", "TS", "KS", "QS", "KD", "QD"]]
@@ -490,8 +491,9 @@ def test_HU3S_KON_2_kontra_takes_up_laid_away_cards() -> None:
     act(d, "kontra")
     assert hand(d, 1) >= {"TC", "JD"} and len(hand(d, 1)) == 8
     assert d.view(0)["laid_away"] == [] and d.level == 1
-    assert [d.event_dict(e) for e in d.history[-2:]] == [
-        {"type": "bid", "seat": 1, "call": "kontra"}, {"type": "take", "seat": 1, "count": 2}]
+    assert [event_view(e, 0) for e in d.history[-2:]] == [
+        {"version": 0, "deal_number": 0, "bid": {"seat": 1, "call": "kontra"}},
+        {"version": 0, "deal_number": 0, "cards_taken_up": {"seat": 1, "count": 2}}]
     assert all(t.startswith("discard") for t in legal(d)) and len(legal(d)) == 8
     act(d, "discard KC", "discard TC")
     assert set(d.view(1)["laid_away"]) == {"KC", "TC"} and d.view(2)["laid_away"] == []
@@ -515,7 +517,7 @@ def test_HU3S_KON_1_ladder_alternates_up_to_x16() -> None:
     assert d.to_act == 0 and legal(d) == {"pass", "mordkontra"}
     act(d, "mordkontra")
     assert d.phase == "lead" and d.multiplier == 16 and d.to_act == 0
-    assert d.event_dict(d.history[-1])["kontra_level"] == 4
+    assert event_view(d.history[-1], 0)["contract"]["kontra_level"] == 4
     # the hívó's contract without a take-up: no plain kontra later
     d = make(A_HANDS)
     act(d, "trump H", "discard TC", "discard JD", "bid mehet", "pass", "pass")
@@ -664,7 +666,7 @@ def test_information_set_partner_and_laid_away_hidden() -> None:
     act(d, "trump H", "discard TC", "discard JD")
     v1 = d.view(1)
     assert set(v1["hand"]) == set(A_HANDS[1]) and v1["laid_away"] == []
-    assert "TC" not in json.dumps(v1) and "JD" not in json.dumps([d.event_dict(e) for e in d.history])
+    assert "TC" not in json.dumps(v1) and "JD" not in json.dumps([event_view(e, 0) for e in d.history])
     assert v1["hand_sizes"] == [6, 6, 6]
     assert d.view(0)["laid_away"] == ["TC", "JD"] or set(d.view(0)["laid_away"]) == {"TC", "JD"}
 

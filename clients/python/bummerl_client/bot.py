@@ -1,5 +1,9 @@
-"""The :class:`Bot` base class and :class:`InfoSet`, a thin view of an information set dict
-(the ``InformationSet`` message as JSON: see proto/bummerl/v1/common.proto).
+"""The :class:`Bot` base class and :class:`InfoSet`, a thin view of an information set dict: the
+``InformationSet`` message (proto/bummerl/v1/common.proto) as JSON with proto field names, enums by
+name (``"TALON_STATE_OPEN"``), events keyed by their kind (``{"card_played": {...}}``). It is the
+one shape of the served JSON (SDK, REST, the stdio bridge) and of the engine's own dict
+(:func:`bummerl.rules.information_set`, :mod:`bummerl.rules.views`), except that proto3 JSON
+writes int64 fields (``version``, the clocks' ``*_ms``) as decimal strings: read them with ``int()``.
 
 A bot implements one method, :meth:`Bot.choose`, returning a legal action id (int) or its text
 (``"play QH"``). Bots keep no memory: the information set carries the deal's full public
@@ -9,6 +13,7 @@ history (perfect recall), so :func:`own_deal_points` can recount what the seat h
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 RANK_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
@@ -30,10 +35,10 @@ def beats(a: str, b: str, trump: str) -> bool:
 class InfoSet:
     """Read-only view of an information set dict with the fields bots use most."""
 
-    def __init__(self, raw: dict[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any]) -> None:
         self.raw = raw
-        self.deal: dict[str, Any] = raw.get("deal", {})
-        self.match: dict[str, Any] = raw.get("match", {})
+        self.deal: Mapping[str, Any] = raw.get("deal", {})
+        self.match: Mapping[str, Any] = raw.get("match", {})
 
     seat = property(lambda self: int(self.raw.get("seat", 0)))
     version = property(lambda self: int(self.raw.get("version", 0)))
@@ -43,7 +48,7 @@ class InfoSet:
     trump_suit = property(lambda self: str(self.deal.get("trump_suit", "")))
     trump_card = property(lambda self: str(self.deal.get("trump_card", "")))
     talon_size = property(lambda self: int(self.deal.get("talon_size", 0)))
-    talon_open = property(lambda self: self.deal.get("talon_state", "") in ("open", "TALON_STATE_OPEN"))
+    talon_open = property(lambda self: self.deal.get("talon_state") == "TALON_STATE_OPEN")
     current_trick = property(lambda self: list(self.deal.get("current_trick", [])))
     history = property(lambda self: list(self.deal.get("history", [])))
     to_act = property(lambda self: int(self.deal.get("to_act", -1)))

@@ -4,7 +4,8 @@ answers one line per decision on stdout. The protocol is documented in
 
 * server -> bot: ``{"type": "hello", "protocol": 1, "match_id", "seat", "variant"}`` once, then
   ``{"type": "decide", "information_set": {...}, "time_limit_ms": N}`` whenever the seat is to act
-  (the information set is the JSON of the ``InformationSet`` message, legal actions included),
+  (the information set is the ``InformationSet`` message as proto3 JSON, legal actions included: the
+  shape the SDK hands its bots and the engine builds, see :mod:`bummerl_client.bot`),
   and ``{"type": "over", "information_set": {...}}`` at the end; then stdin closes.
 * bot -> server: one line per ``decide``: the chosen action's id (``"12"``) or text
   (``"play QH"``). The bot must flush stdout after each line.

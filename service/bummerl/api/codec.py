@@ -1,43 +1,45 @@
 """Engine dicts <-> ``bummerl.v1`` protobuf messages (pure functions, no I/O).
 
-The rules engine and the use cases speak plain dicts; the proto mirrors them field by field, with
-four conventions (see ``proto/bummerl/v1/common.proto``):
+What a seat sees (information sets, events, results, legal actions) the engine already gives in the
+messages' own shape: :mod:`bummerl.rules.views` has one ``TypedDict`` per message of
+``proto/bummerl/v1/common.proto``, keyed by the proto field names, nested as the proto nests them
+(an event's kind is its ``Event.kind`` oneof key, the own tricks the ``own_tricks`` sub-dict), enum
+values by their proto names (``"PHASE_LEAD"``). So this module renames nothing: one generic,
+strict walk (:func:`dict_to_pb`) fills any message from such a dict, and :func:`pb_to_dict` gives
+it back. The one difference from proto3 JSON (:func:`to_json_dict`, what the REST gateway and the
+Python SDK hand out): int64 fields are ints in the engine's dicts and decimal strings in JSON.
 
-* Enum fields take the engine's lowercase strings: ``"lead"`` <-> ``PHASE_LEAD``,
-  ``"exhausted"`` <-> ``TALON_STATE_EXHAUSTED``, ``"up"`` <-> ``SCORE_DIRECTION_UP``; ``""`` is
-  the UNSPECIFIED value.
-* Events: the dict's ``"type"`` picks the ``Event.kind`` oneof member (:data:`EVENT_KINDS`), the
-  other keys are that member's fields; ``"version"`` and ``"deal_number"`` go to the ``Event``.
-  ``deal_end`` / ``match_end`` take ``{"result": {...}}`` or the result's keys inline.
-* The deal's ``own_trick_points``, ``own_won_cards``, ``own_deal_points`` (present only where the
-  variant lets a player look at his tricks, docs/RULES.md §14.2) become the ``OwnTricks own_tricks``
-  sub-message, which stays unset otherwise.
-* Option values (``options`` maps, ``OptionInfo`` default/allowed) are strings; bools and ints
-  are converted (``True`` -> ``"true"``, ``7`` -> ``"7"``).
-* Facts the engine's event dicts leave out are filled in on the way to the wire, where the
-  caller knows them: ``DealStarted.hand_sizes`` (the variant's hand size for every seat,
-  :func:`deal_hand_sizes`), and in an information set the ``deal_number`` of the history events
-  (the current deal's). A value the dict already has is kept.
+Every dict -> message function is strict: a key the message does not have, a wrong type (a bool for
+an int, an int for a bool, a str for a list...), an unknown enum name, or a dict that sets no or two
+members of a oneof (an ``Event`` without a kind) raises :class:`CodecError`, which the service maps
+to INTERNAL, so engine/proto mismatches fail loudly. ``None`` means "unset" for any field.
 
-Every dict -> message function is strict: a key the message does not have, a wrong type or an
-unknown enum/event name raises :class:`CodecError`, so engine/proto mismatches fail loudly in
-tests. ``None`` means "unset" for any field. The message -> dict functions give the engine shape
-back (all fields, defaults included; unset message/optional fields omitted), so
-``information_set_to_dict(information_set_to_pb(d)) == d`` for a complete ``d``.
+Enum names: the seat's view takes the proto names only. The other dicts the service encodes with
+:func:`dict_to_pb` (match summaries and records, ladders, their requests through :func:`pb_to_dict`)
+keep the short form (``"match"`` for ``TIME_CONTROL_SCOPE_MATCH``, ``"NORMAL"``, ``"round_robin"``)
+by default (``short_enums=True``); those are not part of what a seat sees. Option values (``options``
+maps, ``OptionInfo`` default/allowed) are strings; bools and ints are converted (``True`` ->
+``"true"``, ``7`` -> ``"7"``).
+
+:func:`information_set_to_pb` is the service's hot path (issue 8): a fast path builds the message
+from constructor arguments and merges the parts that repeat from call to call as memoized bytes
+(history events, finished deals' results, legal actions, the options map); it gives the very bytes
+of the generic walk (:func:`information_set_to_pb_generic`, tested for every seat of every variant)
+and falls back to it for anything it does not cover, so errors are worded in one place.
 """
 
 from __future__ import annotations
 
 import functools
+import marshal
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard, TypeVar
 
-from google.protobuf import json_format
+from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from bummerl.rules import UnknownVariantError, find_variant
 from bummerl.v1 import common_pb2
 
 M = TypeVar("M", bound=Message)
@@ -48,38 +50,6 @@ class CodecError(ValueError):
     Raised for internal mismatches: the service maps it to INTERNAL."""
 
 
-#: Engine event ``"type"`` -> ``Event.kind`` oneof field.
-EVENT_KINDS: dict[str, str] = {
-    "deal": "deal_started",
-    "exchange": "trump_exchanged",
-    "close": "talon_closed",
-    "pass": "passed",
-    "marriage": "marriage_announced",
-    "play": "card_played",
-    "trick": "trick_completed",
-    "draw": "card_drawn",
-    "declare": "declared",
-    "deal_end": "deal_ended",
-    "match_end": "match_ended",
-    "resign": "resigned",
-    "timeout": "timeout",
-    "bid": "bid",
-    "contract": "contract",
-    "trump": "trump_named",
-    "discard": "cards_laid_away",
-    "take": "cards_taken_up",
-    "show": "cards_shown",
-}
-_EVENT_TYPES = {kind: type_ for type_, kind in EVENT_KINDS.items()}
-_EVENT_COMMON = ("version", "deal_number")
-_RESULT_EVENTS = ("deal_end", "match_end")
-
-#: Flat deal keys of the engine -> fields of ``OwnTricks`` (docs/RULES.md §14.2, OBI-PLAY-1).
-OWN_TRICKS_KEYS: dict[str, str] = {
-    "own_trick_points": "trick_points",
-    "own_won_cards": "won_cards",
-    "own_deal_points": "deal_points",
-}
 #: ``OptionInfo`` keys of the engine's variant dict -> proto fields.
 OPTION_KEYS: dict[str, str] = {"default": "default_value", "allowed": "allowed_values"}
 
@@ -92,6 +62,11 @@ _INT_TYPES = frozenset(
     }
 )
 _FLOAT_TYPES = frozenset({FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE})
+#: Field types whose values protobuf itself checks as strictly as :func:`_scalar` (an int field
+#: refuses bool, float and str; a string field refuses everything but str): set without our check.
+_STRICT_TYPES = frozenset({FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64,
+                           FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32,
+                           FieldDescriptor.TYPE_SINT64})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +86,9 @@ def _enum_prefix(enum: Any) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
 
 
-def _enum_number(enum: Any, value: Any, path: str) -> int:
+def _enum_number(enum: Any, value: Any, path: str, short: bool) -> int:
+    """The number of an enum value given by its proto name (``"PHASE_LEAD"``), its number, or with
+    ``short`` also its short name in any case (``"lead"``, ``"NORMAL"``; ``""`` = UNSPECIFIED)."""
     if isinstance(value, bool):
         raise CodecError(f"{path}: expected a {enum.name} name, got a bool")
     if isinstance(value, int):
@@ -120,28 +97,30 @@ def _enum_number(enum: Any, value: Any, path: str) -> int:
         return value
     if not isinstance(value, str):
         raise CodecError(f"{path}: expected a {enum.name} name, got {type(value).__name__}")
-    name = _enum_prefix(enum) + (value.upper() if value else "UNSPECIFIED")
-    if name not in enum.values_by_name:
+    got = enum.values_by_name.get(value)
+    if got is None and short:
+        got = enum.values_by_name.get(_enum_prefix(enum) + (value.upper() if value else "UNSPECIFIED"))
+    if got is None:
         raise CodecError(f"{path}: unknown {enum.name} {value!r}")
-    return int(enum.values_by_name[name].number)
+    return int(got.number)
 
 
-def _enum_str(enum: Any, number: int) -> str:
-    if number == 0:
-        return ""
+def _enum_str(enum: Any, number: int, short: bool) -> Any:
     value = enum.values_by_number.get(number)
-    if value is None:  # an enum value from a newer peer
-        return str(number)
-    return str(value.name).removeprefix(_enum_prefix(enum)).lower()
+    if value is None:  # an enum value from a newer peer (json_format gives the number too)
+        return number
+    if not short:
+        return str(value.name)
+    return "" if number == 0 else str(value.name).removeprefix(_enum_prefix(enum)).lower()
 
 
 def _is_map(field: Any) -> bool:
     return field.message_type is not None and field.message_type.GetOptions().map_entry
 
 
-def _scalar(field: Any, value: Any, path: str) -> Any:
+def _scalar(field: Any, value: Any, path: str, short: bool) -> Any:
     if field.type == FieldDescriptor.TYPE_ENUM:
-        return _enum_number(field.enum_type, value, path)
+        return _enum_number(field.enum_type, value, path, short)
     if field.type in _INT_TYPES:
         if isinstance(value, bool) or not isinstance(value, int):
             raise CodecError(f"{path}: expected an int, got {type(value).__name__}")
@@ -159,23 +138,32 @@ def _scalar(field: Any, value: Any, path: str) -> Any:
     return value
 
 
+def _oneof(field: Any) -> str | None:
+    """The name of the oneof ``field`` belongs to; None for none or the synthetic oneof of a proto3
+    ``optional`` field (named ``_`` + the field's name, its only member)."""
+    o = field.containing_oneof
+    if o is None or (len(o.fields) == 1 and o.name == "_" + field.name):
+        return None
+    return str(o.name)
+
+
+def _real_oneofs(descriptor: Any) -> frozenset[str]:
+    return frozenset(o.name for o in descriptor.oneofs if not (len(o.fields) == 1 and o.name == "_" + o.fields[0].name))
+
+
 def _is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, list | tuple)
 
 
-_PLANS: dict[Any, dict[str, tuple[Any, int]]] = {}
+_PLANS: dict[Any, tuple[dict[str, tuple[Any, int, str | None]], frozenset[str]]] = {}
 _MAP, _REPEATED_MSG, _REPEATED_SCALAR, _MESSAGE, _SCALAR, _STRICT_SCALAR, _STRICT_REPEATED = range(7)
-#: Field types whose values protobuf itself checks as strictly as :func:`_scalar` (an int field
-#: refuses bool, float and str; a string field refuses everything but str): set without our check.
-_STRICT_TYPES = frozenset({FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64,
-                           FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32,
-                           FieldDescriptor.TYPE_SINT64})
 
 
-def _plan(descriptor: Any) -> dict[str, tuple[Any, int]]:
-    """Per message type: field name -> (field descriptor, how to fill it); computed once."""
-    plan = _PLANS.get(descriptor)
-    if plan is None:
+def _plan(descriptor: Any) -> tuple[dict[str, tuple[Any, int, str | None]], frozenset[str]]:
+    """Per message type: field name -> (field descriptor, how to fill it, its oneof or None), and
+    the message's oneofs; computed once."""
+    got = _PLANS.get(descriptor)
+    if got is None:
         plan = {}
         for name, field in descriptor.fields_by_name.items():
             if _is_map(field):
@@ -186,22 +174,27 @@ def _plan(descriptor: Any) -> dict[str, tuple[Any, int]]:
             else:
                 kind = (_MESSAGE if field.message_type is not None
                         else _STRICT_SCALAR if field.type in _STRICT_TYPES else _SCALAR)
-            plan[name] = (field, kind)
-        _PLANS[descriptor] = plan
-    return plan
+            plan[name] = (field, kind, _oneof(field))
+        got = _PLANS[descriptor] = (plan, _real_oneofs(descriptor))
+    return got
 
 
-def _fill(msg: Message, d: Any, path: str) -> None:
+def _fill(msg: Message, d: Any, path: str, short: bool) -> None:
     if not isinstance(d, Mapping):
         raise CodecError(f"{path}: expected a dict for {msg.DESCRIPTOR.name}, got {type(d).__name__}")
-    plan = _plan(msg.DESCRIPTOR)
+    plan, all_oneofs = _plan(msg.DESCRIPTOR)
+    oneofs: set[str] = set()
     for key, value in d.items():
         entry = plan.get(key)
         if entry is None:
             raise CodecError(f"{path}: unknown key {key!r} for {msg.DESCRIPTOR.full_name}")
         if value is None:
             continue
-        field, kind = entry
+        field, kind, oneof = entry
+        if oneof is not None:
+            if oneof in oneofs:
+                raise CodecError(f"{path}: two members of the oneof {oneof!r} of {msg.DESCRIPTOR.full_name}")
+            oneofs.add(oneof)
         try:
             if kind == _STRICT_SCALAR:
                 setattr(msg, key, value)
@@ -210,203 +203,132 @@ def _fill(msg: Message, d: Any, path: str) -> None:
                     raise CodecError(f"expected a list, got {type(value).__name__}")
                 getattr(msg, key).extend(value)
             elif kind == _SCALAR:
-                setattr(msg, key, _scalar(field, value, ""))
+                setattr(msg, key, _scalar(field, value, "", short))
             elif kind == _REPEATED_MSG:
                 if not _is_list(value):
                     raise CodecError(f"expected a list, got {type(value).__name__}")
                 add = getattr(msg, key).add
                 for i, item in enumerate(value):
-                    _fill(add(), item, f"[{i}]")
+                    _fill(add(), item, f"[{i}]", short)
             elif kind == _REPEATED_SCALAR:
                 if not _is_list(value):
                     raise CodecError(f"expected a list, got {type(value).__name__}")
-                getattr(msg, key).extend([_scalar(field, item, f"[{i}]") for i, item in enumerate(value)])
+                getattr(msg, key).extend([_scalar(field, item, f"[{i}]", short) for i, item in enumerate(value)])
             elif kind == _MESSAGE:
                 sub = getattr(msg, key)
                 sub.SetInParent()
-                _fill(sub, value, "")
+                _fill(sub, value, "", short)
             else:
-                _fill_map(getattr(msg, key), field, value, "")
+                _fill_map(getattr(msg, key), field, value, "", short)
         except CodecError as exc:
             raise CodecError(f"{path}.{key}{'' if str(exc).startswith(('[', '.', ':')) else ': '}{exc}") from None
         except (TypeError, ValueError) as exc:  # range errors from protobuf itself
             raise CodecError(f"{path}.{key}: {exc}") from exc
+    if len(oneofs) < len(all_oneofs):
+        missing = sorted(all_oneofs - oneofs)
+        raise CodecError(f"{path}: no member of the oneof {missing[0]!r} of {msg.DESCRIPTOR.full_name} "
+                         f"(one of: {', '.join(f.name for f in msg.DESCRIPTOR.oneofs_by_name[missing[0]].fields)})")
 
 
-def _fill_map(container: Any, field: Any, value: Any, path: str) -> None:
+def _fill_map(container: Any, field: Any, value: Any, path: str, short: bool) -> None:
     if not isinstance(value, Mapping):
         raise CodecError(f"{path}: expected a dict, got {type(value).__name__}")
     key_field = field.message_type.fields_by_name["key"]
     value_field = field.message_type.fields_by_name["value"]
     for k, v in value.items():
-        kk = _scalar(key_field, k, f"{path} key")
+        kk = _scalar(key_field, k, f"{path} key", short)
         if value_field.message_type is not None:
-            _fill(container[kk], v, f"{path}[{k!r}]")
+            _fill(container[kk], v, f"{path}[{k!r}]", short)
         elif value_field.type == FieldDescriptor.TYPE_STRING:
             container[kk] = option_value_str(v)
         else:
-            container[kk] = _scalar(value_field, v, f"{path}[{k!r}]")
+            container[kk] = _scalar(value_field, v, f"{path}[{k!r}]", short)
 
 
-def dict_to_pb(d: Mapping[str, Any], message: type[M] | M) -> M:
+def dict_to_pb(d: Mapping[str, Any], message: type[M] | M, *, short_enums: bool = True) -> M:
     """Fill ``message`` (a class -> new instance, or an instance, filled in place) from a dict whose
-    keys are the proto field names. Enum fields take lowercase names (module docstring); string
-    map values accept bool/int (-> "true"/"7"). Raises :class:`CodecError` on any mismatch."""
+    keys are the proto field names. Enum fields take the proto names (and, with ``short_enums``,
+    the short lowercase names of the dicts outside the seat's view); string map values accept
+    bool/int (-> "true"/"7"). Raises :class:`CodecError` on any mismatch."""
     msg = message() if isinstance(message, type) else message
-    _fill(msg, d, msg.DESCRIPTOR.name)
+    _fill(msg, d, msg.DESCRIPTOR.name, short_enums)
     return msg
 
 
-def _value_to_py(field: Any, value: Any) -> Any:
+def _value_to_py(field: Any, value: Any, short: bool) -> Any:
     if field.message_type is not None:
-        return pb_to_dict(value)
+        return pb_to_dict(value, short_enums=short)
     if field.type == FieldDescriptor.TYPE_ENUM:
-        return _enum_str(field.enum_type, value)
+        return _enum_str(field.enum_type, value, short)
     return value
 
 
-def pb_to_dict(msg: Message) -> dict[str, Any]:
+def pb_to_dict(msg: Message, *, short_enums: bool = True) -> dict[str, Any]:
     """A message as a dict with proto field names: every field, defaults included; unset message
-    fields and unset ``optional``/oneof fields omitted; enums as lowercase names; int64 as int."""
+    fields and unset ``optional``/oneof fields omitted; int64 as int; enums by proto name, or with
+    ``short_enums`` by their short name in lower case (``""`` for UNSPECIFIED)."""
     out: dict[str, Any] = {}
     field: Any
     for field in msg.DESCRIPTOR.fields:
         value = getattr(msg, field.name)
         if _is_map(field):
             vf = field.message_type.fields_by_name["value"]
-            out[field.name] = {k: _value_to_py(vf, v) for k, v in value.items()}
+            out[field.name] = {k: _value_to_py(vf, v, short_enums) for k, v in value.items()}
         elif field.is_repeated:
-            out[field.name] = [_value_to_py(field, v) for v in value]
+            out[field.name] = [_value_to_py(field, v, short_enums) for v in value]
         elif field.has_presence and not msg.HasField(field.name):
             continue
         else:
-            out[field.name] = _value_to_py(field, value)
+            out[field.name] = _value_to_py(field, value, short_enums)
     return out
 
 
 def to_json_dict(msg: Message) -> dict[str, Any]:
-    """The proto3 JSON form used by the REST gateway (``json_format``): proto field names, every
-    field printed, enums by full name (``"PHASE_LEAD"``), int64/uint64 as decimal strings."""
+    """The proto3 JSON form used by the REST gateway and the Python SDK (``json_format``): proto
+    field names, every field printed, enums by proto name (``"PHASE_LEAD"``), int64/uint64 as
+    decimal strings: the engine's view dict, but for the int64 strings."""
     return json_format.MessageToDict(
         msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
 
 
 # ---------------------------------------------------------------------------------------------
-# Events
+# What a seat sees (bummerl.rules.views): one converter per message, proto enum names only
 
 
-def _event_shape(d: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(d, Mapping):
-        raise CodecError(f"Event: expected a dict, got {type(d).__name__}")
-    rest = dict(d)
-    type_ = rest.pop("type", None)
-    kind = EVENT_KINDS.get(type_) if isinstance(type_, str) else None
-    if kind is None:
-        raise CodecError(f"Event: unknown or missing type {type_!r} (known: {', '.join(sorted(EVENT_KINDS))})")
-    shape = {k: rest.pop(k) for k in _EVENT_COMMON if k in rest}
-    if type_ in _RESULT_EVENTS and "result" not in rest:
-        if type_ == "deal_end" and "deal_number" in shape:
-            rest["deal_number"] = shape["deal_number"]  # a DealResult field as well
-        rest = {"result": rest}
-    shape[kind] = rest
-    return shape
-
-
-def deal_hand_sizes(variant: str, num_seats: int = 2) -> list[int] | None:
-    """Cards in every hand right after a deal of ``variant`` (id or alias): the hand size of its
-    deal pattern for each of ``num_seats`` seats, e.g. ``[5, 5]`` for schnapsen-at; None for an
-    unknown variant."""
-    try:
-        spec = find_variant(variant)
-    except UnknownVariantError:
-        return None
-    return [spec.hand_size] * num_seats
-
-
-def _with_hand_sizes(d: Mapping[str, Any], hand_sizes: list[int] | None) -> Mapping[str, Any]:
-    if hand_sizes and isinstance(d, Mapping) and d.get("type") == "deal" and not d.get("hand_sizes"):
-        return {**d, "hand_sizes": list(hand_sizes)}
-    return d
-
-
-def event_to_pb(d: Mapping[str, Any], hand_sizes: list[int] | None = None) -> common_pb2.Event:
-    """An engine event dict ``{"type": "play", "seat": 0, "card": "AH", "version"?, "deal_number"?}``
-    as ``Event``; a ``deal`` event without ``hand_sizes`` gets ``hand_sizes`` (see
-    :func:`deal_hand_sizes`). Raises :class:`CodecError` for an unknown type or key."""
-    return dict_to_pb(_event_shape(_with_hand_sizes(d, hand_sizes)), common_pb2.Event)
+def event_to_pb(d: Mapping[str, Any]) -> common_pb2.Event:
+    """An ``Event`` dict ``{"version", "deal_number", "<kind>": {...}}`` as ``Event``. Raises
+    :class:`CodecError` for an unknown key, or no or two kinds."""
+    return dict_to_pb(d, common_pb2.Event, short_enums=False)
 
 
 def event_to_dict(event: common_pb2.Event) -> dict[str, Any]:
-    """``Event`` -> engine dict ``{"type", "version", "deal_number", **fields}`` (deal_end and
-    match_end as ``{"result": {...}}``). Raises :class:`CodecError` if no kind is set."""
-    kind = event.WhichOneof("kind")
-    if kind is None:
-        raise CodecError("Event: no kind set")
-    out: dict[str, Any] = {"type": _EVENT_TYPES[kind], "version": event.version, "deal_number": event.deal_number}
-    out.update(pb_to_dict(getattr(event, kind)))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Results
+    """``Event`` -> its dict (the inverse of :func:`event_to_pb`)."""
+    return pb_to_dict(event, short_enums=False)
 
 
 def deal_result_to_pb(d: Mapping[str, Any]) -> common_pb2.DealResult:
-    """``{"deal_number", "winner" (-1 = drawn), "game_points": [per seat], "reason", "deal_points",
-    "tricks_won", "schwarz", "deal_schneider", "carried_points"}`` -> ``DealResult``."""
-    return dict_to_pb(d, common_pb2.DealResult)
+    """A ``DealResult`` dict (:class:`bummerl.rules.views.DealResult`) -> ``DealResult``."""
+    return dict_to_pb(d, common_pb2.DealResult, short_enums=False)
 
 
 def match_result_to_pb(d: Mapping[str, Any]) -> common_pb2.MatchResult:
-    """``{"winner", "game_points", "sets_won", "match_schneider", "reason"}`` -> ``MatchResult``."""
-    return dict_to_pb(d, common_pb2.MatchResult)
-
-
-# ---------------------------------------------------------------------------------------------
-# Information sets
-
-
-def _information_set_shape(d: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(d, Mapping):
-        raise CodecError(f"InformationSet: expected a dict, got {type(d).__name__}")
-    shape = dict(d)
-    deal = shape.get("deal")
-    if isinstance(deal, Mapping):
-        deal = dict(deal)
-        own = {pb: deal.pop(key) for key, pb in OWN_TRICKS_KEYS.items() if key in deal}
-        if own:
-            if "own_tricks" in deal:
-                raise CodecError("InformationSet.deal: both own_tricks and own_* keys")
-            deal["own_tricks"] = own
-        history = deal.get("history")
-        if _is_list(history):
-            variant, seats = shape.get("variant"), shape.get("num_seats")
-            sizes = deal_hand_sizes(variant, seats) if isinstance(variant, str) and isinstance(seats, int) else None
-            match = shape.get("match")
-            number = match.get("deal_number") if isinstance(match, Mapping) else None
-            deal["history"] = [_event_shape(_in_deal(_with_hand_sizes(e, sizes), number)) for e in history]
-        shape["deal"] = deal
-    return shape
-
-
-def _in_deal(d: Mapping[str, Any], deal_number: Any) -> Mapping[str, Any]:
-    if isinstance(deal_number, int) and isinstance(d, Mapping) and "deal_number" not in d:
-        return {**d, "deal_number": deal_number}
-    return d
+    """A ``MatchResult`` dict (:class:`bummerl.rules.views.MatchResult`) -> ``MatchResult``."""
+    return dict_to_pb(d, common_pb2.MatchResult, short_enums=False)
 
 
 def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
-    """The engine's information-set dict (docs/RULES.md §14; shape in the module docstring of
-    ``proto/bummerl/v1/common.proto`` / this module) -> ``InformationSet``.
-    Raises :class:`CodecError` on an unknown key anywhere in the tree.
+    """An ``InformationSet`` dict (:class:`bummerl.rules.views.InformationSet`, docs/RULES.md §14)
+    -> ``InformationSet``. Raises :class:`CodecError` on a mismatch anywhere in the tree.
 
-    Fast path (same bytes as :func:`information_set_to_pb_generic`, tested): the parts that
-    repeat from call to call are encoded once and merged in as bytes: the ``options`` map (once
-    per table, :func:`_options_bytes`), and each history event, finished deal's result and legal
-    action (once per distinct dict, :func:`_memo_fragment`, whatever its event type or fields,
-    so a new event kind needs no code here). Any mismatch re-runs the generic path, which raises
-    the precise :class:`CodecError`."""
+    Fast path (same bytes as :func:`information_set_to_pb_generic`, tested): the message is built
+    by its constructor from the dict (the checks protobuf makes less strictly than the generic
+    walk are made here), and the parts that repeat from call to call are encoded once and merged
+    in as bytes: the ``options`` map (once per table) and each item of a repeated message field
+    but the clocks (each history event, finished deal's result, legal action, trick card,
+    marriage, bid: once per distinct dict, :func:`_memo_fragment`). It is derived from the
+    descriptors, so a new field or event kind needs no code here. Anything it does not cover
+    re-runs the generic walk, which raises the precise :class:`CodecError`."""
     try:
         return _information_set_fast(d)
     except CodecError:
@@ -417,72 +339,35 @@ def information_set_to_pb_generic(d: Mapping[str, Any]) -> common_pb2.Informatio
     """:func:`information_set_to_pb` through the generic per-field walk only (no memo of events,
     results or legal actions): the reference the fast path is tested against, and the path that
     words its errors. Raises :class:`CodecError` like it."""
-    shape = _information_set_shape(d)
-    options = shape.pop("options", None)
-    msg = dict_to_pb(shape, common_pb2.InformationSet)
-    if options is not None:
-        _merge_options(msg, options)
+    if not isinstance(d, Mapping):
+        raise CodecError(f"InformationSet: expected a dict, got {type(d).__name__}")
+    options = d.get("options")
+    msg = dict_to_pb({k: v for k, v in d.items() if k != "options"}, common_pb2.InformationSet, short_enums=False)
+    if options is not None:  # the way the fast path adds it, so that the map serializes alike
+        msg.MergeFromString(_map_fragment((), common_pb2.InformationSet, "options", options))
     return msg
 
 
-def _merge_options(msg: common_pb2.InformationSet, options: Any) -> None:
-    key: Any = None
-    if isinstance(options, Mapping):
-        try:
-            key = tuple(sorted(options.items()))
-            hash(key)
-        except TypeError:
-            key = None
-    if key is not None:
-        msg.MergeFromString(_options_bytes(key))
-    else:  # unhashable or not a dict: the generic path (and its errors)
-        msg.MergeFrom(dict_to_pb({"options": options}, common_pb2.InformationSet))
+def information_set_to_dict(info: common_pb2.InformationSet) -> dict[str, Any]:
+    """``InformationSet`` -> its dict (the inverse of :func:`information_set_to_pb`)."""
+    return pb_to_dict(info, short_enums=False)
 
 
 # Memo of encoded sub-messages --------------------------------------------------------------------
 #
 # A history event, a finished deal's result or a legal action is the same dict on many calls (every
-# later call of the deal or match, for both seats). Each distinct dict is encoded once, by the
+# later call of the deal or match, for every seat). Each distinct dict is encoded once, by the
 # generic walk, and kept as the bytes of an ``InformationSet`` that holds only it at its place
 # (e.g. ``deal { history [ <event> ] }``); serialized messages concatenate like merges, so the
-# joined fragments parse into the repeated fields in order. Keys are exact (:func:`_key`): they tell
-# ``True`` from ``1``, ``1.0`` from ``1`` and a tuple from a list or a dict, so a dict hits the memo
-# only if an equal one with the same value types was encoded before; a value of any other type (an
-# Enum member, an object, ...) is not memoized and takes the generic walk with its checks.
+# joined fragments parse into the repeated fields in order. The key is the dict's ``marshal``
+# serialization, which is exact: it tells ``True`` from ``1``, ``1.0`` from ``1``, a tuple from a
+# list and a str from bytes, and refuses any type but the built-in ones themselves (an Enum member,
+# a subclass, an object), so a dict hits the memo only if an equal one with the same value types
+# was encoded before; one that ``marshal`` refuses is not memoized and takes the generic walk.
 
-_MEMO: dict[Any, bytes] = {}
+_MEMO: dict[tuple[tuple[bytes, ...], bytes], bytes] = {}
 _MEMO_MAX = 1 << 16
 """Fragments kept (each ~10-60 bytes plus its key); the memo is emptied when it is full."""
-_DICT, _LIST = object(), object()
-_SCALARS = frozenset({str, int, bool, float, type(None)})
-_STR = frozenset({str})
-
-
-class _Unkeyable(Exception):  # noqa: N818 - internal signal, never escapes this module
-    """A value :func:`_key` does not key (encode it without the memo)."""
-
-
-def _key(v: Any) -> Any:
-    """A hashable key equal only for values of the same shape, with equal values of the same exact
-    types (so ``True`` != ``1``, ``1.0`` != ``1``, a tuple != a list): dicts with str keys,
-    lists/tuples, str, int, bool, float, None. Raises _Unkeyable for anything else."""
-    t = type(v)
-    if t is dict:
-        if not _STR.issuperset(map(type, v)):
-            raise _Unkeyable
-        vals = tuple(v.values())
-        keys: tuple[Any, ...] = tuple(v)
-    elif t is list or t is tuple:
-        vals = tuple(v)
-        keys = ()
-    elif t in _SCALARS:
-        return t, v
-    else:
-        raise _Unkeyable
-    types = tuple(map(type, vals))
-    if not _SCALARS.issuperset(types):
-        vals = tuple([x if type(x) in _SCALARS else _key(x) for x in vals])
-    return t, keys, vals, types
 
 
 def _varint(n: int) -> bytes:
@@ -494,29 +379,27 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-def _wrap(inner: bytes, tags: tuple[int, ...]) -> bytes:
+def _tag(field: Any) -> bytes:
+    """The tag of a length-delimited field (a message, a map entry)."""
+    return _varint(field.number << 3 | 2)
+
+
+def _wrap(inner: bytes, tags: tuple[bytes, ...]) -> bytes:
     """``inner`` (a serialized message) as a length-delimited field in each of ``tags`` (field
-    tag bytes, innermost first)."""
+    tags, innermost first)."""
     for tag in tags:
-        inner = bytes((tag,)) + _varint(len(inner)) + inner
+        inner = tag + _varint(len(inner)) + inner
     return inner
 
 
-def _memo_fragment(tags: tuple[int, ...], context: Any, item: Any, encode: Callable[[Any], Message]) -> bytes:
+def _memo_fragment(tags: tuple[bytes, ...], item: Any, encode: Callable[[Any], Message]) -> bytes:
     """The serialized ``encode(item)`` wrapped in ``tags`` (:func:`_wrap`), from the memo when an
-    equal ``item`` (:func:`_key`; same ``tags`` and ``context``) was encoded before. Raises
-    CodecError from ``encode`` (never memoized)."""
-    key: Any = None
-    if type(item) is dict:
-        types = tuple(map(type, item.values()))
-        if _SCALARS.issuperset(types):
-            # a flat dict (most events): its keys can only be field names (str), so they need no type
-            key = (tags, context, tuple(item.items()), types)
-    if key is None:
-        try:
-            key = (tags, context, _key(item))
-        except _Unkeyable:
-            return _wrap(encode(item).SerializeToString(), tags)
+    equal ``item`` of the same types (same ``tags``) was encoded before. Raises CodecError from
+    ``encode`` (never memoized)."""
+    try:
+        key = (tags, marshal.dumps(item, 2))  # version 2: no back-references, so equal values give equal bytes
+    except ValueError:  # not only built-in types
+        return _wrap(encode(item).SerializeToString(), tags)
     got = _MEMO.get(key)
     if got is None:
         got = _wrap(encode(item).SerializeToString(), tags)
@@ -526,222 +409,160 @@ def _memo_fragment(tags: tuple[int, ...], context: Any, item: Any, encode: Calla
     return got
 
 
+_MAPS: dict[tuple[Any, str, bytes], bytes] = {}
+_MAPS_MAX = 512
+
+
+def _map_fragment(tags: tuple[bytes, ...], owner: Any, name: str, value: Any) -> bytes:
+    """An ``owner`` message (a class) holding only its map field ``name`` = ``value`` (entries in
+    key order), serialized and wrapped in ``tags`` (the owner's place in the information set,
+    innermost first); cached per distinct map (a table's options), keyed exactly like the memo.
+    Raises CodecError like :func:`dict_to_pb` (errors are not cached)."""
+    key: Any = None
+    if type(value) is dict:
+        try:
+            value = dict(sorted(value.items()))
+            key = (owner, name, marshal.dumps(value, 2))
+        except (TypeError, ValueError):  # keys that do not sort, values not only of built-in types
+            key = None
+    inner = _MAPS.get(key) if key is not None else None
+    if inner is None:
+        msg: Message = dict_to_pb({name: value}, owner, short_enums=False)
+        inner = msg.SerializeToString()
+        if key is not None:
+            if len(_MAPS) >= _MAPS_MAX:
+                _MAPS.clear()
+            _MAPS[key] = inner
+    return _wrap(inner, tags)
+
+
 # Direct builder ----------------------------------------------------------------------------------
 #
-# The fixed part of an information set (top-level scalars, MatchView, DealView, clocks, time control)
-# is built with one message constructor from kwargs dicts instead of the per-field walk. It knows the
-# fields below and nothing else: a key it does not know (a field added for 3-4 player games, say),
-# a value of a type it does not check, or anything protobuf refuses sends the whole information set
-# to the generic walk, which then encodes it or raises the precise CodecError. The checks protobuf
-# does not make as strictly as the generic walk (bool fields take ints; a repeated field takes a
-# str as a list of characters; enums are our lowercase names) are made here.
+# Builds a message with one constructor call from nested kwargs dicts instead of the per-field
+# walk, by a plan derived from the descriptors (:func:`_fast_plan`). Protobuf's constructor checks
+# int and str fields and enum names as strictly as the generic walk; the checks it makes less
+# strictly are made here (a bool field takes an int, a repeated field a str as a list of
+# characters, an enum field an unknown number), and a field of any other kind (a oneof member, a
+# repeated enum, a float...) sends the whole information set to the generic walk, as does a key it
+# does not know or anything protobuf refuses.
 
-_S, _R, _B = "scalar", "repeated", "bool"  # int/str fields (protobuf checks them), list of those, bool
+_D_SCALAR, _D_LIST, _D_BOOL, _D_ENUM, _D_MESSAGE, _D_MESSAGES, _D_MEMO, _D_MAP, _D_SLOW = range(9)
+_DIRECT_REPEATED = frozenset({"bummerl.v1.InformationSet.clocks"})
+"""Repeated message fields built directly, not memoized: their items change on every call."""
 
 
 class _Fallback(CodecError):
     """The direct builder does not cover this dict: take the generic walk."""
 
 
-def _enum_names(enum: Any) -> dict[str, int]:
-    prefix = _enum_prefix(enum)
-    return {("" if v.number == 0 else v.name.removeprefix(prefix).lower()): v.number for v in enum.values}
+_FAST_PLANS: dict[Any, dict[str, tuple[int, Any]]] = {}
 
 
-_PHASES = _enum_names(common_pb2.Phase.DESCRIPTOR)
-_TALON_STATES = _enum_names(common_pb2.TalonState.DESCRIPTOR)
-_DIRECTIONS = _enum_names(common_pb2.ScoreDirection.DESCRIPTOR)
-_SCOPES = _enum_names(common_pb2.TimeControlScope.DESCRIPTOR)
-
-_TOP_FIELDS: dict[str, Any] = {"match_id": _S, "version": _S, "variant": _S, "seat": _S, "num_seats": _S,
-                               "team_of_seat": _R}
-_MATCH_FIELDS: dict[str, Any] = {
-    "game_points": _R, "target": _S, "direction": _DIRECTIONS, "sets_won": _R, "set_target": _S,
-    "sets_to_win": _S, "carried_points": _S, "deal_number": _S, "dealer": _S, "over": _B, "winner": _S,
-    "placements": _R, "playoff": _B,
-}
-_DEAL_FIELDS: dict[str, Any] = {
-    "phase": _PHASES, "to_act": _S, "leader": _S, "trump_suit": _S, "trump_card": _S, "talon_size": _S,
-    "talon_state": _TALON_STATES, "closed_by": _S, "trick_number": _S, "hand": _R, "hand_sizes": _R,
-    "tricks_won": _R, "seats": _R, "laid_away": _R,
-}
-_OWN_FIELDS: dict[str, Any] = {"own_trick_points": _S, "own_won_cards": _R, "own_deal_points": _S}
-_CLOCK_FIELDS: dict[str, Any] = {"seat": _S, "remaining_ms": _S, "running": _B, "move_remaining_ms": _S}
-_TC_FIELDS: dict[str, Any] = {"base_ms": _S, "increment_ms": _S, "move_cap_ms": _S, "lag_compensation_ms": _S,
-                              "scope": _SCOPES}
-
-_HISTORY_TAGS = (0x72, 0x4A)  # DealView.history = 14, InformationSet.deal = 9
-_CURRENT_TRICK_TAGS = (0x6A, 0x4A)  # DealView.current_trick = 13
-_MARRIAGES_TAGS = (0x7A, 0x4A)  # DealView.marriages = 15
-_DEALS_TAGS = (0x62, 0x42)  # MatchView.deals = 12, InformationSet.match = 8
-_LEGAL_TAGS = (0x52,)  # InformationSet.legal_actions = 10
-
-
-def _direct_value(kind: Any, v: Any) -> Any:
-    """``v`` for a field of ``kind`` as a constructor takes it; raises _Fallback where protobuf's own
-    check would be looser than the generic walk's."""
-    if kind is _S:
-        return v
-    if kind is _R:
-        if type(v) is not list and type(v) is not tuple:
-            raise _Fallback("not a list")
-        return v
-    if kind is _B:
-        if type(v) is not bool:
-            raise _Fallback("not a bool")
-        return v
-    if type(v) is not str or v not in kind:  # an enum: our lowercase names only
-        raise _Fallback("not an enum name")
-    return kind[v]
+def _fast_plan(descriptor: Any) -> dict[str, tuple[int, Any]]:
+    """Per message type: field name -> (how the direct builder takes it, what it needs for that)."""
+    plan = _FAST_PLANS.get(descriptor)
+    if plan is not None:
+        return plan
+    plan = {}
+    for name, field in descriptor.fields_by_name.items():
+        how: tuple[int, Any]
+        sub = field.message_type
+        if _oneof(field) is not None:
+            how = (_D_SLOW, None)
+        elif _is_map(field):
+            how = (_D_MAP, message_factory.GetMessageClass(descriptor))
+        elif field.is_repeated and sub is not None:
+            direct = field.full_name in _DIRECT_REPEATED
+            how = ((_D_MESSAGES, sub) if direct
+                   else (_D_MEMO, (_tag(field), functools.partial(_encode_item, message_factory.GetMessageClass(sub)))))
+        elif sub is not None:
+            how = (_D_MESSAGE, (sub, _tag(field)))
+        elif field.type in _STRICT_TYPES:
+            how = (_D_LIST if field.is_repeated else _D_SCALAR, None)
+        elif field.is_repeated:
+            how = (_D_SLOW, None)
+        elif field.type == FieldDescriptor.TYPE_BOOL:
+            how = (_D_BOOL, None)
+        elif field.type == FieldDescriptor.TYPE_ENUM:
+            how = (_D_ENUM, None)
+        else:
+            how = (_D_SLOW, None)
+        plan[name] = how
+    _FAST_PLANS[descriptor] = plan
+    return plan
 
 
-def _direct_fields(d: Any, fields: dict[str, Any]) -> dict[str, Any]:
-    """Constructor kwargs of a flat message dict whose every key is in ``fields``."""
+def _encode_item(cls: type[Message], item: Any) -> Message:
+    return dict_to_pb(item, cls, short_enums=False)
+
+
+def _direct(d: Any, descriptor: Any, tags: tuple[bytes, ...], parts: list[bytes] | None) -> dict[str, Any]:
+    """Constructor kwargs for the message dict ``d``; the memoized items and maps go to ``parts``,
+    wrapped in ``tags`` (this message's place in the information set, innermost first). Raises
+    _Fallback for anything not covered (``parts`` None: no place to put fragments)."""
     if type(d) is not dict:
         raise _Fallback("not a dict")
-    out = {}
+    plan = _fast_plan(descriptor)
+    out: dict[str, Any] = {}
     for k, v in d.items():
-        if v is not None:
-            kind = fields.get(k)
-            if kind is None:
+        if v is None:
+            continue
+        how = plan.get(k)
+        if how is None:
+            raise _Fallback(k)
+        kind, extra = how
+        if kind == _D_SCALAR:
+            out[k] = v
+        elif kind == _D_LIST:
+            if type(v) is not list and type(v) is not tuple:
+                raise _Fallback("not a list")
+            out[k] = v
+        elif kind == _D_MEMO:
+            if parts is None or (type(v) is not list and type(v) is not tuple):
                 raise _Fallback(k)
-            out[k] = _direct_value(kind, v)
+            inner = (extra[0], *tags)
+            encode = extra[1]
+            for item in v:
+                parts.append(_memo_fragment(inner, item, encode))
+        elif kind == _D_MESSAGE:
+            out[k] = _direct(v, extra[0], (extra[1], *tags), parts)
+        elif kind == _D_BOOL:
+            if type(v) is not bool:
+                raise _Fallback("not a bool")
+            out[k] = v
+        elif kind == _D_ENUM:
+            if type(v) is not str:  # a name (protobuf checks it); a number takes the generic walk
+                raise _Fallback("not an enum name")
+            out[k] = v
+        elif kind == _D_MESSAGES:
+            if type(v) is not list and type(v) is not tuple:
+                raise _Fallback("not a list")
+            out[k] = [_direct(x, extra, (), None) for x in v]
+        elif kind == _D_MAP:
+            if parts is None:
+                raise _Fallback(k)
+            parts.append(_map_fragment(tags, extra, k, v))
+        else:
+            raise _Fallback(k)
     return out
-
-
-@functools.lru_cache(maxsize=64)
-def _hand_sizes(variant: str, num_seats: int) -> tuple[list[int] | None, tuple[int, ...] | None]:
-    sizes = deal_hand_sizes(variant, num_seats)
-    return sizes, tuple(sizes) if sizes else None
-
-
-def _fragments(items: Any, tags: tuple[int, ...], context: Any, encode: Callable[[Any], Message],
-               parts: list[bytes]) -> None:
-    if type(items) is not list and type(items) is not tuple:
-        raise _Fallback("not a list")
-    for item in items:
-        parts.append(_memo_fragment(tags, context, item, encode))
 
 
 def _information_set_fast(d: Mapping[str, Any]) -> common_pb2.InformationSet:
     """The direct builder plus the memoized fragments; raises CodecError (_Fallback) for anything it
     does not cover, and the caller takes the generic walk."""
-    if type(d) is not dict:
-        raise _Fallback("not a dict")
-    kwargs: dict[str, Any] = {}
     parts: list[bytes] = []
-    options = deal = None
-    number: Any = None
-    for k, v in d.items():
-        if v is None:
-            continue
-        kind = _TOP_FIELDS.get(k)
-        if kind is not None:
-            kwargs[k] = _direct_value(kind, v)
-        elif k == "options":
-            options = v
-        elif k == "deal":
-            deal = v
-        elif k == "match":
-            if type(v) is not dict:
-                raise _Fallback("match")
-            rest = {key: x for key, x in v.items() if key != "deals"}
-            kwargs["match"] = _direct_fields(rest, _MATCH_FIELDS)
-            number = v.get("deal_number")
-            if v.get("deals") is not None:
-                _fragments(v["deals"], _DEALS_TAGS, None, _encode_deal_result, parts)
-        elif k == "legal_actions":
-            _fragments(v, _LEGAL_TAGS, None, _encode_legal_action, parts)
-        elif k == "clocks":
-            if type(v) is not list and type(v) is not tuple:
-                raise _Fallback("clocks")
-            kwargs["clocks"] = [_direct_fields(c, _CLOCK_FIELDS) for c in v]
-        elif k == "time_control":
-            kwargs["time_control"] = _direct_fields(v, _TC_FIELDS)
-        else:
-            raise _Fallback(k)
-    if deal is not None:
-        if type(deal) is not dict:
-            raise _Fallback("deal")
-        fields: dict[str, Any] = {}
-        own: dict[str, Any] = {}
-        for k, v in deal.items():
-            if v is None:
-                continue
-            kind = _DEAL_FIELDS.get(k)
-            if kind is not None:
-                fields[k] = _direct_value(kind, v)
-            elif k == "history":
-                variant, seats = d.get("variant"), d.get("num_seats")
-                sizes, sizes_key = (_hand_sizes(variant, seats) if type(variant) is str and type(seats) is int
-                                    else (None, None))
-                num = number if type(number) is int else None
-                _fragments(v, _HISTORY_TAGS, (sizes_key, num), functools.partial(_encode_history_event, sizes, num),
-                           parts)
-            elif k == "current_trick":
-                _fragments(v, _CURRENT_TRICK_TAGS, None, _encode_trick_card, parts)
-            elif k == "marriages":
-                _fragments(v, _MARRIAGES_TAGS, None, _encode_marriage, parts)
-            elif k in _OWN_FIELDS:
-                own[OWN_TRICKS_KEYS[k]] = _direct_value(_OWN_FIELDS[k], v)
-            else:
-                raise _Fallback(k)
-        if own:
-            fields["own_tricks"] = own
-        kwargs["deal"] = fields
+    kwargs = _direct(d, common_pb2.InformationSet.DESCRIPTOR, (), parts)
     try:
         msg = common_pb2.InformationSet(**kwargs)
     except (TypeError, ValueError) as exc:
         raise _Fallback(str(exc)) from None
     if parts:
         msg.MergeFromString(b"".join(parts))
-    if options is not None:
-        _merge_options(msg, options)
     return msg
 
 
-def _encode_trick_card(c: Any) -> Message:
-    return dict_to_pb(c, common_pb2.TrickCard)
-
-
-def _encode_marriage(m: Any) -> Message:
-    return dict_to_pb(m, common_pb2.MarriageView)
-
-
-def _encode_deal_result(r: Any) -> Message:
-    return dict_to_pb(r, common_pb2.DealResult)
-
-
-def _encode_legal_action(a: Any) -> Message:
-    return dict_to_pb(a, common_pb2.LegalAction)
-
-
-def _encode_history_event(sizes: list[int] | None, number: Any, e: Any) -> Message:
-    return dict_to_pb(_event_shape(_in_deal(_with_hand_sizes(e, sizes), number)), common_pb2.Event)
-
-
-@functools.lru_cache(maxsize=512)
-def _options_bytes(items: tuple[tuple[Any, Any], ...]) -> bytes:
-    """The serialized ``InformationSet`` holding only ``options`` = ``dict(items)``, cached per
-    table. Raises CodecError like :func:`dict_to_pb` (errors are not cached)."""
-    return dict_to_pb({"options": dict(items)}, common_pb2.InformationSet).SerializeToString()
-
-
-def information_set_to_dict(info: common_pb2.InformationSet) -> dict[str, Any]:
-    """``InformationSet`` -> the engine's dict shape (own tricks flattened back to ``own_*`` keys,
-    history events with ``"type"``)."""
-    out = pb_to_dict(info)
-    deal = out.get("deal")
-    if deal is not None:
-        own = deal.pop("own_tricks", None)
-        if own is not None:
-            deal.update({key: own[pb] for key, pb in OWN_TRICKS_KEYS.items()})
-        deal["history"] = [event_to_dict(e) for e in info.deal.history]
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
-# Variants
+# Variants (the catalogue, not a seat's view: the variant dict keeps its own option keys)
 
 
 def variant_info_to_pb(d: Mapping[str, Any]) -> common_pb2.VariantInfo:

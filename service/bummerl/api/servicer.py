@@ -15,12 +15,10 @@ from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 
 def _update_fields(u: Update) -> dict[str, Any]:
-    info = u.information_set
-    hand_sizes = codec.deal_hand_sizes(info["variant"], info["num_seats"])
     return {
         "version": u.version,
-        "events": [codec.event_to_pb(e, hand_sizes) for e in u.events],
-        "information_set": codec.information_set_to_pb(info),
+        "events": [codec.event_to_pb(e) for e in u.events],
+        "information_set": codec.information_set_to_pb(u.information_set),
     }
 
 
@@ -85,7 +83,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def Resign(self, request: Any, context: Any) -> game_pb2.ResignResponse:
         u = await self.service.resign(request.match_id, request.seat, bearer_token(context), request.reason)
-        result = next(e["result"] for e in u.events if e["type"] == "match_end")
+        result = next(e["match_ended"]["result"] for e in u.events if "match_ended" in e)
         return game_pb2.ResignResponse(version=u.version, match_result=codec.match_result_to_pb(result))
 
     @map_errors

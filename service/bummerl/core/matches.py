@@ -19,7 +19,9 @@ truth, which replays to the same state; its actions are not stored twice: the en
 :func:`log_actions` puts them back on load, while blobs written before still carry them) and the state
 it produces, so a request restores it without
 replaying; a snapshot whose ``layout`` tag is not this engine's (another deploy added a state field) is
-restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson.
+restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson;
+events are ``Event`` dicts (:mod:`bummerl.rules.views`), and those an earlier version stored as
+``{"type": ...}`` are read back in that shape (:func:`bummerl.rules.events.upgrade_event`).
 Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
 ``variant``, ``created_at_ms``, ``over``, ``time_control`` (:class:`~bummerl.core.clocks.TimeControl`
 dict or null), ``timeout_policy``, ``idle_limit_ms``.
@@ -45,7 +47,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -56,10 +58,10 @@ from bummerl.rules import (
     UnknownVariantError,
     action_to_string,
     actions,
-    event_to_dict,
     events_between,
     find_variant,
     information_set,
+    initial_events,
     list_variants,
     match_result,
     parse_action,
@@ -67,7 +69,9 @@ from bummerl.rules import (
 from bummerl.rules import MatchOverError as RulesMatchOverError
 from bummerl.rules.actions import action_kind
 from bummerl.rules.cards import card_code
+from bummerl.rules.events import upgrade_event
 from bummerl.rules.state import FORFEIT_DEAL
+from bummerl.rules.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
@@ -169,11 +173,12 @@ class CreatedMatch:
 @dataclass(frozen=True)
 class Update:
     """One step of a match as a seat sees it: the version, the public events that led to it
-    (each with ``version`` and ``deal_number``), and the seat's information set at ``version``."""
+    (each with ``version`` and ``deal_number``), and the seat's information set at ``version``
+    (:mod:`bummerl.rules.views` shapes)."""
 
     version: int
-    events: list[dict[str, Any]]
-    information_set: dict[str, Any]
+    events: list[Event]
+    information_set: InformationSet
     duplicate: bool = False
     match_over: bool = field(default=False)
 
@@ -324,14 +329,14 @@ class MatchService:
             meta["ladder_id"] = ladder_id
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
         deadline = self._deadline(m, clocks, meta, created)
-        events = [dict(event_to_dict(e), version=1, deal_number=0) for e in m.deal.history]
+        events = initial_events(m, version=1)
         await self.store.create(match_id, self._encode(m, [], clocks, deadline), meta,
                                 [self._event_bytes(e) for e in events], deadline_ms=deadline)
         metrics.match_created(spec.id)
         return CreatedMatch(match_id, tokens, self._summary(match_id, 1, m, meta))
 
     # ------------------------------------------------------------------ observe
-    async def information_set(self, match_id: str, seat: int, token: str | None) -> dict[str, Any]:
+    async def information_set(self, match_id: str, seat: int, token: str | None) -> InformationSet:
         """The seat's information set at the current version (adds ``match_id``, ``version``)."""
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
@@ -495,12 +500,7 @@ class MatchService:
     async def _commit(self, match_id: str, ld: _Loaded, before: MatchState, after: MatchState, seat: int,
                       action: int | str, kind: str, now: int, refill: bool = False) -> Update:
         version = ld.version + 1
-        events = []
-        deal_number = before.deal_number
-        for e in events_between(before, after):  # each event carries the deal it belongs to
-            if e["type"] == "deal":
-                deal_number += 1
-            events.append(dict(e, version=version, deal_number=deal_number))
+        events = events_between(before, after, version)  # each event carries the deal it belongs to
         clocks = ld.clocks
         think = clock_ms = -1
         if clocks is not None:
@@ -574,8 +574,10 @@ class MatchService:
     async def _stream(self, match_id: str, seat: int, ld: _Loaded, from_version: int) -> AsyncIterator[Update]:
         since = await self.store.events_since(match_id, max(0, from_version))
         # events committed after the load come with the next update, not twice
-        yield Update(ld.version, [orjson.loads(p) for v, p in since if v <= ld.version], self._infoset(match_id, ld, seat),
-                     match_over=ld.state.over)
+        spec = ld.state.rules.spec
+        sizes = [spec.hand_size] * spec.num_players  # for a deal event stored without them
+        yield Update(ld.version, [upgrade_event(orjson.loads(p), sizes) for v, p in since if v <= ld.version],
+                     self._infoset(match_id, ld, seat), match_over=ld.state.over)
         last = max(ld.version, from_version)
         over = ld.state.over
         while not over:
@@ -591,9 +593,10 @@ class MatchService:
                     await asyncio.wait_for(asyncio.shield(pending), 0.05)
                 cached = self._latest.get(match_id)
             ld = cached if cached is not None and cached.version >= top else await self._load(match_id)
-            evs = [orjson.loads(p) for v, p in got if v <= ld.version]
+            evs = [upgrade_event(orjson.loads(p), sizes) for v, p in got if v <= ld.version]
             if top < ld.version:  # commits landed between the read and the load: no gap
-                evs += [orjson.loads(p) for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
+                evs += [upgrade_event(orjson.loads(p), sizes) for v, p in await self.store.events_since(match_id, top)
+                        if v <= ld.version]
             evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
@@ -716,10 +719,10 @@ class MatchService:
         return orjson.dumps(blob, default=_json_default)
 
     @staticmethod
-    def _event_bytes(e: dict[str, Any]) -> bytes:
+    def _event_bytes(e: Event) -> bytes:
         return orjson.dumps(e, default=_json_default)
 
-    def _infoset(self, match_id: str, ld: _Loaded, seat: int) -> dict[str, Any]:
+    def _infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
         """The seat's information set at ``ld.version``, with ``match_id``, ``version``, the clocks
         of every seat at this moment (``clocks``: proto ``Clock`` dicts, remaining ms computed at the
         time of sending) and the ``time_control``; no clocks without a time control."""
@@ -727,8 +730,10 @@ class MatchService:
         d["match_id"] = match_id
         d["version"] = ld.version
         if ld.clocks is not None:
-            d["clocks"] = ld.clocks.view(self.now_ms())
-            d["time_control"] = ld.clocks.tc.to_dict()
+            tc = ld.clocks.tc
+            d["clocks"] = cast(list[Clock], ld.clocks.view(self.now_ms()))
+            d["time_control"] = {"base_ms": tc.base_ms, "increment_ms": tc.increment_ms, "move_cap_ms": tc.move_cap_ms,
+                                 "lag_compensation_ms": tc.lag_compensation_ms, "scope": TIME_CONTROL_SCOPES[tc.scope]}
         return d
 
     @staticmethod

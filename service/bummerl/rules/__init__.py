@@ -21,7 +21,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 
-from . import actions, cards
+from . import actions, cards, views
 from .actions import action_struct, action_to_string, parse_action, parse_struct
 from .deal import DealOutcome
 from .errors import (
@@ -32,16 +32,17 @@ from .errors import (
     RulesError,
     UnknownVariantError,
 )
-from .infoset import event_to_dict, events_between, information_set, match_result, public_known_cards
+from .events import event_view
+from .infoset import events_between, information_set, initial_events, match_result, public_known_cards
 from .state import DealResult, DealState, MatchState
 from .variant import OptionSpec, Rules, VariantSpec, find_variant, list_variants
 
 __all__ = [
     "DealOutcome", "DealResult", "DealState", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
     "MatchOverError", "MatchState", "OptionSpec", "Rules", "RulesError", "UnknownVariantError", "VariantSpec",
-    "action_struct", "action_to_string", "actions", "apply", "cards", "event_to_dict", "events_between",
-    "find_variant", "information_set", "legal_actions", "list_variants", "match_result", "new_match",
-    "parse_action", "parse_struct", "public_known_cards",
+    "action_struct", "action_to_string", "actions", "apply", "cards", "event_view", "events_between",
+    "find_variant", "information_set", "initial_events", "legal_actions", "list_variants", "match_result", "new_match",
+    "parse_action", "parse_struct", "public_known_cards", "views",
 ]
 
 

@@ -11,7 +11,7 @@ the deal, the auction and its outcome through the hooks named ``_``-something be
 Seats here are match seats (all of them play). ``side[seat]`` is 0 for the declarer's side and 1
 for the others once the contract is known (before that, each seat's fixed team, or its own seat).
 
-History tuples (public, see :meth:`event_dict`)::
+History tuples (public; :func:`bummerl.rules.events.event_view` makes them ``Event`` dicts)::
 
     ("deal", dealer, -1)                 the deal starts (no turned card)
     ("trump", seat, suit)                trump named (BS-DEAL-2, TS-DEAL-1, HU3S-DEAL-2)
@@ -35,10 +35,11 @@ from typing import Any, ClassVar
 
 from . import actions as A
 from . import cards as K
+from . import views as V
 from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
 from .deal import DealOutcome, DealSummary, slots_from_dict, slots_to_dict
 from .errors import IllegalActionError
-from .events import event_to_dict
+from .events import event_view
 from .tricks import NORMAL, legal_follow, trick_winner, winning_card
 from .variant import OptionSpec, Rules, add_options
 
@@ -99,7 +100,7 @@ class ContractDeal:
     or before trump is named; ``level`` the kontra level (multiplier ``2 ** level``)."""
 
     PHASES: ClassVar[tuple[str, ...]] = ("trump", "bidding", "discard", "kontra", "lead", "follow", "over")
-    #: phase -> the information set's ``phase`` (the Phase proto enum).
+    #: phase -> :attr:`phase_name`, the information set's ``phase`` (:data:`bummerl.rules.views.PHASES`).
     PHASE_VIEW: ClassVar[dict[str, str]] = {
         "trump": "bidding", "bidding": "bidding", "discard": "bidding", "kontra": "bidding",
         "lead": "lead", "follow": "follow", "over": "over",
@@ -446,32 +447,31 @@ class ContractDeal:
             schneider = self.side_trick_points(lose) < 33
         return DealSummary(pts, tuple(self.tricks_won), schwarz, schneider, self.contract, self.declarer, self.multiplier)
 
-    def event_dict(self, ev: tuple[Any, ...]) -> dict[str, Any]:
-        """A history tuple as the public event dict (:func:`bummerl.rules.events.event_to_dict`)."""
-        return event_to_dict(ev)
-
-    def view(self, seat: int) -> dict[str, Any]:
-        """The ``deal`` part of ``seat``'s information set (§14.1-§14.3): own hand and own
-        laid-away cards only; every other hand, the talon and others' laid-away cards hidden."""
+    def view(self, seat: int, deal_number: int = 0) -> V.DealView:
+        """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
+        in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
+        hand, the talon and others' laid-away cards hidden."""
+        sizes = [self.rules.spec.hand_size] * self.n  # the deal tuple has none (DealStarted.hand_sizes)
         return {
-            "phase": self.phase_name,
+            "phase": V.PHASES[self.phase_name],
             "to_act": self.to_act,
             "leader": self.leader,
             "trump_suit": SUITS[self.trump] if self.trump >= 0 else "",
             "trump_card": "",
             "talon_size": 0,
-            "talon_state": "",
+            "talon_state": "TALON_STATE_UNSPECIFIED",
             "closed_by": -1,
             "trick_number": self.trick_no,
             "hand": [card_code(c) for c in cards_of(self.hands[seat])],
             "hand_sizes": [bin(h).count("1") for h in self.hands],
             "tricks_won": list(self.tricks_won),
             "current_trick": [{"seat": s, "card": card_code(c)} for s, c in self.trick],
-            "history": [self.event_dict(e) for e in self.history],
+            "history": [event_view(e, deal_number, 0, sizes) for e in self.history],
             "marriages": [
                 {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": self.side_tricks(self.side[e[1]]) > 0}
                 for e in self.history if e[0] == "marriage"
             ],
+            "seats": list(self.seats),
             "laid_away": [card_code(c) for c in cards_of(self.laid_away[seat])],
             "auction": {
                 "bids": [{"seat": s, "call": c} for s, c in self.bids],

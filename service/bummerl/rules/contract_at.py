@@ -31,7 +31,7 @@ play goes on under ``auto_end_decided_contract = false``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from . import actions as A
 from .cards import BIT, SUIT_MASK, card_code, cards_of, parse_card
@@ -39,6 +39,7 @@ from .contract import ContractDeal
 from .errors import IllegalActionError
 from .tricks import NORMAL, TEN_HIGH
 from .variant import OptionSpec, Rules, add_options
+from .views import DealView
 
 RUFER = "einfacher_rufer"
 """Contract name of the simple game played when everybody passes (BS-BID-1, BS-CON-3)."""
@@ -445,14 +446,17 @@ class BauernschnapsenDeal(ContractDeal):
         self.end(dict.fromkeys(seats, value), winner, value, reason)
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: int, deal_number: int = 0) -> DealView:
         """The base information set (§14), plus the size of a talon not yet taken up (TS) and,
-        under ``may_view_own_tricks`` (OPEN-GEN-6), the seat's own won cards and trick points."""
-        out = super().view(seat)
+        under ``may_view_own_tricks`` (OPEN-GEN-6), the seat's own tricks: won cards, trick
+        points, and those plus its own marriages once its side has won a trick."""
+        out = super().view(seat, deal_number)
         out["talon_size"] = len(self.state["talon"])
         if self.rules.may_view_own_tricks:
-            out["own_won_cards"] = [card_code(c) for c in cards_of(self.won[seat])]
-            out["own_trick_points"] = self.trick_points[seat]
+            points = self.trick_points[seat]
+            marriages = self.marriage_points[seat] if self.side_tricks(self.side[seat]) else 0
+            out["own_tricks"] = {"trick_points": points, "won_cards": [card_code(c) for c in cards_of(self.won[seat])],
+                                 "deal_points": points + marriages}
         return out
 
 

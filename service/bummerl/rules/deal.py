@@ -9,11 +9,12 @@ drives any of them through this protocol and never looks inside:
 * seats are **match seats** everywhere a deal talks to the outside (``to_act``, ``dealer``, the
   history tuples, ``view``, ``outcome.awards``); a deal played by some of the seats only (the
   sitting-out player, STK-SEAT-1, HU3R-INH-1) knows its ``seats``;
-* ``history`` is the deal's public record as tuples whose first element is the event type; the
-  deal class turns them into event dicts (:meth:`Deal.event_dict`); it never holds a card that is
-  not public when the event happens;
-* ``view(seat)`` is the ``deal`` part of a seat's information set (§14): the seat's own hand and
-  whatever else it may see, in the field names of the ``DealView`` proto message.
+* ``history`` is the deal's public record as tuples whose first element is the event type
+  (:func:`bummerl.rules.events.event_view` makes them ``Event`` dicts); it never holds a card that
+  is not public when the event happens;
+* ``view(seat, deal_number)`` (contract deals; the two-player deal's is in
+  :mod:`bummerl.rules.infoset`) is the ``deal`` part of a seat's information set (§14): the seat's
+  own hand and whatever else it may see, a :class:`bummerl.rules.views.DealView`.
 """
 
 from __future__ import annotations

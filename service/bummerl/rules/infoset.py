@@ -1,6 +1,7 @@
 """Information sets (docs/RULES.md §14) and public events.
 
-:func:`information_set` returns exactly what one seat may know, as a JSON-ready dict: own hand,
+:func:`information_set` returns exactly what one seat may know, as the ``InformationSet`` message
+in its JSON shape (:mod:`bummerl.rules.views`: proto field names, proto enum names): own hand,
 face-up trump card, talon size and state, the deal's full public history (perfect recall: every
 card played, trick, marriage shown, exchange, closing, declaration), counts of tricks won, scores,
 and the legal actions when the seat is to act. Never an opponent's hand, the talon's face-down
@@ -10,22 +11,24 @@ sent only where the variant lets a player look at his tricks (§14.2, ``may_view
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from . import actions as A
+from . import views as V
 from .cards import SUITS, card_code, cards_of
-from .events import event_to_dict
+from .events import deal_ended, event_view, match_ended
 from .state import DealResult, DealState, MatchState
 
-__all__ = ["deal_end_event", "event_to_dict", "events_between", "information_set", "legal_action_dicts",
-           "match_result", "public_known_cards"]
+__all__ = ["deal_result_view", "event_view", "events_between", "information_set", "initial_events",
+           "legal_action_dicts", "match_result", "public_known_cards"]
 
 
-def deal_end_event(result: DealResult) -> dict[str, Any]:
-    return {"type": "deal_end", "result": result.to_dict()}
+def deal_result_view(result: DealResult) -> V.DealResult:
+    """A finished deal's result as the ``DealResult`` message (the NamedTuple's fields are its fields)."""
+    return cast(V.DealResult, result.to_dict())
 
 
-def match_result(m: MatchState) -> dict[str, Any]:
+def match_result(m: MatchState) -> V.MatchResult:
     """``{"winner", "game_points", "sets_won", "match_schneider", "reason", "placements"}``:
     winner = team (seat without teams) alone in first place, -1 while running or shared;
     ``placements`` = place per seat (1 = first), empty while running."""
@@ -39,26 +42,39 @@ def match_result(m: MatchState) -> dict[str, Any]:
     }
 
 
-def events_between(before: MatchState, after: MatchState) -> list[dict[str, Any]]:
+def _deal_hand_sizes(m: MatchState) -> list[int]:
+    """The ``hand_sizes`` of a ``deal_started`` event whose history tuple has none (contract deals)."""
+    return [m.rules.spec.hand_size] * m.num_seats
+
+
+def initial_events(m: MatchState, version: int = 0) -> list[V.Event]:
+    """The public events of the current deal so far, each with ``version`` (a new match's first
+    events: the deal, and in the contract games whatever happens before a seat acts)."""
+    return [event_view(e, m.deal_number, version, _deal_hand_sizes(m)) for e in m.deal.history]
+
+
+def events_between(before: MatchState, after: MatchState, version: int = 0) -> list[V.Event]:
     """Public events that turned ``before`` into ``after`` (a later state of the same match), in
-    order: the deal's new history, ``deal_end`` for each finished deal, the next ``deal``, and
-    ``match_end``. Used by the service for event streams; contains no hidden card."""
-    out: list[dict[str, Any]] = []
+    order, each with ``version`` and the deal it belongs to: the deal's new history,
+    ``deal_ended`` for each finished deal, the next ``deal_started``, and ``match_ended``. Used by
+    the service for event streams; contains no hidden card."""
+    out: list[V.Event] = []
     start = len(before.deal.history)
+    sizes = _deal_hand_sizes(after)
     for n in range(before.deal_number, after.deal_number + 1):
         hist = after.histories[n] if n < len(after.histories) else after.deal.history
-        out.extend(event_to_dict(e) for e in hist[start:])
+        out.extend(event_view(e, n, version, sizes) for e in hist[start:])
         if len(before.results) <= n < len(after.results):
-            out.append(deal_end_event(after.results[n]))
+            out.append(deal_ended(deal_result_view(after.results[n]), version))
         start = 0
     if after.over and not before.over:
-        out.append({"type": "match_end", "result": match_result(after)})
+        out.append(match_ended(match_result(after), after.deal_number, version))
     return out
 
 
-def legal_action_dicts(m: MatchState) -> list[dict[str, Any]]:
-    """``[{"id", "text", "kind", "card", "suit"}]`` for the seat to act (card/suit ``""`` if none)."""
-    out = []
+def legal_action_dicts(m: MatchState) -> list[V.LegalAction]:
+    """``[{"id", "text", "kind", "card", "suit", "contract"}]`` for the seat to act (``""`` if none)."""
+    out: list[V.LegalAction] = []
     for a in m.legal_actions():
         s = A.action_struct(a)
         out.append({"id": a, "text": A.action_to_string(a), "kind": s["kind"], "card": s.get("card", ""),
@@ -70,11 +86,12 @@ def _opt_str(v: object) -> str:
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
-def information_set(m: MatchState, seat: int) -> dict[str, Any]:
-    """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), JSON-ready. Raises ValueError for a
-    seat outside the table. Two states that differ only in cards hidden from ``seat`` give
-    identical dicts (tested). A seat that sits out the deal (STK-SEAT-1) sees the public events
-    and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`)."""
+def information_set(m: MatchState, seat: int) -> V.InformationSet:
+    """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), as the ``InformationSet`` message
+    (:mod:`bummerl.rules.views`; the service adds ``match_id``, ``version`` and clocks). Raises
+    ValueError for a seat outside the table. Two states that differ only in cards hidden from
+    ``seat`` give identical dicts (tested). A seat that sits out the deal (STK-SEAT-1) sees the
+    public events and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`)."""
     n = m.num_seats
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not at this table (0..{n - 1})")
@@ -82,11 +99,13 @@ def information_set(m: MatchState, seat: int) -> dict[str, Any]:
     d = m.deal
     finished = m.over and m.deal_number < len(m.histories)
     history = m.histories[m.deal_number] if finished else d.history
+    sizes = _deal_hand_sizes(m)
+    deal: V.DealView
     if isinstance(d, DealState):
-        deal = _talon_view(d, seat, history, n)
+        deal = _talon_view(d, seat, history, n, m.deal_number, sizes)
     else:
-        deal = d.view(seat)
-    deal["phase"] = "over" if m.over else d.phase_name
+        deal = d.view(seat, m.deal_number)
+    deal["phase"] = V.PHASES["over" if m.over else d.phase_name]
     deal["to_act"] = m.to_act
     deal["seats"] = list(d.seats)
     return {
@@ -98,7 +117,7 @@ def information_set(m: MatchState, seat: int) -> dict[str, Any]:
         "match": {
             "game_points": list(m.game_points),
             "target": r.set_goal,
-            "direction": r.spec.direction,
+            "direction": V.SCORE_DIRECTIONS[r.spec.direction],
             "sets_won": list(m.sets_won),
             "set_target": r.set_goal,
             "sets_to_win": r.sets_goal,
@@ -107,7 +126,7 @@ def information_set(m: MatchState, seat: int) -> dict[str, Any]:
             "dealer": m.dealer,
             "over": m.over,
             "winner": m.winner,
-            "deals": [x.to_dict() for x in m.results],
+            "deals": [deal_result_view(x) for x in m.results],
             "placements": list(m.placements),
             "playoff": m.playoff is not None,
         },
@@ -117,9 +136,11 @@ def information_set(m: MatchState, seat: int) -> dict[str, Any]:
     }
 
 
-def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int) -> dict[str, Any]:
+def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int, deal_number: int,
+                sizes: list[int]) -> V.DealView:
     """The deal part of the information set for a two-player deal (§14.1-§14.3), with per-seat
-    lists indexed by match seat (0 for a seat that does not play this deal)."""
+    lists indexed by match seat (0 for a seat that does not play this deal); ``phase``,
+    ``to_act`` and ``seats`` are set by :func:`information_set`."""
     r = d.rules
     S = d.seats
     me = S.index(seat) if seat in S else -1
@@ -129,29 +150,32 @@ def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int)
         hand_sizes[s] = bin(d.hands[i]).count("1")
         tricks[s] = d.tricks_won[i]
     counted = {s: bool(d.tricks_won[i] or not r.marriage_counts_after_first_trick) for i, s in enumerate(S)}
-    deal: dict[str, Any] = {
+    deal: V.DealView = {
+        "phase": "PHASE_UNSPECIFIED",
+        "to_act": -1,
         "leader": S[d.leader],
         "trump_suit": SUITS[d.trump],
         "trump_card": card_code(d.trump_card) if d.trump_card >= 0 else "",
         "talon_size": d.talon_size,
-        "talon_state": d.talon_state,
+        "talon_state": V.TALON_STATES[d.talon_state],
         "closed_by": S[d.closed_by] if d.closed_by >= 0 else -1,
         "trick_number": d.trick_no,
         "hand": [card_code(c) for c in cards_of(d.hands[me])] if me >= 0 else [],
         "hand_sizes": hand_sizes,
         "tricks_won": tricks,
         "current_trick": [{"seat": S[d.leader], "card": card_code(d.lead_card)}] if d.lead_card >= 0 else [],
-        "history": [event_to_dict(e) for e in history],
+        "history": [event_view(e, deal_number, 0, sizes) for e in history],
         "marriages": [
             {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": counted[e[1]]}
             for e in history
             if e[0] == "marriage"
         ],
+        "seats": [],
+        "laid_away": [],
     }
     if r.may_view_own_tricks and me >= 0:  # OBI-PLAY-1; otherwise never sent (AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)
-        deal["own_trick_points"] = d.trick_points[me]
-        deal["own_won_cards"] = [card_code(c) for c in cards_of(d.won[me])]
-        deal["own_deal_points"] = d.deal_points(me)
+        deal["own_tricks"] = {"trick_points": d.trick_points[me], "won_cards": [card_code(c) for c in cards_of(d.won[me])],
+                              "deal_points": d.deal_points(me)}
     return deal
 
 

@@ -11,9 +11,8 @@ closing (DEF-TAL-3) or exhaustion (DEF-TAL-2) forced him to follow, head or trum
 that, and :meth:`PublicDeal.deal_state` builds an engine :class:`~bummerl.rules.DealState` that a
 search can step in place.
 
-Accepts the information set in either shape a bot can get it: the served protobuf JSON (events
-keyed by their ``oneof`` name, enums such as ``"PHASE_LEAD"``) or the engine dict (events with a
-``"type"``).
+Reads the information set in its one shape (the ``InformationSet`` message as JSON, as served and
+as the engine builds it): events keyed by their ``Event.kind`` name, enums such as ``"PHASE_LEAD"``.
 """
 
 from __future__ import annotations
@@ -26,14 +25,15 @@ from bummerl.rules import cards as K
 from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER, DealState
 from bummerl.rules.variant import Rules, configure_cached
 
-#: ``Event.kind`` oneof name (served form) -> engine event type.
+#: ``Event.kind`` name -> engine event type (the history tuple's first element).
 _KINDS = {
     "deal_started": "deal", "trump_exchanged": "exchange", "talon_closed": "close", "passed": "pass",
     "marriage_announced": "marriage", "card_played": "play", "trick_completed": "trick", "card_drawn": "draw",
     "declared": "declare", "deal_ended": "deal_end", "match_ended": "match_end", "resigned": "resign",
     "timeout": "timeout",
 }
-_PHASES = {"lead": LEAD, "follow": FOLLOW, "draw": DRAW, "exchange_on_close": EXCHANGE_ON_CLOSE, "over": OVER}
+_PHASES = {"PHASE_LEAD": LEAD, "PHASE_FOLLOW": FOLLOW, "PHASE_DRAW": DRAW, "PHASE_EXCHANGE_ON_CLOSE": EXCHANGE_ON_CLOSE,
+           "PHASE_OVER": OVER}
 
 
 def _bits(mask: int) -> int:
@@ -44,18 +44,10 @@ def _card(code: Any) -> int:
     return K.parse_card(str(code)) if code not in (None, "") else -1
 
 
-def _enum(value: Any, prefix: str) -> str:
-    s = str(value).lower()
-    return s[len(prefix):] if s.startswith(prefix) else s
-
-
 def events(history: list[Mapping[str, Any]]) -> list[tuple[str, Mapping[str, Any]]]:
-    """``(engine type, fields)`` for each history event of either shape."""
+    """``(engine type, fields)`` for each history event (kinds this module does not know are left out)."""
     out: list[tuple[str, Mapping[str, Any]]] = []
     for ev in history:
-        if "type" in ev:
-            out.append((str(ev["type"]), ev))
-            continue
         for key, kind in _KINDS.items():
             if key in ev:
                 out.append((kind, ev[key]))
@@ -86,7 +78,7 @@ class PublicDeal:
         self.me = me = int(raw.get("seat", 0))
         self.opp = opp = 1 - me
         self.dealer = int(match.get("dealer", 0))
-        self.phase = _PHASES.get(_enum(deal.get("phase", ""), "phase_"), OVER)
+        self.phase = _PHASES.get(str(deal.get("phase", "")), OVER)
         self.to_act = int(deal.get("to_act", -1))
         self.hand = K.mask_of([_card(c) for c in deal.get("hand", [])])
         self.trump = K.parse_suit(str(deal.get("trump_suit", "C")))

@@ -295,7 +295,7 @@ class StrongBot(Bot):
         legal = [int(a["id"]) for a in info.legal_actions]
         if len(legal) == 1:
             return legal[0]
-        if int(info.raw.get("num_seats", 2)) != 2 or info.deal.get("talon_state") in ("", None):
+        if int(info.raw.get("num_seats", 2)) != 2 or info.deal.get("talon_state") in (None, "TALON_STATE_UNSPECIFIED"):
             # three- and four-player games: the search models two-player trick-and-draw deals
             # only; play them as greedy does (docs/RULES.md §7-§12)
             from .greedy import GreedyBot
