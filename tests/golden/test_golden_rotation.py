@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_golden import check_view
+from test_golden import MISSING, check_view, expected_value, view_value
 
 from bummerl.rules import IllegalActionError, find_variant, information_set, parse_action
 from bummerl.rules.state import DealState, MatchState, arrange_deck
@@ -114,15 +114,15 @@ def run_steps(m: MatchState, steps: list[dict[str, Any]], where0: str) -> None:
             check_sits_out(m, step["sits_out"], where)
         for key in ("talon_size", "talon_state", "trump_card"):
             if key in step:
-                assert information_set(m, m.deal.seats[0])["deal"][key] == step[key], where
+                assert information_set(m, m.deal.seats[0])["deal"][key] == expected_value(key, step[key]), where
         if "info" in step:  # {"info": [seat, {"key": value, ...}]}: fields of the seat's deal view
             seat, fields = step["info"]
             view = information_set(m, seat)["deal"]
             for k, v in fields.items():
                 if v is None:
-                    assert k not in view, where
+                    assert view_value(view, k) is MISSING, where
                 else:
-                    assert view.get(k) == v, where
+                    assert view_value(view, k) == expected_value(k, v), where
         if "act" in step:
             assert m.to_act == step["seat"], where
             a = parse_action(step["act"], kinds)
