@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bummerl.rules import actions as A
+from bummerl.rules import find_variant
 from bummerl.rules.actions import action_to_string, parse_action
 from bummerl.rules.cards import card_code, cards_of, parse_card
 from bummerl.rules.contract_hu import HuContractDeal, SopronDeal
@@ -678,3 +679,14 @@ def test_copy_is_independent() -> None:
     act(e, "discard JD", "bid mehet")
     assert d.phase == "discard" and d.state["discard_left"] == 1 and e.phase == "bidding"
     assert parse_card("JD") in cards_of(d.hands[0])
+
+
+def test_OPEN_GEN_6_may_view_own_tricks_in_the_soproni_deal_view() -> None:
+    """OPEN-GEN-6: off by default (no ``own_tricks`` in the view); switched on, each seat sees its
+    own won cards and trick points, nobody else's. The hívó's AC takes TC and JC: 11 + 10 + 2."""
+    d = act(to_play(B_HANDS, may_view_own_tricks=True), "AC", "TC", "JC")
+    own = d.view(0)["own_tricks"]
+    assert set(own["won_cards"]) == {"AC", "TC", "JC"} and (own["trick_points"], own["deal_points"]) == (23, 23)
+    assert d.view(1)["own_tricks"] == {"trick_points": 0, "won_cards": [], "deal_points": 0}
+    assert "own_tricks" not in act(to_play(B_HANDS), "AC", "TC", "JC").view(0)
+    assert find_variant("snapszer-hu-4p").option_spec("may_view_own_tricks").default is False  # inherited (HU4-INH-1)

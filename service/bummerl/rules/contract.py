@@ -450,9 +450,11 @@ class ContractDeal:
     def view(self, seat: int, deal_number: int = 0) -> V.DealView:
         """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
         in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
-        hand, the talon and others' laid-away cards hidden."""
+        hand, the talon and others' laid-away cards hidden. Under ``may_view_own_tricks``
+        (OPEN-GEN-6; default off) also ``own_tricks``: the seat's won cards, their trick points,
+        and those plus its own marriages once its side has won a trick (DEF-PTS-2)."""
         sizes = [self.rules.spec.hand_size] * self.n  # the deal tuple has none (DealStarted.hand_sizes)
-        return {
+        out: V.DealView = {
             "phase": V.PHASES[self.phase_name],
             "to_act": self.to_act,
             "leader": self.leader,
@@ -483,6 +485,12 @@ class ContractDeal:
                 },
             },
         }
+        if self.rules.may_view_own_tricks:
+            points = self.trick_points[seat]
+            marriages = self.marriage_points[seat] if self.side_tricks(self.side[seat]) else 0
+            out["own_tricks"] = {"trick_points": points, "won_cards": [card_code(c) for c in cards_of(self.won[seat])],
+                                 "deal_points": points + marriages}
+        return out
 
     def to_snapshot(self) -> dict[str, Any]:
         """Every slot but ``rules`` as JSON-ready data (hidden cards included)."""

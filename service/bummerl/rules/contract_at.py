@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from . import actions as A
-from .cards import BIT, SUIT_MASK, card_code, cards_of, parse_card
+from .cards import BIT, SUIT_MASK, cards_of, parse_card
 from .contract import ContractDeal
 from .errors import IllegalActionError
 from .tricks import NORMAL, TEN_HIGH
@@ -447,16 +447,10 @@ class BauernschnapsenDeal(ContractDeal):
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int, deal_number: int = 0) -> DealView:
-        """The base information set (§14), plus the size of a talon not yet taken up (TS) and,
-        under ``may_view_own_tricks`` (OPEN-GEN-6), the seat's own tricks: won cards, trick
-        points, and those plus its own marriages once its side has won a trick."""
+        """The base information set (§14, :meth:`ContractDeal.view`, own tricks under
+        ``may_view_own_tricks``), plus the size of a talon not yet taken up (TS)."""
         out = super().view(seat, deal_number)
         out["talon_size"] = len(self.state["talon"])
-        if self.rules.may_view_own_tricks:
-            points = self.trick_points[seat]
-            marriages = self.marriage_points[seat] if self.side_tricks(self.side[seat]) else 0
-            out["own_tricks"] = {"trick_points": points, "won_cards": [card_code(c) for c in cards_of(self.won[seat])],
-                                 "deal_points": points + marriages}
         return out
 
 

@@ -52,6 +52,7 @@ SPEC = register(
             option("last_trick_win_points", "by_table", "OPEN-HU3S-10", "HU3S-CON-4"),
             option("schneider_threshold", 33, "HU3S-CON-4"),
             option("schneider_threshold_includes_marriages", False, "OPEN-HU3S-5", "HU3S-CON-4"),
+            option("may_view_own_tricks", False, "OPEN-GEN-6"),
             option("dealer_rotation", "clockwise", "HU3S-SEAT-1", allowed=("clockwise",)),
             option("match_target", 33, "OPEN-HU3S-11", "HU3S-MATCH-1"),
         ),
