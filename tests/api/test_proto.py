@@ -68,7 +68,7 @@ INFOSET = {
              "history": [{**e, "version": 0} for e in EVENTS[:3] + EVENTS[4:8]],
              "marriages": [{"seat": 0, "suit": "H", "points": 40, "counted": True}],
              "own_tricks": {"trick_points": 33, "won_cards": ["AS", "TS", "KD"], "deal_points": 53},
-             "seats": [0, 1], "laid_away": []},
+             "seats": [0, 1], "laid_away": [], "laid_away_taken_up": []},
     "legal_actions": [{"id": 3, "text": "play QH", "kind": "play", "card": "QH", "suit": "", "contract": ""}],
     "clocks": [{"seat": 0, "remaining_ms": 1200, "running": False, "move_remaining_ms": 0},
                {"seat": 1, "remaining_ms": 900, "running": True, "move_remaining_ms": 900}],

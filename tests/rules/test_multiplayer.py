@@ -37,6 +37,9 @@ def _hidden_codes(m: MatchState, seat: int, public: set[str]) -> set[str]:
     talon = snap.get("talon")
     if isinstance(talon, list):
         hidden |= {card_code(c) for c in talon[snap["tpos"]:-1] if c >= 0}
+    owner, taken = (snap.get("state") or {}).get("taken_up") or (-1, 0)
+    if owner == seat:  # HU3S-KON-2: the hívó laid these away himself; the taker holds them now
+        hidden -= {card_code(c) for c in range(24) if taken >> c & 1}
     return hidden - public
 
 

@@ -492,12 +492,16 @@ def test_HU3S_KON_2_kontra_takes_up_laid_away_cards() -> None:
     act(d, "kontra")
     assert hand(d, 1) >= {"TC", "JD"} and len(hand(d, 1)) == 8
     assert d.view(0)["laid_away"] == [] and d.level == 1
+    # the hívó still knows the two cards he laid away; nobody else is told which they were
+    assert set(d.view(0)["laid_away_taken_up"]) == {"TC", "JD"}
+    assert d.view(1)["laid_away_taken_up"] == [] and d.view(2)["laid_away_taken_up"] == []
     assert [event_view(e, 0) for e in d.history[-2:]] == [
         {"version": 0, "deal_number": 0, "bid": {"seat": 1, "call": "kontra"}},
         {"version": 0, "deal_number": 0, "cards_taken_up": {"seat": 1, "count": 2}}]
     assert all(t.startswith("discard") for t in legal(d)) and len(legal(d)) == 8
     act(d, "discard KC", "discard TC")
     assert set(d.view(1)["laid_away"]) == {"KC", "TC"} and d.view(2)["laid_away"] == []
+    assert set(d.view(0)["laid_away_taken_up"]) == {"TC", "JD"}  # kept after the taker lays away
     assert "TC" not in d.view(2)["hand"] and d.view(2)["hand_sizes"] == [6, 6, 6]
     assert d.to_act == 2 and "kontra" not in legal(d)  # only one fogadó player can take them up
     act(d, "pass")

@@ -450,10 +450,12 @@ class ContractDeal:
     def view(self, seat: int, deal_number: int = 0) -> V.DealView:
         """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
         in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
-        hand, the talon and others' laid-away cards hidden. Under ``may_view_own_tricks``
+        hand, the talon and others' laid-away cards hidden; the seat's own laid-away cards that
+        another seat took up by kontra stay known to it (``laid_away_taken_up``, HU3S-KON-2). Under ``may_view_own_tricks``
         (OPEN-GEN-6; default off) also ``own_tricks``: the seat's won cards, their trick points,
         and those plus its own marriages once its side has won a trick (DEF-PTS-2)."""
         sizes = [self.rules.spec.hand_size] * self.n  # the deal tuple has none (DealStarted.hand_sizes)
+        owner, taken = self.state.get("taken_up") or (-1, 0)  # HU3S-KON-2: the hívó's cards taken up
         out: V.DealView = {
             "phase": V.PHASES[self.phase_name],
             "to_act": self.to_act,
@@ -475,6 +477,7 @@ class ContractDeal:
             ],
             "seats": list(self.seats),
             "laid_away": [card_code(c) for c in cards_of(self.laid_away[seat])],
+            "laid_away_taken_up": [card_code(c) for c in cards_of(taken)] if owner == seat else [],
             "auction": {
                 "bids": [{"seat": s, "call": c} for s, c in self.bids],
                 "contract": {

@@ -295,6 +295,7 @@ class HuContractDeal(ContractDeal):
                 self.hands[p] |= taken
                 self.laid_away[h] = 0
                 st["taker"] = p
+                st["taken_up"] = [h, taken]  # the hívó still knows these cards (laid_away_taken_up)
                 self.history.append(("take", p, bin(taken).count("1")))
                 self._start_discard(p, "round")
             else:

@@ -172,6 +172,7 @@ def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int,
         ],
         "seats": [],
         "laid_away": [],
+        "laid_away_taken_up": [],
     }
     if r.may_view_own_tricks and me >= 0:  # OBI-PLAY-1; otherwise never sent (AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)
         deal["own_tricks"] = {"trick_points": d.trick_points[me], "won_cards": [card_code(c) for c in cards_of(d.won[me])],

@@ -306,6 +306,7 @@ class DealView(TypedDict):
     auction: NotRequired[Auction]
     seats: list[int]
     laid_away: list[str]
+    laid_away_taken_up: list[str]
 
 
 class LegalAction(TypedDict):
