@@ -85,6 +85,36 @@ def check_view(m: MatchState, step: dict[str, Any], where: str) -> None:
         assert set(information_set(m, seat)["deal"]["hand"]) == {card_code(parse_card(c)) for c in cards}, where
 
 
+def check_fields(m: MatchState, step: dict[str, Any], where: str, seat: int) -> None:
+    """A step's ``talon_size`` / ``talon_state`` / ``trump_card`` (as ``seat`` sees them) and
+    ``info``: ``[seat, {key: value}]``, fields of that seat's deal view (None = absent); shared
+    with test_golden_rotation.py."""
+    for key in ("talon_size", "talon_state", "trump_card"):
+        if key in step:
+            assert information_set(m, seat)["deal"][key] == expected_value(key, step[key]), where
+    if "info" in step:
+        who, fields = step["info"]
+        view: dict[str, Any] = dict(information_set(m, who)["deal"])
+        for k, v in fields.items():
+            if v is None:
+                assert view_value(view, k) is MISSING, where
+            else:
+                assert view_value(view, k) == expected_value(k, v), where
+
+
+def apply_step(m: MatchState, step: dict[str, Any], where: str) -> None:
+    """A step's ``act`` in the variant's action space: refused with the state unchanged when
+    ``"error": "illegal"``, else applied (shared by the match-level runners)."""
+    a = parse_action(step["act"], m.rules.spec.action_kinds)
+    if step.get("error") == "illegal":
+        before = m.snapshot()
+        with pytest.raises(IllegalActionError):
+            m.apply(a)
+        assert m.snapshot() == before, where
+    else:
+        m.apply(a)
+
+
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_golden_deal(path: Path) -> None:
     spec = json.loads(path.read_text())
@@ -94,17 +124,7 @@ def test_golden_deal(path: Path) -> None:
         check_view(m, step, where)
         if "to_act" in step:
             assert m.to_act == step["to_act"], where
-        for key in ("talon_size", "talon_state", "trump_card"):
-            if key in step:
-                assert information_set(m, 0)["deal"][key] == expected_value(key, step[key]), where
-        if "info" in step:  # {"info": [seat, {"key": value, ...}]}: fields of the seat's deal view
-            seat, fields = step["info"]
-            view: dict[str, Any] = dict(information_set(m, seat)["deal"])
-            for k, v in fields.items():
-                if v is None:
-                    assert view_value(view, k) is MISSING, where
-                else:
-                    assert view_value(view, k) == expected_value(k, v), where
+        check_fields(m, step, where, 0)
         if "act" in step:
             assert m.to_act == step["seat"], where
             if step.get("error") == "illegal":

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_golden import MISSING, check_view, expected_value, view_value
+from test_golden import apply_step, check_fields, check_view
 
-from bummerl.rules import IllegalActionError, find_variant, information_set, parse_action
+from bummerl.rules import find_variant, information_set
 from bummerl.rules.state import DealState, MatchState, arrange_deck
 
 HERE = Path(__file__).parent
@@ -102,7 +102,6 @@ def check_match(m: MatchState, want: dict[str, Any], where: str) -> None:
 
 
 def run_steps(m: MatchState, steps: list[dict[str, Any]], where0: str) -> None:
-    kinds = m.rules.spec.action_kinds
     n = m.deal_number
     for i, step in enumerate(steps):
         where = f"{where0} step {i} {step}"
@@ -112,27 +111,10 @@ def run_steps(m: MatchState, steps: list[dict[str, Any]], where0: str) -> None:
             assert m.to_act == step["to_act"], where
         if "sits_out" in step:
             check_sits_out(m, step["sits_out"], where)
-        for key in ("talon_size", "talon_state", "trump_card"):
-            if key in step:
-                assert information_set(m, m.deal.seats[0])["deal"][key] == expected_value(key, step[key]), where
-        if "info" in step:  # {"info": [seat, {"key": value, ...}]}: fields of the seat's deal view
-            seat, fields = step["info"]
-            view = information_set(m, seat)["deal"]
-            for k, v in fields.items():
-                if v is None:
-                    assert view_value(view, k) is MISSING, where
-                else:
-                    assert view_value(view, k) == expected_value(k, v), where
+        check_fields(m, step, where, m.deal.seats[0])
         if "act" in step:
             assert m.to_act == step["seat"], where
-            a = parse_action(step["act"], kinds)
-            if step.get("error") == "illegal":
-                before = m.snapshot()
-                with pytest.raises(IllegalActionError):
-                    m.apply(a)
-                assert m.snapshot() == before, where
-            else:
-                m.apply(a)
+            apply_step(m, step, where)
 
 
 def test_at_least_twelve_golden_deals_per_rotation_game() -> None:

@@ -8,24 +8,11 @@ import asyncio
 import json
 import random
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
-import redis.asyncio as aioredis
 
-from bummerl.core import MatchService
 from bummerl.core.errors import InvalidArgumentError, PermissionDeniedError, UnauthenticatedError
 from bummerl.ladder.service import LadderDriver, LadderService, LadderSpec
-from bummerl.store import MatchStore
-
-
-@pytest.fixture
-async def ladders(redis_client: aioredis.Redis) -> AsyncIterator[LadderService]:
-    store = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
-    try:
-        yield LadderService(MatchService(store, admin_token="adm"))
-    finally:
-        await store.aclose()
 
 
 async def register(ladders: LadderService, n: int) -> list[dict[str, str]]:

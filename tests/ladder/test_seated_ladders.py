@@ -16,30 +16,18 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 
 from bummerl.app import Runtime
 from bummerl.config import Settings
-from bummerl.core import MatchService
 from bummerl.core.errors import InvalidArgumentError
 from bummerl.ladder.service import LadderService, LadderSpec, leaderboard, seatings
 from bummerl.ladder.stats import placement_scores
-from bummerl.store import MatchStore
 from bummerl_client import AsyncClient
 from bummerl_client.botrunner import run_bot
 from bummerl_client.bots import make_bot
 
 IDENTITY = [0, 1, 2, 3]
-
-
-@pytest.fixture
-async def ladders(redis_client: aioredis.Redis) -> AsyncIterator[LadderService]:
-    store = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
-    try:
-        yield LadderService(MatchService(store, admin_token="adm"))
-    finally:
-        await store.aclose()
 
 
 async def register(ladders: LadderService, n: int) -> list[str]:

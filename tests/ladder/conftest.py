@@ -1,0 +1,23 @@
+"""Shared fixtures of the ladder tests (a real Redis: the embedded one unless BUMMERL_REDIS_URL)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from bummerl.core import MatchService
+from bummerl.ladder.service import LadderService
+from bummerl.store import MatchStore
+
+
+@pytest.fixture
+async def ladders(redis_client: aioredis.Redis) -> AsyncIterator[LadderService]:
+    """A :class:`LadderService` (admin token ``"adm"``) on the test Redis, with its own deadline key."""
+    store = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
+    try:
+        yield LadderService(MatchService(store, admin_token="adm"))
+    finally:
+        await store.aclose()
