@@ -60,6 +60,16 @@ def test_trinomial_games_and_empty_input() -> None:
     est = estimate(games)
     assert est.score == pytest.approx(0.7) and est.elo == pytest.approx(147.19, abs=0.01)
     assert estimate([]).elo_ci95 == math.inf
+
+
+def test_one_unit_or_no_spread_gives_an_unknown_interval() -> None:
+    """One pair (or game) has no measurable spread: the interval is unknown (infinite) and LOS
+    0.5, not "+/- 0.0, LOS 1.000"; units that all scored alike also leave the interval unknown."""
+    one = estimate([0.75])
+    assert one.elo == pytest.approx(190.85, abs=0.01) and one.elo_ci95 == math.inf and one.los == 0.5 and one.n == 1
+    same = estimate([0.75, 0.75, 0.75])
+    assert same.elo_ci95 == math.inf and same.los == 1.0
+    assert math.isfinite(estimate([0.75, 0.5]).elo_ci95)
     assert estimate([1.0, 1.0]).los == 1.0
     assert estimate([1.0, 1.0]).elo == math.inf and estimate([1.0, 1.0]).elo_ci95 == math.inf
     assert estimate([0.0, 0.0]).elo == -math.inf

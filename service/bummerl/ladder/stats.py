@@ -82,18 +82,22 @@ class Estimate:
 
 def estimate(values: Sequence[float]) -> Estimate:
     """Elo, interval and LOS from per-unit scores in [0, 1]: pair scores (pentanomial, each the
-    mean of a pair's two games) or single game scores (trinomial)."""
+    mean of a pair's two games) or single game scores (trinomial). With fewer than two units
+    the spread is unknown: the interval is infinite and LOS 0.5 (not "+/- 0, LOS 1" from a
+    variance of one value); with units that all scored the same the interval is infinite too."""
     n = len(values)
     if n == 0:
         return Estimate(0.0, math.inf, 0.5, 0.5, 0.0, 0)
     m = sum(values) / n
+    if n == 1:
+        return Estimate(elo_from_score(m), math.inf, 0.5, m, 0.0, 1)
     var = sum((x - m) ** 2 for x in values) / n
     se = math.sqrt(var / n)
     lo, hi = m - Z95 * se, m + Z95 * se
     elo_lo = elo_from_score(min(max(lo, _CLAMP), 1 - _CLAMP))
     elo_hi = elo_from_score(min(max(hi, _CLAMP), 1 - _CLAMP))
     los = (1.0 if m > 0.5 else 0.0 if m < 0.5 else 0.5) if se == 0 else _phi((m - 0.5) / se)
-    if m in (0.0, 1.0):  # every unit lost or won: the Elo difference is unbounded, the interval unknown
+    if m in (0.0, 1.0) or var == 0:  # every unit lost, won or scored alike: the interval is unknown
         return Estimate(elo_from_score(m), math.inf, los, m, var, n)
     return Estimate(elo_from_score(m), (elo_hi - elo_lo) / 2, los, m, var, n)
 
