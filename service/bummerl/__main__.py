@@ -276,6 +276,8 @@ def _bench(args: argparse.Namespace) -> int:
                   f" = {r['call_ratio']}x the floor")
             print(f"service at half that rate ({h['rate']:,.0f}/s): {h['actions_per_s']:,.0f} calls/s, "
                   f"p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms")
+            fh = r["floor_half_load"]
+            print(f"floor at the same rate: {fh['calls_per_s']:,.0f} calls/s, p50 {fh['p50_ms']} ms, p99 {fh['p99_ms']} ms")
     elif args.what == "strong":
         from bummerl.rules import list_variants
 

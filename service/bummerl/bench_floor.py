@@ -7,8 +7,11 @@ The floor is a minimal ``grpc.aio`` servicer in its own process that, per call, 
 measured right after it in the same run (``bummerl serve`` in another process), with the same
 number of calls in flight, so the ratio ``service / floor`` is comparable across machines.
 
-Figures: calls/s and p50/p99 (ms) of both, their ratio, and the service's p50/p99 at half of
-its saturating rate (an open-loop paced load: latency when the server is not the bottleneck).
+Figures: calls/s and p50/p99 (ms) of both, their ratio (SubmitAction, and every RPC of the
+service's load), and the p50/p99 of the service and of the floor, each paced open-loop at half the
+service's saturating rate (latency when the server is not the bottleneck, next to what this machine
+gives one gRPC call with two Redis round trips at that rate). The load client's collector is tuned
+as a server's is (:func:`bummerl.app.tune_gc`), so its own pauses do not show in the figures.
 """
 
 from __future__ import annotations
@@ -59,7 +62,11 @@ async def _floor_serve(port: int, redis_url: str) -> None:
     await server.wait_for_termination()
 
 
-async def _floor_load(target: str, in_flight: int, seconds: float) -> dict[str, Any]:
+async def _floor_load(target: str, in_flight: int, seconds: float, rate: float | None = None) -> dict[str, Any]:
+    """``in_flight`` callers of the floor for ``seconds``; ``rate`` (calls/s over all callers)
+    paces them open-loop as the service's half-load run is paced."""
+    import random
+
     import grpc
 
     from bummerl.v1 import game_pb2, game_pb2_grpc
@@ -72,7 +79,12 @@ async def _floor_load(target: str, in_flight: int, seconds: float) -> dict[str, 
 
         async def caller(i: int) -> None:
             version = 0
+            period = in_flight / rate if rate else 0.0
+            next_at = time.perf_counter() + random.Random(i).random() * period
             while time.perf_counter() < stop_at:
+                if period:
+                    await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+                    next_at += period
                 t = time.perf_counter()
                 resp = await stub.SubmitAction(game_pb2.SubmitActionRequest(
                     match_id=f"m{i}", seat=0, expected_version=version, action_id=0))
@@ -92,11 +104,11 @@ async def _floor_load(target: str, in_flight: int, seconds: float) -> dict[str, 
 def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at") -> dict[str, Any]:
     """Run the floor, then ``bummerl serve`` under the bench-service load, on one Valkey (the
     embedded one, or ``BUMMERL_REDIS_URL``). ``matches``: calls in flight / concurrent matches.
-    Returns ``{"floor": {...}, "service": {...}, "ratio", "call_ratio", "service_half_load": {...}}``
-    (calls/s, p50_ms, p99_ms). ``ratio``: the service's SubmitAction/s over the floor's calls/s
+    Returns ``{"floor": {...}, "service": {...}, "ratio", "call_ratio", "service_half_load": {...},
+    "floor_half_load": {...}}`` (calls/s, p50_ms, p99_ms; the floor paced at the service's half rate). ``ratio``: the service's SubmitAction/s over the floor's calls/s
     (the issue's target); ``call_ratio``: all the service's RPCs/s (SubmitAction plus the
     GetInformationSet of the seat whose turn it becomes, plus CreateMatch) over the floor's."""
-    from bummerl.app import spawn_server
+    from bummerl.app import spawn_server, tune_gc
     from bummerl.bench import _free_port, _service_load
     from bummerl.store import resolve_redis_url
 
@@ -114,14 +126,18 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
             for line in proc.stdout:
                 if "floor listening" in line:
                     break
+            tune_gc()  # the load client's own collector pauses would show in its latency figures
             floor = asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds))
+            with spawn_server(own_redis=False) as (_, target):
+                service = asyncio.run(_service_load(target, matches, seconds, variant))
+                rate = max(1.0, service["actions_per_s"] / 2)
+                half = asyncio.run(_service_load(target, matches, seconds, variant, rate=rate))
+            # the floor paced at the same rate: the latency this machine gives one gRPC call with
+            # two Redis round trips when nothing queues (the reference for the service's p99)
+            floor_half = asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds, rate=rate))
         finally:
             proc.kill()
             proc.wait()
-        with spawn_server(own_redis=False) as (_, target):
-            service = asyncio.run(_service_load(target, matches, seconds, variant))
-            half = asyncio.run(_service_load(target, matches, seconds, variant,
-                                             rate=max(1.0, service["actions_per_s"] / 2)))
     finally:
         if saved is None:
             os.environ.pop("BUMMERL_REDIS_URL", None)
@@ -130,5 +146,6 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
         if embedded is not None:
             embedded.stop()
     return {"in_flight": matches, "floor": floor, "service": service, "service_half_load": half,
+            "floor_half_load": floor_half,
             "ratio": round(service["actions_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None,
             "call_ratio": round(service["calls_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None}

@@ -60,3 +60,17 @@ def test_bench_strong_prints_elo_interval_and_decision_time() -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["variant"] == "schnapsen-at" and r["pairs"] == 2 and sum(r["pentanomial"]) == 2
     assert {"elo", "elo_ci95", "elo_low", "elo_high", "los", "mean_decision_ms"} <= set(r) and r["decisions"] > 0
+
+
+def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:
+    """``bummerl bench floor``: the floor, the service at full load (SubmitAction ratio and the
+    ratio over every RPC) and both paced at the service's half rate, as one JSON line."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "floor", "--matches", "2", "--seconds", "1", "--json"],
+        capture_output=True, text=True, check=True, timeout=180,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["floor"]["calls_per_s"] > 0 and r["service"]["errors"] == 0
+    assert 0 < r["ratio"] < r["call_ratio"]  # every action also reads the next seat's view
+    half = r["service_half_load"]["rate"]
+    assert r["floor_half_load"]["calls_per_s"] <= half * 1.5 and r["floor_half_load"]["p99_ms"] is not None
