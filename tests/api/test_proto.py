@@ -438,3 +438,27 @@ def test_direct_builder_covers_every_field_and_matches_the_generic_walk() -> Non
         codec._information_set_fast(d)
     with pytest.raises(CodecError, match="kontra"):
         codec.information_set_to_pb(d)
+
+
+def test_full_memo_drops_its_oldest_fragments_not_the_ones_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the fragment memo is full it drops the oldest quarter, so the fragment encoded just
+    before stays cached (emptying the whole memo made every information set re-encode at once, a
+    burst of slow calls in the p99 of ``bummerl bench floor``); the memo never grows past its size."""
+    monkeypatch.setattr(codec, "_MEMO", {})
+    monkeypatch.setattr(codec, "_MEMO_MAX", 64)
+    calls: list[int] = []
+
+    def encode(item: dict[str, Any]) -> common_pb2.TrickCard:
+        calls.append(item["seat"])
+        return common_pb2.TrickCard(seat=item["seat"], card="QH")
+
+    tags = (b"\x6a",)
+    frags = [codec._memo_fragment(tags, {"seat": i, "card": "QH"}, encode) for i in range(200)]
+    assert len(codec._MEMO) <= 64 and len(calls) == 200
+    assert common_pb2.DealView.FromString(frags[150]).current_trick[0].seat == 150
+    calls.clear()
+    assert codec._memo_fragment(tags, {"seat": 199, "card": "QH"}, encode) == frags[199]
+    assert codec._memo_fragment(tags, {"seat": 180, "card": "QH"}, encode) == frags[180]
+    assert calls == []  # the recent ones came from the memo
+    codec._memo_fragment(tags, {"seat": 0, "card": "QH"}, encode)
+    assert calls == [0]  # the oldest was dropped
