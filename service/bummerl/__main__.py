@@ -305,7 +305,7 @@ def _bench(args: argparse.Namespace) -> int:
                   f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
         r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers,
-                                stream=args.stream, sdk=args.sdk)
+                                stream=args.stream, sdk=args.sdk, rate=args.rate)
         r["workers"] = args.workers
         if args.json:
             print(json.dumps(r))
@@ -367,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
+    b.add_argument("--rate", type=float, default=None,
+                   help="service: pace the load at this many SubmitAction/s (open loop) instead of saturating")
     b.add_argument("--sdk", action="store_true",
                    help="service: drive gRPC through the Python SDK (dict responses) instead of raw stubs")
     b.add_argument("--workers", type=int, default=1, help="service: server processes (bummerl serve --workers N)")

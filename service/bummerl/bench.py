@@ -124,40 +124,47 @@ def latency_figures(lat: list[float], seconds: float) -> dict[str, Any]:
 
 
 class _RawGrpcCalls:
-    """The service bench's calls over raw ``bummerl.v1`` stubs: the information set stays a
-    protobuf message (no dict conversion), so the load client costs the shared cores as little
-    as the floor's client does and the figure measures the server. Errors raise ``BummerlError``."""
+    """The service bench's calls on the SDK's stub and request builders, but the information set
+    stays a protobuf message (no dict conversion), so the load client costs the shared cores as
+    little as the floor's client does and the figure measures the server. Errors raise
+    ``BummerlError`` (the SDK's conversion)."""
 
     def __init__(self, target: str) -> None:
         import grpc
 
-        from bummerl.v1 import game_pb2, game_pb2_grpc
+        from bummerl_client import AsyncClient
 
-        self.pb = game_pb2
-        self.channel = grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
-        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+        self.client = AsyncClient(target, grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
 
-    async def _call(self, rpc: Any, req: Any, token: str | None = None) -> Any:
+    @staticmethod
+    async def _call(rpc: Any, req: Any, token: str | None = None) -> Any:
         import grpc
 
-        from bummerl_client import BummerlError
+        from bummerl_client.client import _auth, _convert
 
         try:
-            return await rpc(req, metadata=(("authorization", f"Bearer {token}"),) if token else None)
+            return await rpc(req, metadata=_auth(token))
         except grpc.RpcError as e:
-            raise BummerlError(e.code(), e.details() or "") from None
+            raise _convert(e) from None
 
     async def create_match(self, variant: str, seed: int | None = None) -> tuple[str, list[str]]:
-        out = await self._call(self.stub.CreateMatch, self.pb.CreateMatchRequest(variant=variant, seed=seed))
+        from bummerl_client.client import _create_request
+
+        req = _create_request(variant, None, ("seat0", "seat1"), seed)  # as AsyncClient.create_match
+        out = await self._call(self.client.stub.CreateMatch, req)
         return out.match_id, [t.token for t in sorted(out.seat_tokens, key=lambda t: t.seat)]
 
     async def information_set(self, match_id: str, seat: int, token: str) -> Any:
-        req = self.pb.GetInformationSetRequest(match_id=match_id, seat=seat)
-        return await self._call(self.stub.GetInformationSet, req, token)
+        from bummerl.v1 import game_pb2
+
+        req = game_pb2.GetInformationSetRequest(match_id=match_id, seat=seat)
+        return await self._call(self.client.stub.GetInformationSet, req, token)
 
     async def submit(self, match_id: str, seat: int, token: str, version: int, action: int) -> Any:
-        req = self.pb.SubmitActionRequest(match_id=match_id, seat=seat, expected_version=version, action_id=action)
-        return (await self._call(self.stub.SubmitAction, req, token)).information_set
+        from bummerl_client.client import _submit_request
+
+        req = _submit_request(match_id, seat, version, action)
+        return (await self._call(self.client.stub.SubmitAction, req, token)).information_set
 
     @staticmethod
     def fields(info: Any) -> tuple[int, bool, int, list[int]]:
@@ -165,7 +172,7 @@ class _RawGrpcCalls:
         return info.version, info.match.over, info.deal.to_act, [a.id for a in info.legal_actions]
 
     async def close(self) -> None:
-        await self.channel.close()
+        await self.client.close()
 
 
 class _DictCalls:
@@ -328,20 +335,24 @@ def _rss_mb(pid: int) -> float | None:
 
 
 def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
-                  rest: bool = False, workers: int = 1, stream: bool = False, sdk: bool = False) -> dict[str, Any]:
+                  rest: bool = False, workers: int = 1, stream: bool = False, sdk: bool = False,
+                  rate: float | None = None) -> dict[str, Any]:
     """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
     ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
     ``workers``: ``bummerl serve --workers N`` (N processes on one port and one Valkey).
     ``stream``: the realistic mode (:func:`_stream_load`: bots follow StreamMatch, no polling).
     ``sdk``: drive gRPC through the Python SDK (dict responses) instead of raw protobuf stubs.
+    ``rate``: pace the players open-loop at that many SubmitAction/s in all (latency below
+    saturation, on a fresh server; not with ``stream``); None = as fast as answers come.
     The result has ``server_rss_mb``, the server process's resident memory at the end (MiB).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
     handles about two calls per SubmitAction; only SubmitAction is timed.
     """
-    from bummerl.app import spawn_server
+    from bummerl.app import spawn_server, tune_gc
 
+    tune_gc()  # the load client's own collector pauses would show in its latency figures
     http_port = _free_port() if rest else 0
     extra = ["--http-port", str(http_port)]
     if workers > 1:
@@ -354,7 +365,8 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
         if stream:
             out = asyncio.run(_stream_load(target, matches, seconds, variant, channels=max(channels, matches // 250)))
         else:
-            out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, channels=channels, sdk=sdk))
+            out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, rate=rate, channels=channels,
+                                            sdk=sdk))
         out["server_rss_mb"] = _rss_mb(proc.pid) if workers == 1 else None
         return out
 

@@ -36,6 +36,17 @@ def test_bench_service_prints_throughput_and_latency(api: str) -> None:
     assert r["calls_per_s"] > r["actions_per_s"]  # every action also reads the next seat's view
 
 
+def test_bench_service_paced_stays_at_its_rate() -> None:
+    """``--rate``: an open-loop load at that many SubmitAction/s in all, not as fast as answers come."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "4", "--seconds", "2", "--rate", "20",
+         "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["rate"] == 20 and r["errors"] == 0 and 0 < r["actions_per_s"] <= 25
+
+
 def test_bench_timeouts_and_ladder_print_their_figures() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "bummerl", "bench", "timeouts", "--matches", "3", "--json"],
