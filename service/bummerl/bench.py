@@ -166,6 +166,23 @@ class _RawGrpcCalls:
         req = _submit_request(match_id, seat, version, action)
         return (await self._call(self.client.stub.SubmitAction, req, token)).information_set
 
+    async def stream(self, match_id: str, seat: int, token: str) -> Any:
+        """The seat's StreamMatch updates (``MatchUpdate`` messages)."""
+        import grpc
+
+        from bummerl.v1 import game_pb2
+        from bummerl_client.client import _auth, _convert
+
+        call = self.client.stub.StreamMatch(game_pb2.StreamMatchRequest(match_id=match_id, seat=seat),
+                                            metadata=_auth(token))
+        try:
+            async for upd in call:
+                yield upd.information_set
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+        finally:
+            call.cancel()
+
     @staticmethod
     def fields(info: Any) -> tuple[int, bool, int, list[int]]:
         """(version, match over, seat to act, legal action ids) of an information set."""
@@ -271,10 +288,13 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
             "rate": rate, "errors": errors, "calls_per_s": round(calls / dt, 1), **latency_figures(lat, dt)}
 
 
-async def _stream_load(target: str, matches: int, seconds: float, variant: str, channels: int = 1) -> dict[str, Any]:
-    """The realistic load: ``matches`` matches at a time, each seat played by a random bot that
-    follows its StreamMatch (``bummerl_client.play_seat``) as real bots do; when a match ends
-    another starts, until ``seconds`` have passed. Times every SubmitAction."""
+async def _stream_load(target: str, matches: int, seconds: float, variant: str, channels: int = 1,
+                       sdk: bool = False) -> dict[str, Any]:
+    """The realistic load: ``matches`` matches at a time, each seat played by a random player that
+    follows its StreamMatch as real bots do (no GetInformationSet); when a match ends another
+    starts, until ``seconds`` have passed. Times every SubmitAction. The players keep updates as
+    protobuf messages (:class:`_RawGrpcCalls`) unless ``sdk``: then each seat is the SDK's runner
+    (``bummerl_client.play_seat`` with the ``random`` bot, dict updates)."""
     import grpc
 
     from bummerl_client import AsyncClient, play_seat
@@ -282,6 +302,7 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
 
     lat: list[float] = []
     errors = 0
+    calls = 0  # every unary RPC (CreateMatch, SubmitAction); stream messages are not counted
 
     class Timed(AsyncClient):
         async def submit_action(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -290,24 +311,51 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
             lat.append(time.perf_counter() - t)
             return out
 
-    pool = [Timed(target, grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
-            for _ in range(channels)]
+    pool: list[Any]
+    if sdk:
+        pool = [Timed(target, grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
+                for _ in range(channels)]
+    else:
+        pool = [_RawGrpcCalls(target) for _ in range(channels)]
+
+    async def seat_player(c: _RawGrpcCalls, match_id: str, seat: int, token: str, rng: random.Random) -> None:
+        """Follow the seat's stream; act (at random) on each update that gives it the turn."""
+        nonlocal calls
+        acted_at = -1
+        async for info in c.stream(match_id, seat, token):
+            version, over, to_act, legal = c.fields(info)
+            if over:
+                return
+            if to_act == seat and legal and version > acted_at:
+                t = time.perf_counter()
+                await c.submit(match_id, seat, token, version, rng.choice(legal))
+                lat.append(time.perf_counter() - t)
+                calls += 1
+                acted_at = version
+
     stop_at = time.perf_counter() + seconds
     try:
-        await pool[0].wait_ready(20)
+        async with AsyncClient(target) as probe:
+            await probe.wait_ready(20)
 
         async def table(i: int) -> None:
-            nonlocal errors
+            nonlocal errors, calls
             c = pool[i % len(pool)]
+            rng = random.Random(i)
             n = 0
             while time.perf_counter() < stop_at:
-                m = await c.create_match(variant, seed=i * 1000 + n)
-                n += 1
                 try:
-                    await asyncio.gather(*(play_seat(c, m.match_id, s, m.tokens[s], make_bot("random", i + s))
-                                           for s in (0, 1)))
+                    if sdk:
+                        m = await c.create_match(variant, seed=i * 1000 + n)
+                        await asyncio.gather(*(play_seat(c, m.match_id, s, m.tokens[s], make_bot("random", i + s))
+                                               for s in (0, 1)))
+                    else:
+                        match_id, tokens = await c.create_match(variant, seed=i * 1000 + n)
+                        calls += 1
+                        await asyncio.gather(*(seat_player(c, match_id, s, tokens[s], rng) for s in (0, 1)))
                 except Exception:  # noqa: BLE001 - counted, the table goes on
                     errors += 1
+                n += 1
 
         t0 = time.perf_counter()
         tasks = [asyncio.create_task(table(i)) for i in range(matches)]
@@ -319,7 +367,11 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
     finally:
         for c in pool:
             await c.close()
-    return {"matches": matches, "variant": variant, "api": "grpc-stream", "errors": errors, **latency_figures(lat, dt)}
+    out = {"matches": matches, "variant": variant, "api": "grpc-stream-sdk" if sdk else "grpc-stream",
+           "errors": errors, **latency_figures(lat, dt)}
+    if not sdk:
+        out["calls_per_s"] = round(calls / dt, 1)
+    return out
 
 
 def _rss_mb(pid: int) -> float | None:
@@ -341,14 +393,16 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
     ``workers``: ``bummerl serve --workers N`` (N processes on one port and one Valkey).
     ``stream``: the realistic mode (:func:`_stream_load`: bots follow StreamMatch, no polling).
-    ``sdk``: drive gRPC through the Python SDK (dict responses) instead of raw protobuf stubs.
+    ``sdk``: drive gRPC through the Python SDK (dict responses; with ``stream`` the SDK's bot
+    runner) instead of raw protobuf stubs.
     ``rate``: pace the players open-loop at that many SubmitAction/s in all (latency below
     saturation, on a fresh server; not with ``stream``); None = as fast as answers come.
     The result has ``server_rss_mb``, the server process's resident memory at the end (MiB).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
-    handles about two calls per SubmitAction; only SubmitAction is timed.
+    handles about two calls per SubmitAction (with ``stream``: none, the stream brings it); only
+    SubmitAction is timed.
     """
     from bummerl.app import spawn_server, tune_gc
 
@@ -363,7 +417,8 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
         rest_url = f"http://127.0.0.1:{http_port}" if rest else None
         channels = 1 if workers == 1 else 2 * workers
         if stream:
-            out = asyncio.run(_stream_load(target, matches, seconds, variant, channels=max(channels, matches // 250)))
+            out = asyncio.run(_stream_load(target, matches, seconds, variant, channels=max(channels, matches // 250),
+                                           sdk=sdk))
         else:
             out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, rate=rate, channels=channels,
                                             sdk=sdk))

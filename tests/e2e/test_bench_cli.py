@@ -23,9 +23,10 @@ def test_bench_engine_runs_for_every_variant(variant: str) -> None:
     assert r["deals_per_s"] > 0
 
 
-@pytest.mark.parametrize("api", ["grpc", "rest", "grpc-sdk"])
+@pytest.mark.parametrize("api", ["grpc", "rest", "grpc-sdk", "grpc-stream", "grpc-stream-sdk"])
 def test_bench_service_prints_throughput_and_latency(api: str) -> None:
-    flag = {"grpc": [], "rest": ["--rest"], "grpc-sdk": ["--sdk"]}[api]
+    flag = {"grpc": [], "rest": ["--rest"], "grpc-sdk": ["--sdk"], "grpc-stream": ["--stream"],
+            "grpc-stream-sdk": ["--stream", "--sdk"]}[api]
     out = subprocess.run(
         [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json", *flag],
         capture_output=True, text=True, check=True, timeout=120,
@@ -33,7 +34,10 @@ def test_bench_service_prints_throughput_and_latency(api: str) -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["submit_calls"] > 0 and r["errors"] == 0 and r["api"] == api
     assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
-    assert r["calls_per_s"] > r["actions_per_s"]  # every action also reads the next seat's view
+    if api == "grpc-stream":  # streaming players read nothing: SubmitAction and CreateMatch only
+        assert r["actions_per_s"] < r["calls_per_s"] < 1.2 * r["actions_per_s"]
+    elif "stream" not in api:
+        assert r["calls_per_s"] > 1.2 * r["actions_per_s"]  # polling also reads the next seat's view
 
 
 def test_bench_service_paced_stays_at_its_rate() -> None:
