@@ -1,12 +1,12 @@
-"""StreamHub: one reader per process; a match stays in its read for a while after its last waiter,
-so a stream coming back for the next version waits without any Redis command, and a waiter
-behind the reader's position still gets every event it missed."""
+"""StreamHub: one reader per process on the commit feed; a stream coming back for the next version
+waits without any Redis command, a waiter behind the reader's position still gets every event it
+missed, and a lost notification costs a timeout, not events."""
 
 from __future__ import annotations
 
 import asyncio
 
-from bummerl.store import MatchStore, StreamHub
+from bummerl.store import MatchStore, StreamHub, keys
 
 
 def _count_commands(store: MatchStore) -> list[str]:
@@ -91,3 +91,54 @@ async def test_many_streams_of_many_matches_each_get_every_version_once(store: M
                 await store.commit(m, v, f"s{v + 1}".encode(), [f"v{v + 1}".encode()])
         await asyncio.wait_for(asyncio.gather(*tasks), 20)
     assert all(seen == [2, 3, 4, 5, 6] for seen in got.values())
+
+
+async def test_the_reader_reads_one_key_however_many_matches_are_followed(store: MatchStore, match_id: str) -> None:
+    """The hub blocks on the commit feed only: following 30 matches does not lengthen its XREAD."""
+    ids = [f"{match_id}f{i}" for i in range(30)]
+    for m in ids:
+        await store.create(m, b"s1", {}, [b"v1"])
+    async with StreamHub(store, block_ms=200) as hub:
+        reads: list[tuple[object, ...]] = []
+        real = hub._reader.execute_command
+
+        async def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+            reads.append(args)
+            return await real(*args, **kwargs)
+
+        hub._reader.execute_command = recorded  # type: ignore[method-assign]
+        waits = [asyncio.create_task(hub.wait_events(m, 1, 10_000)) for m in ids]
+        await _settle()
+        assert hub.waiting == 30
+        for m in ids:
+            await store.commit(m, 1, b"s2", [b"v2"])
+        assert await asyncio.wait_for(asyncio.gather(*waits), 5) == [[(2, b"v2")]] * 30
+        assert reads and all(r[0] == "XREAD" and store.feed_key in r and len(r) <= 8 for r in reads)
+        assert not any(keys.events_key(m) in r for r in reads for m in ids)
+
+
+async def test_a_commit_appends_its_events_to_the_feed(store: MatchStore, match_id: str) -> None:
+    """commit.lua: one feed entry per commit with events (match id, version, payloads in order)."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+    await store.commit(match_id, 1, b"s2", [b"b0", b"b1"])
+    await store.commit(match_id, 2, b"s3", [])
+    mine = [f for _, f in await store.client.xrevrange(store.feed_key, count=50) if f[b"m"] == match_id.encode()]
+    assert mine == [{b"m": match_id.encode(), b"v": b"2", b"0": b"b0", b"1": b"b1"}]
+
+
+async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(store: MatchStore, match_id: str) -> None:
+    """A notification the reader never hands over (here: the reader is stopped) costs the waiter its
+    timeout, not the events."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store) as hub:
+        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await _settle()
+        await store.commit(match_id, 1, b"s2", [b"b"])
+        assert await first == [(2, b"b")]
+        assert hub._task is not None
+        hub._task.cancel()
+        await _settle()
+        later = asyncio.create_task(hub.wait_events(match_id, 2, 300))
+        await _settle()
+        await store.commit(match_id, 2, b"s3", [b"c"])
+        assert await asyncio.wait_for(later, 5) == [(3, b"c")]

@@ -1,19 +1,22 @@
-"""One stream reader per process that fans out match events to any number of waiting streams.
+"""One reader per process that hands the events of every commit to any number of waiting streams.
 
 Without it every open ``StreamMatch`` holds a Redis connection in ``XREAD BLOCK``; a few hundred
 streams exhaust a connection pool and shut every other request out. The :class:`StreamHub` keeps
-one dedicated connection that blocks on the event streams of every match somebody waits for
-(``XREAD ... STREAMS k1 k2 ...``) and hands new entries to the waiters of that match.
+one dedicated connection blocked on the **commit feed** (:data:`~bummerl.store.keys.FEED_KEY`), the
+one stream to which ``commit.lua`` appends, with the match, an entry per commit: match id, new
+version and the commit's event payloads. The reader hands each entry to the waiters of its match.
 
-A waiter that asks for a match the reader is not blocked on yet wakes the reader through a small
-per-process wake stream (``bm:hub:<uuid>``), which is part of every read, so the reader re-issues
-its ``XREAD`` with the new key at once. A match stays in the read for :data:`KEEP_S` seconds after
-its last waiter, from the last version read, so that a stream coming back for the next version (the
-usual case: it just took the previous one) finds it covered and waits without any Redis command;
-a waiter that is behind that position (it wants versions the reader already passed) takes the first
-path (one read of what it missed, else a wake). :meth:`StreamHub.wait_events` has the contract of
-:meth:`MatchStore.wait_events` (events of versions ``> after_version``, or ``[]`` after
-``timeout_ms`` **milliseconds**), so the service can use either.
+So the read is one key however many matches are followed: adding a match sends nothing, and a
+commit costs the reader one entry to parse, not a re-sent command naming every followed match.
+Every process reads every commit of the cluster (entries are small; the feed is trimmed to about
+:data:`~bummerl.store.keys.FEED_MAXLEN`). The reader remembers the newest version it passed per
+match (:data:`SEEN_MATCHES` of them), so a stream coming back for the next version (the usual
+case: it just took the previous one) waits without any Redis command, while a waiter behind the
+reader (it wants versions the reader already passed) or on a match the reader has not seen reads
+its match's stream once. A waiter that times out reads its match's stream too, so a notification
+lost to a reconnect or to the feed's trimming delays events, never drops them.
+:meth:`StreamHub.wait_events` has the contract of :meth:`MatchStore.wait_events` (events of versions
+``> after_version``, or ``[]`` after ``timeout_ms`` **milliseconds**), so the service can use either.
 """
 
 from __future__ import annotations
@@ -21,21 +24,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-import uuid
+from collections import OrderedDict
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from bummerl.store import keys
-from bummerl.store.redis_store import MatchStore, _parse_entries
+from bummerl.store.redis_store import MatchStore
 
 log = logging.getLogger(__name__)
 
-_WAKE_TTL_MS = 3_600_000
-KEEP_S = 5.0
-"""Seconds a match stays in the hub's read after its last waiter left."""
+SEEN_MATCHES = 100_000
+"""Matches whose newest passed version the reader remembers (least recently committed dropped)."""
+
+_FEED_FIELDS = (b"m", b"v")
 
 
 class _Waiter:
@@ -49,24 +52,23 @@ class _Waiter:
 class StreamHub:
     """Fan-out reader over ``store``'s client settings (one extra connection per process).
 
-    ``block_ms``: longest single ``XREAD BLOCK`` (the reader is woken earlier for new matches).
+    ``block_ms``: longest single ``XREAD BLOCK`` on the feed (ms); ``batch``: most feed entries
+    taken per read.
     Start with :meth:`start` (or ``async with``); :meth:`aclose` stops it and fails no waiter: a
     waiter still pending then simply times out.
     """
 
-    def __init__(self, store: MatchStore, block_ms: int = 10_000) -> None:
+    def __init__(self, store: MatchStore, block_ms: int = 10_000, batch: int = 1000) -> None:
         self.store = store
         self.block_ms = block_ms
+        self.batch = batch
         kwargs = dict(store.client.connection_pool.connection_kwargs)
         kwargs["socket_timeout"] = None  # XREAD BLOCK waits longer than any read timeout
         pool = aioredis.ConnectionPool(connection_class=store.client.connection_pool.connection_class, **kwargs)
         self._reader = aioredis.Redis(connection_pool=pool)
         self._waiters: dict[str, list[_Waiter]] = {}
-        self._reading: dict[str, int] = {}  # match -> the in-flight read covers versions > this
-        self._kept: dict[str, tuple[int, float]] = {}  # match without waiters -> (position, kept until)
-        self._keys: dict[str, str] = {}  # match -> its events key
-        self.wake_key = keys.aux_key("hub", uuid.uuid4().hex)
-        self._wake_id = "0-0"
+        self._seen: OrderedDict[str, int] = OrderedDict()  # match -> newest version the reader passed
+        self._position = "0-0"  # the feed id read up to
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -75,7 +77,12 @@ class StreamHub:
         return sum(len(w) for w in self._waiters.values())
 
     async def start(self) -> StreamHub:
+        """Start reading the feed from its current end (one ``XREVRANGE``; Redis errors propagate)."""
         if self._task is None:
+            tail: Any = await self.store.client.xrevrange(self.store.feed_key, count=1)
+            if tail:
+                last = tail[0][0]
+                self._position = last.decode() if isinstance(last, bytes) else str(last)
             self._task = asyncio.create_task(self._run(), name="bummerl-stream-hub")
         return self
 
@@ -85,8 +92,6 @@ class StreamHub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
-        with contextlib.suppress(RedisError, OSError):
-            await self.store.client.delete(self.wake_key)
         await self._reader.aclose(close_connection_pool=True)
 
     async def __aenter__(self) -> StreamHub:
@@ -98,29 +103,26 @@ class StreamHub:
     async def wait_events(self, match_id: str, after_version: int, timeout_ms: int) -> list[tuple[int, bytes]]:
         """Events of versions ``> after_version`` as ``(version, payload)``, oldest first: at once
         if there are some, else as soon as a commit appends some, else ``[]`` after
-        ``timeout_ms`` milliseconds. Raises ``ValueError`` for a bad argument and Redis errors of
-        the first (non-blocking) read, made unless the read in flight covers the match from
-        ``after_version`` on (then the waiter sends no command at all)."""
+        ``timeout_ms`` milliseconds. Sends no Redis command when the reader has passed exactly
+        ``after_version`` of the match (the stream that took the previous version); otherwise, and
+        on timeout, reads the match's stream once (``XRANGE``). Raises ``ValueError`` for a bad
+        argument, and the Redis errors of those reads."""
         if timeout_ms < 1:
             raise ValueError("timeout_ms must be >= 1")
-        start = self._reading.get(match_id)
-        covered = start is not None and after_version >= start  # the read in flight brings what is new
-        if not covered:
-            got = await self.store.events_since(match_id, after_version)
-            if got:
-                return got
-            keys.check_match_id(match_id)
+        keys.check_match_id(match_id)
         fut: asyncio.Future[list[tuple[int, bytes]]] = asyncio.get_running_loop().create_future()
         w = _Waiter(after_version, fut)
-        self._waiters.setdefault(match_id, []).append(w)
+        self._waiters.setdefault(match_id, []).append(w)  # from here on the reader hands it what it reads
         try:
-            start = self._reading.get(match_id)
-            if start is None or after_version < start:
-                await self._wake()
+            seen = self._seen.get(match_id)
+            if seen is None or seen > after_version:  # the reader may have passed what this waiter wants
+                got = await self.store.events_since(match_id, after_version)
+                if got:
+                    return got
             try:
                 return await asyncio.wait_for(fut, timeout_ms / 1000)
-            except TimeoutError:
-                return []
+            except TimeoutError:  # a notification may have been lost (reconnect, trimmed feed)
+                return await self.store.events_since(match_id, after_version)
         finally:
             lst = self._waiters.get(match_id)
             if lst is not None:
@@ -128,15 +130,6 @@ class StreamHub:
                     lst.remove(w)
                 if not lst:
                     del self._waiters[match_id]
-                    start = self._reading.get(match_id)
-                    if start is not None:
-                        self._kept[match_id] = (start, time.monotonic() + KEEP_S)
-
-    async def _wake(self) -> None:
-        pipe = self.store.client.pipeline(transaction=False)
-        pipe.xadd(self.wake_key, {b"w": b"1"}, maxlen=16, approximate=True)
-        pipe.pexpire(self.wake_key, _WAKE_TTL_MS)
-        await pipe.execute()
 
     async def _run(self) -> None:
         while True:
@@ -151,59 +144,34 @@ class StreamHub:
                 log.exception("stream hub: unexpected error; retrying")
                 await asyncio.sleep(0.5)
 
-    def _key(self, match_id: str) -> str:
-        k = self._keys.get(match_id)
-        if k is None:
-            k = self._keys[match_id] = keys.events_key(match_id)
-        return k
-
     async def _read_once(self) -> None:
-        now = time.monotonic()
-        wanted = {m: min(w.after for w in ws) for m, ws in self._waiters.items() if ws}
-        for m, (pos, until) in list(self._kept.items()):
-            if m in wanted or until < now:
-                del self._kept[m]
-            else:
-                wanted[m] = pos
-        for m in [m for m in self._keys if m not in wanted]:
-            del self._keys[m]
-        self._reading = wanted
-        streams: dict[Any, Any] = {self._key(m): f"{v}-{keys.MAX_SEQ}" for m, v in wanted.items()}
-        streams[self.wake_key] = self._wake_id
-        reply: Any = await self._reader.xread(streams, block=self.block_ms)
+        reply: Any = await self._reader.xread({self.store.feed_key: self._position}, count=self.batch,
+                                              block=self.block_ms)
         if not reply:
             return
-        items = reply.items() if isinstance(reply, dict) else [(k, [e]) for k, e in reply]
-        for key, wrapped in items:
-            key = key.decode() if isinstance(key, bytes) else str(key)
-            entries = [e for lst in wrapped for e in lst] if isinstance(reply, dict) else wrapped[0]
-            if key == self.wake_key:
-                if entries:
-                    last = entries[-1][0]
-                    self._wake_id = last.decode() if isinstance(last, bytes) else str(last)
-                continue
-            match_id = key[len(keys.PREFIX) + 1 : key.rindex("}")]
-            parsed = _parse_entries(entries)
-            if not parsed:
-                continue
-            top = max(v for v, _ in parsed)
-            ws = self._waiters.get(match_id)
-            if not ws:  # kept without waiters: the next read starts after these
-                kept = self._kept.get(match_id)
-                if kept is not None:
-                    self._kept[match_id] = (max(top, kept[0]), kept[1])
-                continue
-            remaining = []
-            for w in ws:  # the woken leave at once, so the next read does not fetch their events again
-                if w.future.done():
-                    continue
-                mine = [(v, p) for v, p in parsed if v > w.after]
-                if mine:
-                    w.future.set_result(mine)
-                else:
-                    remaining.append(w)
-            if remaining:
-                self._waiters[match_id] = remaining
-            else:
-                del self._waiters[match_id]
-                self._kept[match_id] = (max(top, self._reading.get(match_id, top)), time.monotonic() + KEEP_S)
+        # RESP2 reply: [[key, entries]]; RESP3 reply: {key: [entries]}
+        entries = ([e for wrapped in reply.values() for lst in wrapped for e in lst] if isinstance(reply, dict)
+                   else [e for _key, lst in reply for e in lst])
+        if not entries:
+            return
+        last = entries[-1][0]
+        self._position = last.decode() if isinstance(last, bytes) else str(last)
+        seen = self._seen
+        news: dict[str, list[tuple[int, bytes]]] = {}
+        for _eid, fields in entries:
+            match_id = fields[b"m"].decode()
+            version = int(fields[b"v"])
+            if seen.get(match_id, 0) < version:
+                seen[match_id] = version
+            seen.move_to_end(match_id)
+            if match_id in self._waiters:
+                got = news.setdefault(match_id, [])
+                got.extend((version, p) for k, p in fields.items() if k not in _FEED_FIELDS)
+        while len(seen) > SEEN_MATCHES:
+            seen.popitem(last=False)
+        for match_id, got in news.items():
+            for w in self._waiters.get(match_id, ()):
+                if not w.future.done():
+                    mine = [(v, p) for v, p in got if v > w.after]
+                    if mine:
+                        w.future.set_result(mine)

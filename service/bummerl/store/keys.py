@@ -60,6 +60,18 @@ scripts together with the match, claimed by reapers (``claim.lua``). Not hash-ta
 Cluster deployment needs these scripts to run where this key and the match live (one node)."""
 
 
+FEED_KEY = "bm:feed"
+"""STREAM of every commit that appends events, over all matches: fields ``m`` (match id), ``v``
+(the new version) and ``0``, ``1``, ... (the event payloads, as in the match's own stream). Written
+by ``commit.lua`` in the same script as the match; each process's ``StreamHub`` blocks on this one
+key to learn of new events of any match. Trimmed to about :data:`FEED_MAXLEN` entries: it is a
+notification feed, the match streams stay the record. Not hash-tagged (as :data:`DEADLINES_KEY`)."""
+
+FEED_MAXLEN = 10_000
+"""Approximate length :data:`FEED_KEY` is trimmed to (``XADD MAXLEN ~``): a hub that falls further
+behind than this misses notifications, and its waiters read their match's stream on timeout."""
+
+
 ACTIVE_KEY = "bm:active"
 """SET of the ids of matches created and not yet over, cluster-wide (``bummerl_active_matches``).
 Added by ``create.lua``, removed by the ``commit.lua`` call that ends the match."""

@@ -167,6 +167,8 @@ class MatchStore:
             deployment (one Redis/Valkey, or a proxy); see :mod:`bummerl.store.keys`.
         active_key: the set of matches not yet over (default ``bm:active``, or
             ``<deadlines_key>:active`` for a custom deadlines key).
+        feed_key: the commit feed the stream hubs read (default ``bm:feed``, or
+            ``<deadlines_key>:feed`` for a custom deadlines key); see :data:`keys.FEED_KEY`.
 
     Methods raise the errors of :mod:`bummerl.store.errors`, ``ValueError`` for
     an invalid match id or argument, and ``redis.exceptions.RedisError`` for
@@ -180,6 +182,7 @@ class MatchStore:
         blocking_client: aioredis.Redis | None = None,
         deadlines_key: str = keys.DEADLINES_KEY,
         active_key: str | None = None,
+        feed_key: str | None = None,
     ) -> None:
         pool_kwargs = client.connection_pool.connection_kwargs
         if pool_kwargs.get("decode_responses"):
@@ -196,6 +199,9 @@ class MatchStore:
         self.deadlines_key = keys.check_aux_key(deadlines_key)
         self.active_key = keys.check_aux_key(
             active_key or (keys.ACTIVE_KEY if deadlines_key == keys.DEADLINES_KEY else f"{deadlines_key}:active")
+        )
+        self.feed_key = keys.check_aux_key(
+            feed_key or (keys.FEED_KEY if deadlines_key == keys.DEADLINES_KEY else f"{deadlines_key}:feed")
         )
         self._create_script = client.register_script(_lua("create.lua"))
         self._commit_script = client.register_script(_lua("commit.lua"))
@@ -343,7 +349,8 @@ class MatchStore:
         (shallow, like ``dict.update``: listed keys are replaced, others kept)
         and appends ``events`` to the stream with ids ``<new_version>-0``,
         ``<new_version>-1``, ...  and sets the match's entry in the deadlines
-        sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it).
+        sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it); a commit with
+        events also appends them as one entry to the commit feed (``feed_key``).
         ``ttl_ms`` > 0 sets the match keys to expire that many **milliseconds**
         later (retention of a finished match).  ``finished`` = this version ends the match: it
         leaves the active set (:meth:`active_count`).  Returns the new version.
@@ -369,12 +376,13 @@ class MatchStore:
             int(deadline_ms),
             max(0, int(ttl_ms)),
             "1" if finished else "0",
+            keys.FEED_MAXLEN,
             len(meta_args) // 2,
             *meta_args,
             *_check_events(events),
         ]
         status, version = await self._commit_script(
-            keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key], args=args
+            keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key, self.feed_key], args=args
         )
         status, version = int(status), int(version)
         if status == 1:

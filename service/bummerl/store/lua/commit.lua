@@ -4,15 +4,19 @@
 -- KEYS[2]  bm:{<match_id>}:events  (stream)
 -- KEYS[3]  bm:deadlines            (sorted set: match id -> deadline, ms since the epoch)
 -- KEYS[4]  bm:active               (set of the ids of matches not yet over)
+-- KEYS[5]  bm:feed                 (stream: one entry per commit with events, every match;
+--                                   read by each process's StreamHub, trimmed to ~ARGV[7])
 -- ARGV[1]  expected version (decimal)
 -- ARGV[2]  new state blob
 -- ARGV[3]  match id (the member in KEYS[3])
 -- ARGV[4]  deadline of the new version in ms since the epoch; "-1" = none (ZREM)
 -- ARGV[5]  time to live of the match keys in ms (retention of a finished match); "0" = keep
 -- ARGV[6]  "1" if the new version ends the match (SREM from KEYS[4]), else "0"
--- ARGV[7]  n = number of meta fields to set
--- ARGV[8 .. 7+2n]       meta field name, JSON value, ... (names already "m:<key>")
--- ARGV[8+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...
+-- ARGV[7]  approximate length the feed KEYS[5] is trimmed to
+-- ARGV[8]  n = number of meta fields to set
+-- ARGV[9 .. 8+2n]       meta field name, JSON value, ... (names already "m:<key>")
+-- ARGV[9+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...,
+--                       and together as one feed entry: m <match id> v <new> 0 <payload> 1 ...
 --
 -- Returns {status, version}:
 --   { 1, new_version}      committed
@@ -33,8 +37,8 @@ if cur ~= tonumber(ARGV[1]) then
 end
 local new = cur + 1
 
-local nmeta = tonumber(ARGV[7])
-local first_event = 8 + 2 * nmeta
+local nmeta = tonumber(ARGV[8])
+local first_event = 9 + 2 * nmeta
 if first_event <= #ARGV then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
   if #last > 0 then
@@ -46,7 +50,7 @@ if first_event <= #ARGV then
 end
 
 local fields = {'version', string.format('%d', new), 'state', ARGV[2]}
-for i = 8, 7 + 2 * nmeta do
+for i = 9, 8 + 2 * nmeta do
   fields[#fields + 1] = ARGV[i]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
@@ -62,9 +66,15 @@ if ARGV[6] == '1' then
 end
 
 local seq = 0
+local feed = {'XADD', KEYS[5], 'MAXLEN', '~', ARGV[7], '*', 'm', ARGV[3], 'v', string.format('%d', new)}
 for i = first_event, #ARGV do
   redis.call('XADD', KEYS[2], string.format('%d-%d', new, seq), 'e', ARGV[i])
+  feed[#feed + 1] = string.format('%d', seq)
+  feed[#feed + 1] = ARGV[i]
   seq = seq + 1
+end
+if seq > 0 then
+  redis.call(unpack(feed))
 end
 
 if tonumber(ARGV[5]) > 0 then
