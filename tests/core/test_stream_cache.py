@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -157,3 +158,47 @@ async def test_submit_on_a_version_another_replica_moved_on_answers_as_after_a_r
     with pytest.raises(UnauthenticatedError):
         await a.submit_action(mid, seat, "not-a-token", v + 1, legal[0])
     assert (await tstore.load(mid)).version == v + 1
+
+
+# --- one information set per version and seat, shared by the SubmitAction answer and the stream --
+
+
+async def _submit_and_follow(svc: MatchService, tc: Any) -> tuple[Any, Any, Any]:
+    """Seat to act submits its first legal action while its own stream follows; returns the
+    submit's update, the stream's update of that version, and a fresh read of the view."""
+    created = await new_match(svc, tc=tc)
+    seat, info = await to_act(svc, created)
+    got: list[Any] = []
+
+    async def follow() -> None:
+        async for u in svc.stream(created.match_id, seat, created.tokens[seat], from_version=info["version"]):
+            got.append(u)
+            if u.version > info["version"]:
+                return
+
+    watcher = asyncio.create_task(follow())
+    await asyncio.sleep(0.05)
+    u = await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
+                                info["legal_actions"][0]["id"])
+    await asyncio.wait_for(watcher, 5)
+    fresh = await svc.information_set(created.match_id, seat, created.tokens[seat])
+    return u, got[-1], fresh
+
+
+async def test_without_clocks_the_submit_answer_and_the_stream_share_one_view_and_the_events(
+        svc: MatchService) -> None:
+    """RULES §14: the view of a seat at a version is one thing: built once, and the stream update
+    carries the very events the commit produced (no re-parse), equal to what the match's stream holds."""
+    u, streamed, fresh = await _submit_and_follow(svc, None)
+    assert streamed.version == u.version == fresh["version"]
+    assert streamed.information_set is u.information_set and fresh is u.information_set
+    assert streamed.events is u.events and u.events and all(e["version"] == u.version for e in u.events)
+    stored = [json.loads(p) for v, p in await svc.store.events_since(fresh["match_id"], u.version - 1)]
+    assert stored == json.loads(json.dumps(u.events))
+
+
+async def test_with_clocks_each_answer_builds_its_own_view(svc: MatchService) -> None:
+    """With a time control the clocks are computed at sending (§5 of DESIGN): never shared."""
+    u, streamed, fresh = await _submit_and_follow(svc, "60+0")
+    assert streamed.information_set is not u.information_set and fresh is not u.information_set
+    assert streamed.information_set == u.information_set and "clocks" in fresh

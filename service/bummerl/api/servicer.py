@@ -4,7 +4,8 @@ one place (:func:`bummerl.api.errors.map_errors`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from bummerl.api import codec
@@ -13,12 +14,30 @@ from bummerl.api.metadata import bearer_token
 from bummerl.core import MatchService, Update
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
+_ENCODED: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+_ENCODED_MAX = 1024
+
+
+def _encoded(d: Any, encode: Callable[[Any], Any]) -> Any:
+    """``encode(d)``, once per dict object among the last :data:`_ENCODED_MAX` encoded: the core
+    hands the same information set and events to the SubmitAction answer and to the streams of the
+    match at that version (:class:`bummerl.core.matches._Loaded`), and never changes them. Keyed
+    by identity; the entry holds ``d``, so its id is not reused while cached."""
+    got = _ENCODED.get(id(d))
+    if got is not None and got[0] is d:
+        return got[1]
+    pb = encode(d)
+    _ENCODED[id(d)] = (d, pb)
+    if len(_ENCODED) > _ENCODED_MAX:
+        _ENCODED.popitem(last=False)
+    return pb
+
 
 def _update_fields(u: Update) -> dict[str, Any]:
     return {
         "version": u.version,
-        "events": [codec.event_to_pb(e) for e in u.events],
-        "information_set": codec.information_set_to_pb(u.information_set),
+        "events": [_encoded(e, codec.event_to_pb) for e in u.events],
+        "information_set": _encoded(u.information_set, codec.information_set_to_pb),
     }
 
 
@@ -60,7 +79,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def GetInformationSet(self, request: Any, context: Any) -> common_pb2.InformationSet:
         info = await self.service.information_set(request.match_id, request.seat, bearer_token(context))
-        return codec.information_set_to_pb(info)
+        return _encoded(info, codec.information_set_to_pb)
 
     @map_errors
     async def SubmitAction(self, request: Any, context: Any) -> game_pb2.SubmitActionResponse:

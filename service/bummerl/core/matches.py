@@ -185,12 +185,20 @@ class Update:
 
 @dataclass
 class _Loaded:
+    """One stored version of a match as this process holds it (never mutated once built, but for
+    ``views``, which only ever gains entries). ``events``: the events of the commit that made this
+    version, when this process made it (else None); ``views``: the information sets built at
+    this version, by seat (only without a time control: with one, the clocks make each answer
+    differ)."""
+
     version: int
     state: MatchState
     entries: list[list[Any]]
     meta: dict[str, Any]
     clocks: Clocks | None = None
     deadline_ms: int = -1
+    events: list[Event] | None = None
+    views: dict[int, InformationSet] = field(default_factory=dict)
 
 
 class MatchService:
@@ -526,7 +534,7 @@ class MatchService:
                 raise StaleVersionError(e.current_version) from None
             except MatchNotFoundError:
                 raise NotFoundError(f"no match {match_id}") from None
-            new = _Loaded(new_version, after, entries, {**ld.meta, **(meta_updates or {})}, clocks, deadline)
+            new = _Loaded(new_version, after, entries, {**ld.meta, **(meta_updates or {})}, clocks, deadline, events)
             self._remember(match_id, new)
         finally:
             if self._committing.get(match_id) is done:
@@ -593,11 +601,14 @@ class MatchService:
                     await asyncio.wait_for(asyncio.shield(pending), 0.05)
                 cached = self._latest.get(match_id)
             ld = cached if cached is not None and cached.version >= top else await self._load(match_id)
-            evs = [upgrade_event(orjson.loads(p), sizes) for v, p in got if v <= ld.version]
-            if top < ld.version:  # commits landed between the read and the load: no gap
-                evs += [upgrade_event(orjson.loads(p), sizes) for v, p in await self.store.events_since(match_id, top)
-                        if v <= ld.version]
-            evs = [e for e in evs if e["version"] > last]
+            if ld.events is not None and ld.version == top == last + 1:  # committed here: its events at hand
+                evs = ld.events
+            else:
+                evs = [upgrade_event(orjson.loads(p), sizes) for v, p in got if v <= ld.version]
+                if top < ld.version:  # commits landed between the read and the load: no gap
+                    evs += [upgrade_event(orjson.loads(p), sizes)
+                            for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
+                evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
             yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over)
@@ -725,7 +736,17 @@ class MatchService:
     def _infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
         """The seat's information set at ``ld.version``, with ``match_id``, ``version``, the clocks
         of every seat at this moment (``clocks``: proto ``Clock`` dicts, remaining ms computed at the
-        time of sending) and the ``time_control``; no clocks without a time control."""
+        time of sending) and the ``time_control``; no clocks without a time control. Without a
+        time control the answer is built once per version and seat (``ld.views``) and shared by
+        every caller (the SubmitAction answer, the seat's stream), who must not change it."""
+        if ld.clocks is None:
+            got = ld.views.get(seat)
+            if got is None:
+                got = ld.views[seat] = self._build_infoset(match_id, ld, seat)
+            return got
+        return self._build_infoset(match_id, ld, seat)
+
+    def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
         d = information_set(ld.state, seat)
         d["match_id"] = match_id
         d["version"] = ld.version
