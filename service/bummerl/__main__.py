@@ -314,6 +314,8 @@ def _bench(args: argparse.Namespace) -> int:
                   f"{r['actions_per_s']:,.0f} SubmitAction/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
                   f"({r['matches']} concurrent matches, {r['submit_calls']} calls in {r['seconds']} s, errors {r['errors']}"
                   f"{', server RSS ' + str(r['server_rss_mb']) + ' MiB' if r.get('server_rss_mb') else ''})")
+            for kind, n in r.get("error_kinds", {}).items():
+                print(f"  error x{n}: {kind}")
     return 0
 
 

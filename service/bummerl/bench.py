@@ -302,6 +302,7 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
 
     lat: list[float] = []
     errors = 0
+    error_kinds: dict[str, int] = {}  # "<exception>: <message>" -> count, for the report
     calls = 0  # every unary RPC (CreateMatch, SubmitAction); stream messages are not counted
 
     class Timed(AsyncClient):
@@ -353,8 +354,12 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
                         match_id, tokens = await c.create_match(variant, seed=i * 1000 + n)
                         calls += 1
                         await asyncio.gather(*(seat_player(c, match_id, s, tokens[s], rng) for s in (0, 1)))
-                except Exception:  # noqa: BLE001 - counted, the table goes on
+                except Exception as e:  # noqa: BLE001 - counted, the table goes on
+                    if time.perf_counter() >= stop_at:
+                        return  # the run's end cancelled the table's calls: not the server's error
                     errors += 1
+                    kind = f"{type(e).__name__}: {e}"[:120]
+                    error_kinds[kind] = error_kinds.get(kind, 0) + 1
                 n += 1
 
         t0 = time.perf_counter()
@@ -369,6 +374,8 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
             await c.close()
     out = {"matches": matches, "variant": variant, "api": "grpc-stream-sdk" if sdk else "grpc-stream",
            "errors": errors, **latency_figures(lat, dt)}
+    if error_kinds:
+        out["error_kinds"] = error_kinds
     if not sdk:
         out["calls_per_s"] = round(calls / dt, 1)
     return out
