@@ -113,7 +113,8 @@ async def test_the_reader_reads_one_key_however_many_matches_are_followed(store:
         for m in ids:
             await store.commit(m, 1, b"s2", [b"v2"])
         assert await asyncio.wait_for(asyncio.gather(*waits), 5) == [[(2, b"v2")]] * 30
-        assert reads and all(r[0] == "XREAD" and store.feed_key in r and len(r) <= 8 for r in reads)
+        assert any(r[0] == "XREAD" for r in reads)
+        assert all(r[0] in ("XREAD", "XRANGE") and store.feed_key in r and len(r) <= 8 for r in reads)
         assert not any(keys.events_key(m) in r for r in reads for m in ids)
 
 
@@ -142,3 +143,35 @@ async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(
         await _settle()
         await store.commit(match_id, 2, b"s3", [b"c"])
         assert await asyncio.wait_for(later, 5) == [(3, b"c")]
+
+
+async def test_an_idle_reader_sends_nothing_and_resumes_where_it_stopped(
+        store: MatchStore, match_id: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """With nobody waiting (a process only polled) the reader stops reading the feed; the next
+    waiter gets what was committed meanwhile, even one the reader knew the match of."""
+    import bummerl.store.hub as hub_module
+
+    monkeypatch.setattr(hub_module, "KEEP_S", 0.05)
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store, block_ms=100) as hub:
+        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await _settle()
+        await store.commit(match_id, 1, b"s2", [b"b"])
+        assert await first == [(2, b"b")]
+        await asyncio.sleep(0.4)  # KEEP_S and the read in flight pass: idle
+        reads: list[object] = []
+        real = hub._reader.execute_command
+
+        async def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+            reads.append(args[0])
+            return await real(*args, **kwargs)
+
+        hub._reader.execute_command = recorded  # type: ignore[method-assign]
+        await store.commit(match_id, 2, b"s3", [b"c"])
+        await store.commit(match_id, 3, b"s4", [b"d"])
+        await asyncio.sleep(0.3)
+        assert reads == []
+        sent = _count_commands(store)
+        got = await asyncio.wait_for(hub.wait_events(match_id, 2, 10_000), 5)
+        assert got in ([(3, b"c"), (4, b"d")], [(3, b"c")]) and sent == []  # from the resumed reader
+        assert reads[:2] == ["XRANGE", "XREAD"]

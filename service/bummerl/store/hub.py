@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -34,6 +35,10 @@ from bummerl.store import keys
 from bummerl.store.redis_store import MatchStore
 
 log = logging.getLogger(__name__)
+
+KEEP_S = 5.0
+"""Seconds the reader goes on reading the feed after its last waiter left; then it stops (a
+process that nobody streams from reads nothing) and resumes from where it stopped."""
 
 SEEN_MATCHES = 100_000
 """Matches whose newest passed version the reader remembers (least recently committed dropped)."""
@@ -69,6 +74,8 @@ class StreamHub:
         self._waiters: dict[str, list[_Waiter]] = {}
         self._seen: OrderedDict[str, int] = OrderedDict()  # match -> newest version the reader passed
         self._position = "0-0"  # the feed id read up to
+        self._wanted = asyncio.Event()  # set while somebody waits (or waited less than KEEP_S ago)
+        self._last_waiter = 0.0  # time.monotonic() of the last waiter's arrival or departure
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -113,6 +120,8 @@ class StreamHub:
         fut: asyncio.Future[list[tuple[int, bytes]]] = asyncio.get_running_loop().create_future()
         w = _Waiter(after_version, fut)
         self._waiters.setdefault(match_id, []).append(w)  # from here on the reader hands it what it reads
+        self._last_waiter = time.monotonic()
+        self._wanted.set()
         try:
             seen = self._seen.get(match_id)
             if seen is None or seen > after_version:  # the reader may have passed what this waiter wants
@@ -120,10 +129,12 @@ class StreamHub:
                 if got:
                     return got
             try:
-                return await asyncio.wait_for(fut, timeout_ms / 1000)
+                got = await asyncio.wait_for(fut, timeout_ms / 1000)
             except TimeoutError:  # a notification may have been lost (reconnect, trimmed feed)
-                return await self.store.events_since(match_id, after_version)
+                got = []
+            return got or await self.store.events_since(match_id, after_version)  # [] from the reader: read
         finally:
+            self._last_waiter = time.monotonic()
             lst = self._waiters.get(match_id)
             if lst is not None:
                 with contextlib.suppress(ValueError):
@@ -134,6 +145,10 @@ class StreamHub:
     async def _run(self) -> None:
         while True:
             try:
+                if not self._waiters and time.monotonic() - self._last_waiter > KEEP_S:
+                    self._wanted.clear()
+                    await self._wanted.wait()  # idle: no command until somebody waits
+                    await self._resume()
                 await self._read_once()
             except asyncio.CancelledError:
                 raise
@@ -143,6 +158,18 @@ class StreamHub:
             except Exception:  # noqa: BLE001 - the reader must not die
                 log.exception("stream hub: unexpected error; retrying")
                 await asyncio.sleep(0.5)
+
+    async def _resume(self) -> None:
+        """After idling the reader goes on from where it stopped, so it hands over what was
+        committed meanwhile. If the feed was trimmed past that point, what it remembers of each
+        match may be stale: it forgets it, and the waiters there now read their match's stream."""
+        first: Any = await self._reader.xrange(self.store.feed_key, count=1)
+        if first and _id(first[0][0]) > _id(self._position):
+            self._seen.clear()
+            for ws in self._waiters.values():
+                for w in ws:
+                    if not w.future.done():
+                        w.future.set_result([])
 
     async def _read_once(self) -> None:
         reply: Any = await self._reader.xread({self.store.feed_key: self._position}, count=self.batch,
@@ -175,3 +202,10 @@ class StreamHub:
                     mine = [(v, p) for v, p in got if v > w.after]
                     if mine:
                         w.future.set_result(mine)
+
+
+def _id(stream_id: bytes | str) -> tuple[int, int]:
+    """A stream id ``b"<ms>-<seq>"`` as a comparable pair."""
+    text = stream_id.decode() if isinstance(stream_id, bytes) else stream_id
+    ms, _, seq = text.partition("-")
+    return int(ms), int(seq or 0)
