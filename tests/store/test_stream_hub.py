@@ -33,13 +33,31 @@ async def _settle() -> None:
         await asyncio.sleep(0.01)
 
 
+async def _take_version_2(store: MatchStore, hub: StreamHub, match_id: str) -> None:
+    """A waiter after version 1 gets the events of the commit of version 2 (payload ``b"b"``)."""
+    first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+    await _settle()
+    await store.commit(match_id, 1, b"s2", [b"b"])
+    assert await first == [(2, b"b")]
+
+
+def _record_reader(hub: StreamHub) -> list[tuple[object, ...]]:
+    """The commands the hub's reader sends from now on (their arguments)."""
+    reads: list[tuple[object, ...]] = []
+    real = hub._reader.execute_command
+
+    async def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        reads.append(args)
+        return await real(*args, **kwargs)
+
+    hub._reader.execute_command = recorded  # type: ignore[method-assign]
+    return reads
+
+
 async def test_a_stream_coming_back_for_the_next_version_sends_nothing(store: MatchStore, match_id: str) -> None:
     await store.create(match_id, b"s1", {}, [b"a"])
     async with StreamHub(store) as hub:
-        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
-        await _settle()
-        await store.commit(match_id, 1, b"s2", [b"b"])
-        assert await first == [(2, b"b")]
+        await _take_version_2(store, hub, match_id)
         await _settle()
         sent = _count_commands(store)
         nxt = asyncio.create_task(hub.wait_events(match_id, 2, 10_000))
@@ -52,10 +70,7 @@ async def test_a_stream_coming_back_for_the_next_version_sends_nothing(store: Ma
 async def test_a_waiter_behind_the_reader_gets_what_it_missed(store: MatchStore, match_id: str) -> None:
     await store.create(match_id, b"s1", {}, [b"a"])
     async with StreamHub(store) as hub:
-        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
-        await _settle()
-        await store.commit(match_id, 1, b"s2", [b"b"])
-        assert await first == [(2, b"b")]
+        await _take_version_2(store, hub, match_id)
         await _settle()
         # the match is kept in the read with nobody waiting: these pass the reader unclaimed
         await store.commit(match_id, 2, b"s3", [b"c"])
@@ -99,14 +114,7 @@ async def test_the_reader_reads_one_key_however_many_matches_are_followed(store:
     for m in ids:
         await store.create(m, b"s1", {}, [b"v1"])
     async with StreamHub(store, block_ms=200) as hub:
-        reads: list[tuple[object, ...]] = []
-        real = hub._reader.execute_command
-
-        async def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
-            reads.append(args)
-            return await real(*args, **kwargs)
-
-        hub._reader.execute_command = recorded  # type: ignore[method-assign]
+        reads = _record_reader(hub)
         waits = [asyncio.create_task(hub.wait_events(m, 1, 10_000)) for m in ids]
         await _settle()
         assert hub.waiting == 30
@@ -132,10 +140,7 @@ async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(
     timeout, not the events."""
     await store.create(match_id, b"s1", {}, [b"a"])
     async with StreamHub(store) as hub:
-        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
-        await _settle()
-        await store.commit(match_id, 1, b"s2", [b"b"])
-        assert await first == [(2, b"b")]
+        await _take_version_2(store, hub, match_id)
         assert hub._task is not None
         hub._task.cancel()
         await _settle()
@@ -154,19 +159,9 @@ async def test_an_idle_reader_sends_nothing_and_resumes_where_it_stopped(
     monkeypatch.setattr(hub_module, "KEEP_S", 0.05)
     await store.create(match_id, b"s1", {}, [b"a"])
     async with StreamHub(store, block_ms=100) as hub:
-        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
-        await _settle()
-        await store.commit(match_id, 1, b"s2", [b"b"])
-        assert await first == [(2, b"b")]
+        await _take_version_2(store, hub, match_id)
         await asyncio.sleep(0.4)  # KEEP_S and the read in flight pass: idle
-        reads: list[object] = []
-        real = hub._reader.execute_command
-
-        async def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
-            reads.append(args[0])
-            return await real(*args, **kwargs)
-
-        hub._reader.execute_command = recorded  # type: ignore[method-assign]
+        reads = _record_reader(hub)
         await store.commit(match_id, 2, b"s3", [b"c"])
         await store.commit(match_id, 3, b"s4", [b"d"])
         await asyncio.sleep(0.3)
@@ -174,4 +169,4 @@ async def test_an_idle_reader_sends_nothing_and_resumes_where_it_stopped(
         sent = _count_commands(store)
         got = await asyncio.wait_for(hub.wait_events(match_id, 2, 10_000), 5)
         assert got in ([(3, b"c"), (4, b"d")], [(3, b"c")]) and sent == []  # from the resumed reader
-        assert reads[:2] == ["XRANGE", "XREAD"]
+        assert [r[0] for r in reads[:2]] == ["XRANGE", "XREAD"]
