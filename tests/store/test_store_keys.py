@@ -31,6 +31,11 @@ def test_aux_keys_stay_out_of_the_match_namespace() -> None:
             keys.check_aux_key(bad)
 
 
+def test_stream_id_pair_orders_ids_as_redis_does() -> None:
+    assert keys.stream_id_pair(b"12-3") == (12, 3) and keys.stream_id_pair("7") == (7, 0)
+    assert keys.stream_id_pair(b"9-10") > keys.stream_id_pair("9-9") > keys.stream_id_pair("0-0")
+
+
 def test_version_of_stream_id() -> None:
     assert keys.version_of_stream_id(b"12-3") == 12
     assert keys.version_of_stream_id("7-0") == 7

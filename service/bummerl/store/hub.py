@@ -73,7 +73,7 @@ class StreamHub:
         self._reader = aioredis.Redis(connection_pool=pool)
         self._waiters: dict[str, list[_Waiter]] = {}
         self._seen: OrderedDict[str, int] = OrderedDict()  # match -> newest version the reader passed
-        self._position = "0-0"  # the feed id read up to
+        self._position: bytes | str = "0-0"  # the feed id read up to
         self._wanted = asyncio.Event()  # set while somebody waits (or waited less than KEEP_S ago)
         self._last_waiter = 0.0  # time.monotonic() of the last waiter's arrival or departure
         self._task: asyncio.Task[None] | None = None
@@ -88,8 +88,7 @@ class StreamHub:
         if self._task is None:
             tail: Any = await self.store.client.xrevrange(self.store.feed_key, count=1)
             if tail:
-                last = tail[0][0]
-                self._position = last.decode() if isinstance(last, bytes) else str(last)
+                self._position = tail[0][0]
             self._task = asyncio.create_task(self._run(), name="bummerl-stream-hub")
         return self
 
@@ -164,7 +163,7 @@ class StreamHub:
         committed meanwhile. If the feed was trimmed past that point, what it remembers of each
         match may be stale: it forgets it, and the waiters there now read their match's stream."""
         first: Any = await self._reader.xrange(self.store.feed_key, count=1)
-        if first and _id(first[0][0]) > _id(self._position):
+        if first and keys.stream_id_pair(first[0][0]) > keys.stream_id_pair(self._position):
             self._seen.clear()
             for ws in self._waiters.values():
                 for w in ws:
@@ -181,8 +180,7 @@ class StreamHub:
                    else [e for _key, lst in reply for e in lst])
         if not entries:
             return
-        last = entries[-1][0]
-        self._position = last.decode() if isinstance(last, bytes) else str(last)
+        self._position = entries[-1][0]
         seen = self._seen
         news: dict[str, list[tuple[int, bytes]]] = {}
         for _eid, fields in entries:
@@ -203,9 +201,3 @@ class StreamHub:
                     if mine:
                         w.future.set_result(mine)
 
-
-def _id(stream_id: bytes | str) -> tuple[int, int]:
-    """A stream id ``b"<ms>-<seq>"`` as a comparable pair."""
-    text = stream_id.decode() if isinstance(stream_id, bytes) else stream_id
-    ms, _, seq = text.partition("-")
-    return int(ms), int(seq or 0)

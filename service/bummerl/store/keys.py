@@ -129,8 +129,14 @@ def check_aux_key(key: str) -> str:
     return key
 
 
-def version_of_stream_id(stream_id: bytes | str) -> int:
-    """The version part of a stream id: ``b"12-3"`` -> ``12``."""
+def stream_id_pair(stream_id: bytes | str) -> tuple[int, int]:
+    """A stream id as a comparable pair: ``b"12-3"`` -> ``(12, 3)`` (``b"12"`` -> ``(12, 0)``)."""
     if isinstance(stream_id, bytes):
         stream_id = stream_id.decode("ascii")
-    return int(stream_id.partition("-")[0])
+    first, _, seq = stream_id.partition("-")
+    return int(first), int(seq or 0)
+
+
+def version_of_stream_id(stream_id: bytes | str) -> int:
+    """The version part of a match stream's id: ``b"12-3"`` -> ``12``."""
+    return stream_id_pair(stream_id)[0]
