@@ -1,5 +1,6 @@
-"""The servicer encodes an information set or event the core shares between answers once
-(``servicer._encoded``): by identity, so an equal but different dict is encoded on its own."""
+"""The servicer encodes an information set or event the core shares between the answers of one
+version once (``servicer._encoded`` with that version's ``Update.memo``): by identity, so an equal
+but different dict is encoded on its own, and never without a memo."""
 
 from __future__ import annotations
 
@@ -8,28 +9,31 @@ from typing import Any
 from bummerl.api import codec, servicer
 
 
-def test_a_shared_dict_is_encoded_once_and_an_equal_new_one_again() -> None:
+def _counting() -> tuple[list[Any], Any]:
     calls: list[Any] = []
 
     def encode(d: Any) -> Any:
         calls.append(d)
         return codec.event_to_pb(d)
 
+    return calls, encode
+
+
+def test_a_shared_dict_is_encoded_once_per_memo_and_an_equal_new_one_again() -> None:
+    calls, encode = _counting()
+    memo: dict[int, Any] = {}
     e = {"version": 3, "deal_number": 0, "card_played": {"seat": 1, "card": "AH"}}
-    first = servicer._encoded(e, encode)
-    assert servicer._encoded(e, encode) is first and len(calls) == 1
+    first = servicer._encoded(e, encode, memo)
+    assert servicer._encoded(e, encode, memo) is first and len(calls) == 1
     twin = dict(e)
-    again = servicer._encoded(twin, encode)
+    again = servicer._encoded(twin, encode, memo)
     assert len(calls) == 2 and again is not first and again == first
     assert again.SerializeToString() == codec.event_to_pb(e).SerializeToString()
+    assert servicer._encoded(e, encode, {}) is not first and len(calls) == 3  # another version's memo
 
 
-def test_the_memo_keeps_at_most_its_size_and_drops_the_oldest() -> None:
-    old = {"version": 1, "deal_number": 0, "card_played": {"seat": 0, "card": "TC"}}
-    servicer._encoded(old, codec.event_to_pb)
-    keep = [{"version": 2 + i, "deal_number": 0, "card_played": {"seat": 0, "card": "TC"}}
-            for i in range(servicer._ENCODED_MAX)]
-    for d in keep:
-        servicer._encoded(d, codec.event_to_pb)
-    assert len(servicer._ENCODED) == servicer._ENCODED_MAX
-    assert id(old) not in servicer._ENCODED or servicer._ENCODED[id(old)][0] is not old
+def test_without_a_memo_every_call_encodes_and_nothing_is_kept() -> None:
+    calls, encode = _counting()
+    e = {"version": 4, "deal_number": 0, "card_played": {"seat": 0, "card": "TC"}}
+    assert servicer._encoded(e, encode, None) == servicer._encoded(e, encode, None)
+    assert len(calls) == 2

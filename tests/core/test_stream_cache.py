@@ -193,6 +193,7 @@ async def test_without_clocks_the_submit_answer_and_the_stream_share_one_view_an
     assert streamed.version == u.version == fresh["version"]
     assert streamed.information_set is u.information_set and fresh is u.information_set
     assert streamed.events is u.events and u.events and all(e["version"] == u.version for e in u.events)
+    assert streamed.memo is u.memo is not None  # where the API layer keeps the encodings of this version
     stored = [json.loads(p) for v, p in await svc.store.events_since(fresh["match_id"], u.version - 1)]
     assert stored == json.loads(json.dumps(u.events))
 
@@ -202,3 +203,20 @@ async def test_with_clocks_each_answer_builds_its_own_view(svc: MatchService) ->
     u, streamed, fresh = await _submit_and_follow(svc, "60+0")
     assert streamed.information_set is not u.information_set and fresh is not u.information_set
     assert streamed.information_set == u.information_set and "clocks" in fresh
+
+
+async def test_each_version_has_its_own_memo_and_the_cache_holds_only_the_newest(svc: MatchService) -> None:
+    """Update.memo lives with its version: the next commit answers with a new, empty one, and the
+    match cache no longer holds the previous version (so neither its views nor what the API layer
+    derived from them)."""
+    created = await new_match(svc, tc=None)
+    seat, info = await to_act(svc, created)
+    first = await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
+                                    info["legal_actions"][0]["id"])
+    assert first.memo == {}
+    first.memo[id(first.information_set)] = (first.information_set, "encoded")
+    seat, info = await to_act(svc, created)
+    second = await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
+                                     info["legal_actions"][0]["id"])
+    assert second.version == first.version + 1 and second.memo == {} and second.memo is not first.memo
+    assert svc._latest[created.match_id].memo is second.memo

@@ -4,7 +4,6 @@ one place (:func:`bummerl.api.errors.map_errors`)."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -14,30 +13,29 @@ from bummerl.api.metadata import bearer_token
 from bummerl.core import MatchService, Update
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
-_ENCODED: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
-_ENCODED_MAX = 1024
 
-
-def _encoded(d: Any, encode: Callable[[Any], Any]) -> Any:
-    """``encode(d)``, once per dict object among the last :data:`_ENCODED_MAX` encoded: the core
-    hands the same information set and events to the SubmitAction answer and to the streams of the
-    match at that version (:class:`bummerl.core.matches._Loaded`), and never changes them. Keyed
-    by identity; the entry holds ``d``, so its id is not reused while cached."""
-    got = _ENCODED.get(id(d))
+def _encoded(d: Any, encode: Callable[[Any], Any], memo: dict[int, Any] | None) -> Any:
+    """``encode(d)``, once per dict object of a version: the core hands the same information set
+    and events to the SubmitAction answer and to the streams of the match at that version, with
+    that version's ``memo`` (:attr:`bummerl.core.Update.memo`, dropped with the version, so the
+    encodings live no longer than the dicts they encode), and never changes them. Keyed by
+    identity; the entry holds ``d``, so its id is not reused while cached. ``memo`` None:
+    encoded for this caller only."""
+    if memo is None:
+        return encode(d)
+    got = memo.get(id(d))
     if got is not None and got[0] is d:
         return got[1]
     pb = encode(d)
-    _ENCODED[id(d)] = (d, pb)
-    if len(_ENCODED) > _ENCODED_MAX:
-        _ENCODED.popitem(last=False)
+    memo[id(d)] = (d, pb)
     return pb
 
 
 def _update_fields(u: Update) -> dict[str, Any]:
     return {
         "version": u.version,
-        "events": [_encoded(e, codec.event_to_pb) for e in u.events],
-        "information_set": _encoded(u.information_set, codec.information_set_to_pb),
+        "events": [_encoded(e, codec.event_to_pb, u.memo) for e in u.events],
+        "information_set": _encoded(u.information_set, codec.information_set_to_pb, u.memo),
     }
 
 
@@ -79,7 +77,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def GetInformationSet(self, request: Any, context: Any) -> common_pb2.InformationSet:
         info = await self.service.information_set(request.match_id, request.seat, bearer_token(context))
-        return _encoded(info, codec.information_set_to_pb)
+        return codec.information_set_to_pb(info)
 
     @map_errors
     async def SubmitAction(self, request: Any, context: Any) -> game_pb2.SubmitActionResponse:

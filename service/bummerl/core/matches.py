@@ -181,15 +181,20 @@ class Update:
     information_set: InformationSet
     duplicate: bool = False
     match_over: bool = field(default=False)
+    memo: dict[int, Any] | None = field(default=None, compare=False, repr=False)
+    """A scratch dict of the version this update shows (``_Loaded.memo``), shared by every update
+    of that version in this process and dropped with it: the API layer keeps there what it derives
+    from the shared dicts (their encodings) so that it derives it once per version. The core never
+    reads it. None when nothing is shared (an answer built for one caller)."""
 
 
 @dataclass
 class _Loaded:
     """One stored version of a match as this process holds it (never mutated once built, but for
-    ``views``, which only ever gains entries). ``events``: the events of the commit that made this
-    version, when this process made it (else None); ``views``: the information sets built at
-    this version, by seat (only without a time control: with one, the clocks make each answer
-    differ)."""
+    ``views`` and ``memo``, which only ever gain entries). ``events``: the events of the commit
+    that made this version, when this process made it (else None); ``views``: the information
+    sets built at this version, by seat (only without a time control: with one, the clocks make
+    each answer differ); ``memo``: :attr:`Update.memo` of this version's updates."""
 
     version: int
     state: MatchState
@@ -199,6 +204,7 @@ class _Loaded:
     deadline_ms: int = -1
     events: list[Event] | None = None
     views: dict[int, InformationSet] = field(default_factory=dict)
+    memo: dict[int, Any] = field(default_factory=dict)
 
 
 class MatchService:
@@ -435,7 +441,7 @@ class MatchService:
             done = ld.entries[idx]
             if done[0] == seat and done[1] == a and _kind(done) == "NORMAL":
                 return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
-                              match_over=ld.state.over)
+                              match_over=ld.state.over, memo=ld.memo)
             if done[0] == seat and _kind(done) in ("TIMEOUT", "ABANDONED"):
                 raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
                                        f"the server applied the {ld.meta.get('timeout_policy')} policy")
@@ -544,7 +550,7 @@ class MatchService:
         metrics.action_applied(variant)
         if after.over:
             metrics.match_finished(variant)
-        return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over)
+        return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over, memo=new.memo)
 
     @staticmethod
     def _deadline(m: MatchState, clocks: Clocks | None, meta: dict[str, Any], now: int) -> int:
@@ -585,7 +591,7 @@ class MatchService:
         spec = ld.state.rules.spec
         sizes = [spec.hand_size] * spec.num_players  # for a deal event stored without them
         yield Update(ld.version, [upgrade_event(orjson.loads(p), sizes) for v, p in since if v <= ld.version],
-                     self._infoset(match_id, ld, seat), match_over=ld.state.over)
+                     self._infoset(match_id, ld, seat), match_over=ld.state.over, memo=ld.memo)
         last = max(ld.version, from_version)
         over = ld.state.over
         while not over:
@@ -611,7 +617,7 @@ class MatchService:
                 evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
-            yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over)
+            yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over, memo=ld.memo)
 
     # ------------------------------------------------------------------ record
     async def record(self, match_id: str) -> dict[str, Any]:
