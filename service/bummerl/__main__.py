@@ -163,7 +163,8 @@ def _serve_workers(args: argparse.Namespace) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from bummerl.app import Runtime, tune_gc
+    from bummerl import metrics
+    from bummerl.app import GcPacer, Runtime, tune_gc
     from bummerl_client import AsyncClient
 
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
@@ -175,13 +176,15 @@ async def _serve(args: argparse.Namespace) -> int:
     rt = Runtime(settings)
     await rt.start()
     tune_gc()
+    metrics.watch_gc()
+    stop = asyncio.Event()
+    pacer = asyncio.create_task(GcPacer(settings.gc_pace_ms).run(stop), name="bummerl-gc") if settings.gc_pace_ms else None
     print(f"bummerl: gRPC listening on {rt.target}", flush=True)
     if rt.http_port:
         print(f"bummerl: REST/JSON on http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}/v1/variants", flush=True)
     if rt.metrics_port:
         print(f"bummerl: metrics on http://{rt.target.rsplit(':', 1)[0]}:{rt.metrics_port}/metrics", flush=True)
     print(f"bummerl: redis {'embedded Valkey' if rt.embedded else 'at BUMMERL_REDIS_URL'}", flush=True)
-    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -197,6 +200,9 @@ async def _serve(args: argparse.Namespace) -> int:
         await stop.wait()
     finally:
         print("bummerl: shutting down", flush=True)
+        stop.set()
+        if pacer is not None:
+            pacer.cancel()
         await rt.stop()
     return 0
 
@@ -316,6 +322,10 @@ def _bench(args: argparse.Namespace) -> int:
                   f"{', server RSS ' + str(r['server_rss_mb']) + ' MiB' if r.get('server_rss_mb') else ''})")
             for kind, n in r.get("error_kinds", {}).items():
                 print(f"  error x{n}: {kind}")
+            if r.get("server_gc"):
+                g = r["server_gc"]
+                print(f"  server garbage collector: {g['collections']:,} collections, {g['pause_ms']} ms paused in all, "
+                      f"{g['over_2ms']} over 2 ms, {g['over_5ms']} over 5 ms")
     return 0
 
 

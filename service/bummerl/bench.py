@@ -393,6 +393,35 @@ def _rss_mb(pid: int) -> float | None:
     return None
 
 
+def _server_gc(metrics_port: int) -> dict[str, Any] | None:
+    """The server's garbage-collector pauses so far, from its ``bummerl_gc_pause_seconds``
+    histogram (all generations): ``{"collections", "pause_ms", "over_2ms", "over_5ms"}`` (total
+    pause in ms; collections that paused longer than 2 and 5 ms). None if unreadable."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+    except OSError:
+        return None
+    count = total = 0.0
+    within: dict[str, float] = {"0.002": 0.0, "0.005": 0.0}
+    for family in text_string_to_metric_families(text):
+        if family.name != "bummerl_gc_pause_seconds":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_count"):
+                count += sample.value
+            elif sample.name.endswith("_sum"):
+                total += sample.value
+            elif sample.name.endswith("_bucket") and sample.labels.get("le") in within:
+                within[sample.labels["le"]] += sample.value
+    return {"collections": int(count), "pause_ms": round(total * 1000, 1),
+            "over_2ms": int(count - within["0.002"]), "over_5ms": int(count - within["0.005"])}
+
+
 def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
                   rest: bool = False, workers: int = 1, stream: bool = False, sdk: bool = False,
                   rate: float | None = None) -> dict[str, Any]:
@@ -404,7 +433,8 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     runner) instead of raw protobuf stubs.
     ``rate``: pace the players open-loop at that many SubmitAction/s in all (latency below
     saturation, on a fresh server; not with ``stream``); None = as fast as answers come.
-    The result has ``server_rss_mb``, the server process's resident memory at the end (MiB).
+    The result has ``server_rss_mb``, the server process's resident memory at the end (MiB), and
+    ``server_gc``, its garbage-collector pauses over the run (:func:`_server_gc`).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
@@ -415,7 +445,8 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
 
     tune_gc()  # the load client's own collector pauses would show in its latency figures
     http_port = _free_port() if rest else 0
-    extra = ["--http-port", str(http_port)]
+    metrics_port = _free_port()
+    extra = ["--http-port", str(http_port), "--metrics-port", str(metrics_port)]
     if workers > 1:
         extra += ["--workers", str(workers), "--port", str(_free_port())]
     with spawn_server(extra) as (proc, target):
@@ -430,6 +461,7 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
             out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, rate=rate, channels=channels,
                                             sdk=sdk))
         out["server_rss_mb"] = _rss_mb(proc.pid) if workers == 1 else None
+        out["server_gc"] = _server_gc(metrics_port)
         return out
 
 

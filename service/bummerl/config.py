@@ -59,6 +59,11 @@ class Settings:
     reaper_poll_ms: int = 50
     """Longest pause of the timeout reaper between two looks at the deadlines, milliseconds."""
 
+    gc_pace_ms: int = 10
+    """``bummerl serve`` runs the garbage collector every this many milliseconds, in short steps
+    (:class:`bummerl.app.GcPacer`), instead of when allocations pass a count (long pauses in the
+    p99 latency); 0 = CPython's count-triggered collection only."""
+
     redis_max_connections: int = 128
     """Redis connections per process for requests; a request that finds them all busy waits."""
 
@@ -120,6 +125,8 @@ class Settings:
             raise ValueError(f"idle_limit_s must be in 0..{30 * 86400} seconds, got {self.idle_limit_s!r}")
         if not isinstance(self.reaper_poll_ms, int) or not 1 <= self.reaper_poll_ms <= 60000:
             raise ValueError(f"reaper_poll_ms must be an int in 1..60000, got {self.reaper_poll_ms!r}")
+        if not isinstance(self.gc_pace_ms, int) or isinstance(self.gc_pace_ms, bool) or not 0 <= self.gc_pace_ms <= 10000:
+            raise ValueError(f"gc_pace_ms must be an int in 0..10000, got {self.gc_pace_ms!r}")
         for name in ("redis_url", "admin_token"):
             if getattr(self, name) == "":
                 object.__setattr__(self, name, None)

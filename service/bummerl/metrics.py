@@ -8,6 +8,9 @@ gRPC metrics use the names and labels of go-grpc-prometheus, so its dashboards a
 * ``grpc_server_handling_seconds{grpc_type, grpc_service, grpc_method}`` histogram, seconds
 * ``grpc_server_msg_received_total`` / ``grpc_server_msg_sent_total`` (same three labels)
 
+``bummerl_gc_pause_seconds{generation}`` (histogram, seconds) times the garbage collector's pauses
+(:func:`watch_gc`): during one, no call of the process makes progress.
+
 ``grpc_type`` is ``unary``, ``client_stream``, ``server_stream`` or ``bidi_stream``. They are
 recorded by :class:`bummerl.api.interceptors.MetricsInterceptor`.
 
@@ -24,7 +27,9 @@ with ``max``, not ``sum``.
 
 from __future__ import annotations
 
+import gc
 import os
+import time
 from typing import Any
 
 import grpc
@@ -74,6 +79,13 @@ TIMEOUTS = Counter(
 MATCHES_CREATED = Counter("bummerl_matches_created_total", "Matches created.", ("variant",))
 MATCHES_FINISHED = Counter("bummerl_matches_finished_total", "Matches that reached their end.", ("variant",))
 
+#: Collector pause buckets, seconds: a paced young collection takes well under a millisecond.
+GC_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25)
+GC_PAUSE_SECONDS = Histogram(
+    "bummerl_gc_pause_seconds", "Pauses of the cyclic garbage collector of this process (nothing else runs meanwhile).",
+    ("generation",), buckets=GC_BUCKETS,
+)
+
 #: grpc.StatusCode -> the code name go-grpc-prometheus puts into ``grpc_code``.
 GO_CODE_NAMES: dict[grpc.StatusCode, str] = {
     code: "Canceled" if code is grpc.StatusCode.CANCELLED else "".join(p.title() for p in code.name.split("_"))
@@ -110,6 +122,24 @@ def timeout(variant: str, policy: str) -> None:
 def cas_conflict() -> None:
     """A compare-and-set on a match version lost against a concurrent writer."""
     CAS_CONFLICTS.inc()
+
+
+_gc_started: list[float] = []
+
+
+def _time_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _gc_started[:] = [time.perf_counter()]
+    elif _gc_started:
+        GC_PAUSE_SECONDS.labels(str(info["generation"])).observe(time.perf_counter() - _gc_started.pop())
+
+
+def watch_gc() -> None:
+    """Time every garbage collection of this process into ``bummerl_gc_pause_seconds{generation}``
+    (seconds; generation ``0``, ``1`` or ``2``), through :data:`gc.callbacks`. Idempotent; for a
+    serving process (``bummerl serve`` calls it)."""
+    if _time_gc not in gc.callbacks:
+        gc.callbacks.append(_time_gc)
 
 
 def init_grpc_metrics(services: Any) -> None:

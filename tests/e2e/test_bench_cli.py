@@ -49,6 +49,9 @@ def test_bench_service_paced_stays_at_its_rate() -> None:
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
     assert r["rate"] == 20 and r["errors"] == 0 and 0 < r["actions_per_s"] <= 25
+    # the server's collector pauses, read from its bummerl_gc_pause_seconds: paced every 10 ms
+    g = r["server_gc"]
+    assert g["collections"] >= 100 and 0 < g["pause_ms"] and 0 <= g["over_5ms"] <= g["over_2ms"] <= g["collections"]
 
 
 def test_bench_timeouts_and_ladder_print_their_figures() -> None:

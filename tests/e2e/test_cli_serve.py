@@ -162,3 +162,30 @@ def test_play_a_four_player_team_game(redis_url: str) -> None:
     gp = summary["game_points"]
     assert gp[0] == gp[2] and gp[1] == gp[3] and max(gp) >= 24
     assert sorted(summary["placements"]) == [1, 1, 2, 2]
+
+
+def _gc_collections(metrics_port: int) -> float:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as resp:
+        text = resp.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("bummerl_gc_pause_seconds_count"))
+
+
+@pytest.mark.parametrize("pace_ms", ["10", "0"])
+def test_serve_runs_the_collector_on_a_clock_unless_told_not_to(redis_url: str, pace_ms: str) -> None:
+    """BUMMERL_GC_PACE_MS (bummerl.app.GcPacer): an idle server collects every 10 ms, each pause
+    timed into bummerl_gc_pause_seconds; 0 leaves collection to CPython's allocation count (an
+    idle server allocates next to nothing, so it hardly collects)."""
+    metrics_port = free_port()
+    env = env_with(redis_url, BUMMERL_GC_PACE_MS=pace_ms)
+    with serve(["--port", "0", "--http-port", "0", "--metrics-port", str(metrics_port)], env) as (proc, lines):
+        assert proc.poll() is None, lines
+        first = _gc_collections(metrics_port)
+        time.sleep(1.0)
+        grown = _gc_collections(metrics_port) - first
+    if pace_ms == "10":
+        assert grown >= 40
+    else:
+        assert grown < 10
