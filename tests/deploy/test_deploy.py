@@ -277,7 +277,7 @@ def test_dashboard_queries_only_metrics_the_server_exposes() -> None:
     known_labels = TARGET_LABELS | {"le"}
     for m in (metrics.GRPC_SERVER_STARTED, metrics.GRPC_SERVER_HANDLED, metrics.GRPC_SERVER_HANDLING_SECONDS,
               metrics.GRPC_SERVER_MSG_SENT, metrics.ACTIONS, metrics.TIMEOUTS, metrics.MATCHES_CREATED,
-              metrics.MATCHES_FINISHED, metrics.CAS_CONFLICTS, metrics.ACTIVE_MATCHES):
+              metrics.MATCHES_FINISHED, metrics.CAS_CONFLICTS, metrics.ACTIVE_MATCHES, metrics.GC_PAUSE_SECONDS):
         known_labels |= set(m._labelnames)
     used_metrics = set()
     panels = panels_with_targets()
@@ -294,6 +294,16 @@ def test_dashboard_queries_only_metrics_the_server_exposes() -> None:
     game = {"bummerl_active_matches", "bummerl_actions_total", "bummerl_cas_conflicts_total",
             "bummerl_timeouts_total", "bummerl_matches_created_total", "bummerl_matches_finished_total"}
     assert game <= used_metrics, game - used_metrics
+    assert {"bummerl_gc_pause_seconds_bucket", "bummerl_gc_pause_seconds_sum"} <= used_metrics
+
+
+def test_dashboard_never_sums_the_cluster_wide_active_matches_gauge() -> None:
+    """Every replica reports the same bummerl_active_matches (the whole Redis's count), so a sum
+    over replicas would show N times the matches: the dashboard takes the max."""
+    exprs = [t["expr"] for p in panels_with_targets() for t in p["targets"] if "bummerl_active_matches" in t["expr"]]
+    assert exprs
+    for expr in exprs:
+        assert re.fullmatch(r'max\(bummerl_active_matches\{job="bummerl"\}\)', expr), expr
 
 
 def test_dashboard_and_provisioning_fit_together() -> None:
