@@ -25,6 +25,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Coroutine
 from typing import Any
 
 from bummerl.config import Settings
@@ -162,9 +163,23 @@ def _serve_workers(args: argparse.Namespace) -> int:
     return 1 if failed and not stop.is_set() else 0
 
 
+def _run_on_event_loop(main: Coroutine[Any, Any, int]) -> int:
+    """Run ``main`` on the event loop that ``BUMMERL_EVENT_LOOP`` names (:attr:`Settings.event_loop`,
+    default uvloop where installed). Raises ValueError/RuntimeError for a bad or unavailable one."""
+    from bummerl.app import loop_factory
+
+    try:
+        factory = loop_factory(Settings.from_env().event_loop)
+    except BaseException:
+        main.close()
+        raise
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main)
+
+
 async def _serve(args: argparse.Namespace) -> int:
     from bummerl import metrics
-    from bummerl.app import GcPacer, Runtime, tune_gc
+    from bummerl.app import GcPacer, Runtime, loop_name, tune_gc
     from bummerl_client import AsyncClient
 
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
@@ -186,6 +201,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"bummerl: metrics on http://{rt.target.rsplit(':', 1)[0]}:{rt.metrics_port}/metrics", flush=True)
     print(f"bummerl: redis {'embedded Valkey' if rt.embedded else 'at BUMMERL_REDIS_URL'}", flush=True)
     loop = asyncio.get_running_loop()
+    print(f"bummerl: event loop {loop_name(loop)}", flush=True)
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
@@ -274,7 +290,7 @@ def _bench(args: argparse.Namespace) -> int:
             print(json.dumps(r))
         else:
             f, sv, h = r["floor"], r["service"], r["service_half_load"]
-            print(f"floor (aio gRPC + HGET + Lua CAS): {f['calls_per_s']:,.0f} calls/s, p50 {f['p50_ms']} ms, "
+            print(f"floor (aio gRPC + HGET + Lua CAS, {f['event_loop']}): {f['calls_per_s']:,.0f} calls/s, p50 {f['p50_ms']} ms, "
                   f"p99 {f['p99_ms']} ms ({r['in_flight']} in flight)")
             print(f"service SubmitAction: {sv['actions_per_s']:,.0f} calls/s, p50 {sv['p50_ms']} ms, p99 {sv['p99_ms']} ms"
                   f" = {r['ratio']}x the floor")
@@ -395,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.cmd == "serve":
-            return _serve_workers(args) if args.workers > 1 else asyncio.run(_serve(args))
+            return _serve_workers(args) if args.workers > 1 else _run_on_event_loop(_serve(args))
         if args.cmd == "play":
             return asyncio.run(_play_cmd(args))
         if args.cmd in ("ladder", "bot"):

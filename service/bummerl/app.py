@@ -16,7 +16,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,7 +27,7 @@ from bummerl.api.gateway import Gateway
 from bummerl.api.ladder_servicer import LadderServicer
 from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gateway
 from bummerl.api.servicer import GameServicer
-from bummerl.config import Settings
+from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, Reaper
 from bummerl.ladder.service import LadderDriver, LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
@@ -219,6 +219,29 @@ class GcPacer:
         while not stop.is_set():
             await asyncio.sleep(self.period_s)
             self.step()
+
+
+def loop_factory(event_loop: str = "auto") -> Callable[[], asyncio.AbstractEventLoop]:
+    """The event-loop constructor for :attr:`Settings.event_loop` (``"auto"``, ``"uvloop"`` or
+    ``"asyncio"``), for ``asyncio.Runner(loop_factory=...)``. ``"auto"``: uvloop's when uvloop
+    can be imported, else the standard one. Raises ValueError for another name and RuntimeError
+    for ``"uvloop"`` when uvloop is not installed."""
+    if event_loop not in EVENT_LOOPS:
+        raise ValueError(f"unknown event loop {event_loop!r} ({', '.join(EVENT_LOOPS)})")
+    if event_loop != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            if event_loop == "uvloop":
+                raise RuntimeError("BUMMERL_EVENT_LOOP=uvloop, but uvloop is not installed") from None
+        else:
+            return uvloop.new_event_loop
+    return asyncio.new_event_loop
+
+
+def loop_name(loop: asyncio.AbstractEventLoop) -> str:
+    """``"uvloop"`` or ``"asyncio"``: which implementation ``loop`` is."""
+    return "uvloop" if type(loop).__module__.split(".")[0] == "uvloop" else "asyncio"
 
 
 def tune_gc() -> None:

@@ -58,8 +58,21 @@ async def _floor_serve(port: int, redis_url: str) -> None:
     server.add_generic_rpc_handlers((handler,))
     bound = server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
-    print(f"floor listening on 127.0.0.1:{bound}", flush=True)
+    from bummerl.app import loop_name
+
+    print(f"floor listening on 127.0.0.1:{bound} ({loop_name(asyncio.get_running_loop())})", flush=True)
     await server.wait_for_termination()
+
+
+def _floor_main(port: int, redis_url: str) -> None:
+    """The floor server's process: :func:`_floor_serve` on the event loop ``bummerl serve`` uses
+    (``BUMMERL_EVENT_LOOP``, :func:`bummerl.app.loop_factory`), so that the ratio compares servers,
+    not loops."""
+    from bummerl.app import loop_factory
+    from bummerl.config import Settings
+
+    with asyncio.Runner(loop_factory=loop_factory(Settings.from_env().event_loop)) as runner:
+        runner.run(_floor_serve(port, redis_url))
 
 
 async def _floor_load(target: str, in_flight: int, seconds: float, rate: float | None = None) -> dict[str, Any]:
@@ -105,9 +118,11 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     """Run the floor, then ``bummerl serve`` under the bench-service load, on one Valkey (the
     embedded one, or ``BUMMERL_REDIS_URL``). ``matches``: calls in flight / concurrent matches.
     Returns ``{"floor": {...}, "service": {...}, "ratio", "call_ratio", "service_half_load": {...},
-    "floor_half_load": {...}}`` (calls/s, p50_ms, p99_ms; the floor paced at the service's half rate). ``ratio``: the service's SubmitAction/s over the floor's calls/s
-    (the issue's target); ``call_ratio``: all the service's RPCs/s (SubmitAction plus the
-    GetInformationSet of the seat whose turn it becomes, plus CreateMatch) over the floor's."""
+    "floor_half_load": {...}}`` (calls/s, p50_ms, p99_ms; the floor paced at the service's half
+    rate; ``floor["event_loop"]``: the loop both servers ran on, from ``BUMMERL_EVENT_LOOP``).
+    ``ratio``: the service's SubmitAction/s over the floor's calls/s (the issue's target);
+    ``call_ratio``: all the service's RPCs/s (SubmitAction plus the GetInformationSet of the seat
+    whose turn it becomes, plus CreateMatch) over the floor's."""
     from bummerl.app import spawn_server, tune_gc
     from bummerl.bench import _free_port, _service_load
     from bummerl.store import resolve_redis_url
@@ -118,16 +133,17 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     try:
         port = _free_port()
         proc = subprocess.Popen(
-            [sys.executable, "-c", f"import asyncio; from bummerl.bench_floor import _floor_serve; "
-                                   f"asyncio.run(_floor_serve({port}, {redis_url!r}))"],
+            [sys.executable, "-c", f"from bummerl.bench_floor import _floor_main; _floor_main({port}, {redis_url!r})"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             assert proc.stdout is not None
+            event_loop = ""
             for line in proc.stdout:
                 if "floor listening" in line:
+                    event_loop = line.rsplit("(", 1)[-1].strip(" )\n")
                     break
             tune_gc()  # the load client's own collector pauses would show in its latency figures
-            floor = asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds))
+            floor = {**asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds)), "event_loop": event_loop}
             with spawn_server(own_redis=False) as (_, target):
                 service = asyncio.run(_service_load(target, matches, seconds, variant))
                 rate = max(1.0, service["actions_per_s"] / 2)

@@ -89,6 +89,7 @@ def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
     assert r["floor"]["calls_per_s"] > 0 and r["service"]["errors"] == 0
+    assert r["floor"]["event_loop"] == "uvloop"  # the loop bummerl serve runs on (BUMMERL_EVENT_LOOP)
     assert 0 < r["ratio"] < r["call_ratio"]  # every action also reads the next seat's view
     half = r["service_half_load"]["rate"]
     assert r["floor_half_load"]["calls_per_s"] <= half * 1.5 and r["floor_half_load"]["p99_ms"] is not None

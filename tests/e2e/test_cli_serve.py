@@ -189,3 +189,31 @@ def test_serve_runs_the_collector_on_a_clock_unless_told_not_to(redis_url: str, 
         assert grown >= 40
     else:
         assert grown < 10
+
+
+@pytest.mark.parametrize(("setting", "expected"), [(None, "uvloop"), ("asyncio", "asyncio"), ("uvloop", "uvloop")])
+def test_serve_runs_on_uvloop_unless_told_otherwise(redis_url: str, setting: str | None, expected: str) -> None:
+    """BUMMERL_EVENT_LOOP (Settings.event_loop): ``bummerl serve`` runs on uvloop by default (where
+    it is installed, as here) and on the standard loop when set to ``asyncio``; it serves either way."""
+    env = env_with(redis_url, **({"BUMMERL_EVENT_LOOP": setting} if setting else {}))
+    import grpc
+
+    from bummerl.v1 import game_pb2, game_pb2_grpc
+
+    with serve(["--port", "0", "--http-port", "0", "--metrics-port", "0"], env) as (proc, lines):
+        assert proc.poll() is None, lines
+        target = next(line.rsplit(" ", 1)[1] for line in lines if "gRPC listening" in line)
+        with grpc.insecure_channel(target) as channel:
+            answer = game_pb2_grpc.GameServiceStub(channel).ListVariants(game_pb2.ListVariantsRequest(), timeout=20)
+        proc.terminate()
+        assert proc.stdout is not None
+        out = lines + proc.stdout.read().splitlines()  # not communicate(timeout=...): it skips buffered lines
+    assert "schnapsen-at" in [v.id for v in answer.variants]
+    assert f"bummerl: event loop {expected}" in out, out
+
+
+def test_serve_refuses_an_unknown_event_loop(redis_url: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--port", "0"], capture_output=True, text=True,
+                         env=env_with(redis_url, BUMMERL_EVENT_LOOP="libuv"), timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == "bummerl serve: event_loop must be one of auto, uvloop, asyncio, got 'libuv'"
