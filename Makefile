@@ -47,7 +47,9 @@ test: setup lint typecheck  ## lint, typecheck and the whole test suite
 bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench engine --variant $(VARIANT) --seconds 10
 	$(PY) -m bummerl bench service --matches 64 --seconds 10
+	$(PY) -m bummerl bench service --matches 64 --seconds 10 --stream
 	$(PY) -m bummerl bench service --matches 64 --seconds 10 --rest
+	$(PY) -m bummerl bench floor --seconds 8
 	$(PY) bench/probe_bad_input.py
 	$(PY) -m bummerl bench timeouts --matches 200
 	$(PY) -m bummerl bench ladder --matches 100

@@ -296,6 +296,11 @@ def _bench(args: argparse.Namespace) -> int:
                   f" = {r['ratio']}x the floor")
             print(f"service, every RPC (SubmitAction + GetInformationSet + CreateMatch): {sv['calls_per_s']:,.0f} calls/s"
                   f" = {r['call_ratio']}x the floor")
+            fc, sc = f.get("server_cpu"), sv.get("server_cpu")
+            if fc and sc:
+                print(f"server CPU at full load: floor {fc['ms_per_call']} ms per call ({fc['cores']} cores), service "
+                      f"{sc['ms_per_call']} ms per RPC = {r['cpu_ratio']}x the floor, {sc['ms_per_action']} ms per "
+                      f"SubmitAction ({sc['cores']} cores)")
             print(f"service at half that rate ({h['rate']:,.0f}/s): {h['actions_per_s']:,.0f} calls/s, "
                   f"p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms")
             fh = r["floor_half_load"]
@@ -338,6 +343,10 @@ def _bench(args: argparse.Namespace) -> int:
                   f"{', server RSS ' + str(r['server_rss_mb']) + ' MiB' if r.get('server_rss_mb') else ''})")
             for kind, n in r.get("error_kinds", {}).items():
                 print(f"  error x{n}: {kind}")
+            if r.get("server_cpu"):
+                c = r["server_cpu"]
+                per_call = f", {c['ms_per_call']} ms per RPC" if c["ms_per_call"] and "stream" not in r["api"] else ""
+                print(f"  server CPU: {c['ms_per_action']} ms per SubmitAction{per_call} ({c['cores']} cores)")
             if r.get("server_gc"):
                 g = r["server_gc"]
                 print(f"  server garbage collector: {g['collections']:,} collections, {g['pause_ms']} ms paused in all, "

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bummerl.rules import find_variant, parse_action
@@ -393,6 +395,49 @@ def _rss_mb(pid: int) -> float | None:
     return None
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system, all threads, seconds) of process ``pid`` and of its descendants
+    but the embedded Valkey (``bummerl serve --workers N``: the workers), from Linux /proc; None
+    elsewhere or when the process is gone. Resolution: one clock tick (10 ms)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    todo = [pid]
+    try:
+        while todo:
+            p = todo.pop()
+            with open(f"/proc/{p}/stat", encoding="ascii") as f:
+                stat = f.read()
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            if "valkey" in comm or "redis" in comm:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+            with open(f"/proc/{p}/task/{p}/children", encoding="ascii") as f:
+                todo.extend(int(c) for c in f.read().split())
+    except (OSError, ValueError):
+        return None
+    return total / tick
+
+
+def cpu_figures(pid: int, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``run()``'s result (a load's figures, with ``submit_calls`` and, when it counts them,
+    ``calls_per_s``) plus ``server_cpu``: the CPU the server process ``pid`` (and its workers)
+    used meanwhile, as ``{"cores", "ms_per_action", "ms_per_call"}`` (cores = CPU seconds per
+    wall second; ms of CPU per SubmitAction and per RPC of any kind), or None without /proc.
+    CPU per call is the figure that two shared cores disturb least: the throughput of a
+    saturated server moves with whatever else runs, its cost per call much less."""
+    before, t0 = _cpu_seconds(pid), time.perf_counter()
+    out = run()
+    after, wall = _cpu_seconds(pid), time.perf_counter() - t0
+    cpu = None
+    if before is not None and after is not None and out.get("submit_calls"):
+        used = after - before
+        calls = out.get("calls_per_s", 0) * out["seconds"]
+        cpu = {"cores": round(used / wall, 2), "ms_per_action": round(used * 1000 / out["submit_calls"], 3),
+               "ms_per_call": round(used * 1000 / calls, 3) if calls else None}
+    return {**out, "server_cpu": cpu}
+
+
 def _server_gc(metrics_port: int) -> dict[str, Any] | None:
     """The server's garbage-collector pauses so far, from its ``bummerl_gc_pause_seconds``
     histogram (all generations): ``{"collections", "pause_ms", "over_2ms", "over_5ms"}`` (total
@@ -433,8 +478,9 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     runner) instead of raw protobuf stubs.
     ``rate``: pace the players open-loop at that many SubmitAction/s in all (latency below
     saturation, on a fresh server; not with ``stream``); None = as fast as answers come.
-    The result has ``server_rss_mb``, the server process's resident memory at the end (MiB), and
-    ``server_gc``, its garbage-collector pauses over the run (:func:`_server_gc`).
+    The result has ``server_rss_mb``, the server process's resident memory at the end (MiB),
+    ``server_gc``, its garbage-collector pauses over the run (:func:`_server_gc`), and
+    ``server_cpu``, the CPU it used per action and per call (:func:`cpu_figures`).
 
     Returns ``{"matches", "submit_calls", "actions_per_s", "p50_ms", "p99_ms", ...}``. The
     client side also reads the second seat's information set after each action, so the server
@@ -455,11 +501,11 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
         rest_url = f"http://127.0.0.1:{http_port}" if rest else None
         channels = 1 if workers == 1 else 2 * workers
         if stream:
-            out = asyncio.run(_stream_load(target, matches, seconds, variant, channels=max(channels, matches // 250),
-                                           sdk=sdk))
+            out = cpu_figures(proc.pid, lambda: asyncio.run(_stream_load(
+                target, matches, seconds, variant, channels=max(channels, matches // 250), sdk=sdk)))
         else:
-            out = asyncio.run(_service_load(target, matches, seconds, variant, rest_url, rate=rate, channels=channels,
-                                            sdk=sdk))
+            out = cpu_figures(proc.pid, lambda: asyncio.run(_service_load(
+                target, matches, seconds, variant, rest_url, rate=rate, channels=channels, sdk=sdk)))
         out["server_rss_mb"] = _rss_mb(proc.pid) if workers == 1 else None
         out["server_gc"] = _server_gc(metrics_port)
         return out

@@ -110,7 +110,8 @@ async def _floor_load(target: str, in_flight: int, seconds: float, rate: float |
     from bummerl.bench import latency_figures
 
     f = latency_figures(lat, dt)
-    return {"calls": f["submit_calls"], "seconds": f["seconds"], "calls_per_s": f["actions_per_s"],
+    return {"calls": f["submit_calls"], "submit_calls": f["submit_calls"], "seconds": f["seconds"],
+            "calls_per_s": f["actions_per_s"],
             "p50_ms": f["p50_ms"], "p99_ms": f["p99_ms"]}
 
 
@@ -122,9 +123,11 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     rate; ``floor["event_loop"]``: the loop both servers ran on, from ``BUMMERL_EVENT_LOOP``).
     ``ratio``: the service's SubmitAction/s over the floor's calls/s (the issue's target);
     ``call_ratio``: all the service's RPCs/s (SubmitAction plus the GetInformationSet of the seat
-    whose turn it becomes, plus CreateMatch) over the floor's."""
+    whose turn it becomes, plus CreateMatch) over the floor's. ``floor`` and ``service`` carry
+    ``server_cpu`` (:func:`bummerl.bench.cpu_figures`: each server's CPU per call at full load);
+    ``cpu_ratio``: the service's CPU per RPC over the floor's per call."""
     from bummerl.app import spawn_server, tune_gc
-    from bummerl.bench import _free_port, _service_load
+    from bummerl.bench import _free_port, _service_load, cpu_figures
     from bummerl.store import resolve_redis_url
 
     redis_url, embedded = resolve_redis_url(None, None)
@@ -143,9 +146,10 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
                     event_loop = line.rsplit("(", 1)[-1].strip(" )\n")
                     break
             tune_gc()  # the load client's own collector pauses would show in its latency figures
-            floor = {**asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds)), "event_loop": event_loop}
-            with spawn_server(own_redis=False) as (_, target):
-                service = asyncio.run(_service_load(target, matches, seconds, variant))
+            floor = {**cpu_figures(proc.pid, lambda: asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds))),
+                     "event_loop": event_loop}
+            with spawn_server(own_redis=False) as (server, target):
+                service = cpu_figures(server.pid, lambda: asyncio.run(_service_load(target, matches, seconds, variant)))
                 rate = max(1.0, service["actions_per_s"] / 2)
                 half = asyncio.run(_service_load(target, matches, seconds, variant, rate=rate))
             # the floor paced at the same rate: the latency this machine gives one gRPC call with
@@ -164,4 +168,12 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     return {"in_flight": matches, "floor": floor, "service": service, "service_half_load": half,
             "floor_half_load": floor_half,
             "ratio": round(service["actions_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None,
-            "call_ratio": round(service["calls_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None}
+            "call_ratio": round(service["calls_per_s"] / floor["calls_per_s"], 3) if floor["calls_per_s"] else None,
+            "cpu_ratio": _cpu_ratio(service["server_cpu"], floor["server_cpu"])}
+
+
+def _cpu_ratio(service: dict[str, Any] | None, floor: dict[str, Any] | None) -> float | None:
+    """The service's server CPU per RPC over the floor's per call (None without /proc)."""
+    if not service or not floor or not service["ms_per_call"] or not floor["ms_per_call"]:
+        return None
+    return round(service["ms_per_call"] / floor["ms_per_call"], 2)

@@ -34,6 +34,8 @@ def test_bench_service_prints_throughput_and_latency(api: str) -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["submit_calls"] > 0 and r["errors"] == 0 and r["api"] == api
     assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
+    cpu = r["server_cpu"]  # the server's CPU (all its threads) over the run, from /proc
+    assert cpu["cores"] > 0 and cpu["ms_per_action"] > 0
     if api == "grpc-stream":  # streaming players read nothing: SubmitAction and CreateMatch only
         assert r["actions_per_s"] < r["calls_per_s"] < 1.2 * r["actions_per_s"]
     elif "stream" not in api:
@@ -90,6 +92,9 @@ def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["floor"]["calls_per_s"] > 0 and r["service"]["errors"] == 0
     assert r["floor"]["event_loop"] == "uvloop"  # the loop bummerl serve runs on (BUMMERL_EVENT_LOOP)
+    # each server's CPU per call at full load, and the service's per RPC over the floor's
+    assert r["floor"]["server_cpu"]["ms_per_call"] > 0 and r["service"]["server_cpu"]["ms_per_call"] > 0
+    assert r["cpu_ratio"] == round(r["service"]["server_cpu"]["ms_per_call"] / r["floor"]["server_cpu"]["ms_per_call"], 2)
     assert 0 < r["ratio"] < r["call_ratio"]  # every action also reads the next seat's view
     half = r["service_half_load"]["rate"]
     assert r["floor_half_load"]["calls_per_s"] <= half * 1.5 and r["floor_half_load"]["p99_ms"] is not None
