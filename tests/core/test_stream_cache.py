@@ -220,3 +220,26 @@ async def test_each_version_has_its_own_memo_and_the_cache_holds_only_the_newest
                                      info["legal_actions"][0]["id"])
     assert second.version == first.version + 1 and second.memo == {} and second.memo is not first.memo
     assert svc._latest[created.match_id].memo is second.memo
+
+
+async def test_every_seat_and_version_of_a_deal_shares_one_dict_per_history_event(svc: MatchService) -> None:
+    """RULES §14.1 (the deal's public history in every seat's view): the history views are built
+    once per entry and shared by both seats' information sets and by the later versions of the
+    deal, so a version holds only its new entries' dicts; the views equal fresh ones."""
+    from bummerl.rules import information_set
+
+    created = await new_match(svc, tc=None)
+    mid = created.match_id
+    earlier: list[dict[str, Any]] = []
+    for _ in range(4):
+        seat, info = await to_act(svc, created)
+        other = await svc.information_set(mid, 1 - seat, created.tokens[1 - seat])
+        assert other["version"] == info["version"]
+        hist, other_hist = info["deal"]["history"], other["deal"]["history"]
+        assert all(a is b for a, b in zip(hist, other_hist, strict=True))  # both seats, one dict each
+        assert all(a is b for a, b in zip(hist, earlier, strict=False))  # the earlier versions' dicts
+        state = svc._latest[mid].state
+        assert info == {**information_set(state, seat), "match_id": mid, "version": info["version"]}
+        earlier = hist
+        await svc.submit_action(mid, seat, created.tokens[seat], info["version"], info["legal_actions"][0]["id"])
+    assert len(earlier) >= 4  # still the first deal: each version added entries to one history

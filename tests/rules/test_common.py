@@ -631,3 +631,34 @@ def test_apply_never_mutates_its_input(variant):
         assert m.to_dict() == snap and m.fingerprint() == fp and m.deal.history == hist
         assert nxt is not m and nxt.deal is not m.deal
         m = nxt
+
+
+def test_INFO_14_1_history_views_are_shared_across_states_and_equal_to_fresh_ones() -> None:
+    """§14.1: every card played, trick and announcement of the deal is in every seat's history.
+    history_views (what information_set shows as deal.history) reuses the views of an earlier
+    state of the same deal (the same dicts; only new entries are converted) and gives exactly
+    what a fresh build gives; a view of another deal is not reused."""
+    from bummerl.rules import history_views, information_set
+    from bummerl.rules.state import MatchState
+    from bummerl.rules.variant import find_variant
+
+    rng = random.Random(5)
+    m = MatchState(find_variant("schnapsen-at").configure({}), 11)
+    known: tuple = ()
+    deals_seen = set()
+    for _ in range(200):
+        if m.over:
+            break
+        views = history_views(m, known)
+        assert list(views) == [dict(v) for v in history_views(m)]  # equal to a fresh build
+        if known and known[0]["deal_number"] == m.deal_number:
+            assert all(a is b for a, b in zip(views, known, strict=False))  # the earlier dicts, reused
+            assert len(views) >= len(known)
+        for seat in range(m.num_seats):
+            shared = information_set(m, seat, views)
+            assert shared == information_set(m, seat)
+            assert all(a is b for a, b in zip(shared["deal"]["history"], views, strict=True))
+        deals_seen.add(m.deal_number)
+        known = views
+        m.step(rng.choice(m.legal_actions()))
+    assert len(deals_seen) >= 2  # the walk crossed a deal boundary, where `known` is not reused

@@ -60,6 +60,7 @@ from bummerl.rules import (
     actions,
     events_between,
     find_variant,
+    history_views,
     information_set,
     initial_events,
     list_variants,
@@ -191,10 +192,13 @@ class Update:
 @dataclass
 class _Loaded:
     """One stored version of a match as this process holds it (never mutated once built, but for
-    ``views`` and ``memo``, which only ever gain entries). ``events``: the events of the commit
-    that made this version, when this process made it (else None); ``views``: the information
-    sets built at this version, by seat (only without a time control: with one, the clocks make
-    each answer differ); ``memo``: :attr:`Update.memo` of this version's updates."""
+    ``views``, ``memo`` and ``history``, which only ever gain entries). ``events``: the events of
+    the commit that made this version, when this process made it (else None); ``views``: the
+    information sets built at this version, by seat (only without a time control: with one, the
+    clocks make each answer differ); ``memo``: :attr:`Update.memo` of this version's updates;
+    ``history``: the public history views of the deal shown (:func:`history_views`), carried
+    from the previous version this process held and extended when an information set is built,
+    so that every seat and version of a deal shares one dict per history entry."""
 
     version: int
     state: MatchState
@@ -205,6 +209,7 @@ class _Loaded:
     events: list[Event] | None = None
     views: dict[int, InformationSet] = field(default_factory=dict)
     memo: dict[int, Any] = field(default_factory=dict)
+    history: tuple[Event, ...] = ()
 
 
 class MatchService:
@@ -540,7 +545,8 @@ class MatchService:
                 raise StaleVersionError(e.current_version) from None
             except MatchNotFoundError:
                 raise NotFoundError(f"no match {match_id}") from None
-            new = _Loaded(new_version, after, entries, {**ld.meta, **(meta_updates or {})}, clocks, deadline, events)
+            new = _Loaded(new_version, after, entries, {**ld.meta, **(meta_updates or {})}, clocks, deadline, events,
+                          history=ld.history)
             self._remember(match_id, new)
         finally:
             if self._committing.get(match_id) is done:
@@ -708,7 +714,7 @@ class MatchService:
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
         ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
-                      clocks, int(blob.get("deadline_ms", -1)))
+                      clocks, int(blob.get("deadline_ms", -1)), history=cached.history if cached is not None else ())
         self._remember(match_id, ld)
         return ld
 
@@ -753,7 +759,8 @@ class MatchService:
         return self._build_infoset(match_id, ld, seat)
 
     def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
-        d = information_set(ld.state, seat)
+        ld.history = history_views(ld.state, ld.history)
+        d = information_set(ld.state, seat, ld.history)
         d["match_id"] = match_id
         d["version"] = ld.version
         if ld.clocks is not None:

@@ -33,7 +33,14 @@ from .errors import (
     UnknownVariantError,
 )
 from .events import event_view
-from .infoset import events_between, information_set, initial_events, match_result, public_known_cards
+from .infoset import (
+    events_between,
+    history_views,
+    information_set,
+    initial_events,
+    match_result,
+    public_known_cards,
+)
 from .state import DealResult, DealState, MatchState
 from .variant import OptionSpec, Rules, VariantSpec, find_variant, list_variants
 
@@ -41,7 +48,7 @@ __all__ = [
     "DealOutcome", "DealResult", "DealState", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
     "MatchOverError", "MatchState", "OptionSpec", "Rules", "RulesError", "UnknownVariantError", "VariantSpec",
     "action_struct", "action_to_string", "actions", "apply", "cards", "event_view", "events_between",
-    "find_variant", "information_set", "initial_events", "legal_actions", "list_variants", "match_result", "new_match",
+    "find_variant", "history_views", "information_set", "initial_events", "legal_actions", "list_variants", "match_result", "new_match",
     "parse_action", "parse_struct", "public_known_cards", "views",
 ]
 

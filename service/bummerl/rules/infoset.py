@@ -19,7 +19,7 @@ from .cards import SUITS, card_code, cards_of
 from .events import deal_ended, event_view, match_ended
 from .state import DealResult, DealState, MatchState
 
-__all__ = ["deal_result_view", "event_view", "events_between", "information_set", "initial_events",
+__all__ = ["deal_result_view", "event_view", "events_between", "history_views", "information_set", "initial_events",
            "legal_action_dicts", "match_result", "public_known_cards"]
 
 
@@ -86,23 +86,47 @@ def _opt_str(v: object) -> str:
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
-def information_set(m: MatchState, seat: int) -> V.InformationSet:
+def _shown_history(m: MatchState) -> list[tuple[Any, ...]]:
+    """The history tuples of the deal an information set shows: the current deal's, or when the
+    match is over the last finished deal's."""
+    finished = m.over and m.deal_number < len(m.histories)
+    return m.histories[m.deal_number] if finished else m.deal.history
+
+
+def history_views(m: MatchState, known: tuple[V.Event, ...] = ()) -> tuple[V.Event, ...]:
+    """The public history of the deal :func:`information_set` shows (``deal.history``: one
+    ``Event`` per history entry, ``version`` 0), for every seat alike. ``known``: what this
+    function returned for an earlier state of the *same match*: a deal's history only grows, so
+    when ``known`` is of the same deal (its ``deal_number``) those views are reused (the same dict
+    objects) and only the entries after them are converted; ``known`` itself when nothing was
+    added. A ``known`` of another deal, or longer than the history, is ignored."""
+    history = _shown_history(m)
+    same = bool(known) and known[0]["deal_number"] == m.deal_number and len(known) <= len(history)
+    start = len(known) if same else 0
+    if start == len(history):
+        return known if start else ()
+    sizes = _deal_hand_sizes(m)
+    new = tuple(event_view(e, m.deal_number, 0, sizes) for e in history[start:])
+    return known[:start] + new if start else new
+
+
+def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | None = None) -> V.InformationSet:
     """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), as the ``InformationSet`` message
     (:mod:`bummerl.rules.views`; the service adds ``match_id``, ``version`` and clocks). Raises
     ValueError for a seat outside the table. Two states that differ only in cards hidden from
     ``seat`` give identical dicts (tested). A seat that sits out the deal (STK-SEAT-1) sees the
-    public events and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`)."""
+    public events and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`).
+    ``history``: :func:`history_views` of ``m``, when the caller keeps them across seats and
+    states (the information set then holds those very dicts, which nobody may change); None =
+    built here."""
     n = m.num_seats
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not at this table (0..{n - 1})")
     r = m.rules
     d = m.deal
-    finished = m.over and m.deal_number < len(m.histories)
-    history = m.histories[m.deal_number] if finished else d.history
-    sizes = _deal_hand_sizes(m)
     deal: V.DealView
     if isinstance(d, DealState):
-        deal = _talon_view(d, seat, history, n, m.deal_number, sizes)
+        deal = _talon_view(d, seat, _shown_history(m), history_views(m) if history is None else history, n)
     else:
         deal = d.view(seat, m.deal_number)
     deal["phase"] = V.PHASES["over" if m.over else d.phase_name]
@@ -136,11 +160,12 @@ def information_set(m: MatchState, seat: int) -> V.InformationSet:
     }
 
 
-def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int, deal_number: int,
-                sizes: list[int]) -> V.DealView:
+def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], views: tuple[V.Event, ...],
+                n: int) -> V.DealView:
     """The deal part of the information set for a two-player deal (§14.1-§14.3), with per-seat
-    lists indexed by match seat (0 for a seat that does not play this deal); ``phase``,
-    ``to_act`` and ``seats`` are set by :func:`information_set`."""
+    lists indexed by match seat (0 for a seat that does not play this deal); ``history``: the
+    shown deal's history tuples, ``views``: their public events (:func:`history_views`);
+    ``phase``, ``to_act`` and ``seats`` are set by :func:`information_set`."""
     r = d.rules
     S = d.seats
     me = S.index(seat) if seat in S else -1
@@ -164,7 +189,7 @@ def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], n: int,
         "hand_sizes": hand_sizes,
         "tricks_won": tricks,
         "current_trick": [{"seat": S[d.leader], "card": card_code(d.lead_card)}] if d.lead_card >= 0 else [],
-        "history": [event_view(e, deal_number, 0, sizes) for e in history],
+        "history": list(views),
         "marriages": [
             {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": counted[e[1]]}
             for e in history
