@@ -68,8 +68,9 @@ class Settings:
     p99 latency); 0 = CPython's count-triggered collection only."""
 
     event_loop: str = "auto"
-    """Event loop of ``bummerl serve`` (each worker too): ``"uvloop"`` (libuv; measured ~9% more
-    SubmitAction/s than the standard loop, ``bummerl bench service --matches 64``), ``"asyncio"``
+    """Event loop of ``bummerl serve`` (each worker too): ``"uvloop"`` (libuv; ~4% more
+    SubmitAction/s and ~5% less server CPU per action than the standard loop in alternating runs
+    of ``bummerl bench service --matches 64``), ``"asyncio"``
     (the standard library's), or ``"auto"`` = uvloop where it is installed (not on Windows), else
     asyncio. ``"uvloop"`` without uvloop installed is an error at start-up
     (:func:`bummerl.app.loop_factory`)."""

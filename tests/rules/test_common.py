@@ -633,7 +633,7 @@ def test_apply_never_mutates_its_input(variant):
         m = nxt
 
 
-def test_INFO_14_1_history_views_are_shared_across_states_and_equal_to_fresh_ones() -> None:
+def test_history_views_are_shared_across_states_and_equal_to_fresh_ones() -> None:
     """§14.1: every card played, trick and announcement of the deal is in every seat's history.
     history_views (what information_set shows as deal.history) reuses the views of an earlier
     state of the same deal (the same dicts; only new entries are converted) and gives exactly
