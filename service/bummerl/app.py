@@ -248,8 +248,8 @@ def tune_gc() -> None:
     """For a long-running server, once it has started: move everything allocated so far (modules,
     descriptors, the variant tables) out of the collector's view (``gc.freeze``) and collect less
     often (:data:`GC_THRESHOLD`). Cycles are still collected; memory freed by reference counting
-    (nearly all of a request's) is unaffected. Measured on the service's hot path: GC time per
-    4000 actions ~145 -> ~8 ms, no full-collection pause of ~35 ms."""
+    (nearly all of a request's) is unaffected. The collector's pauses of a running server are in
+    ``bummerl_gc_pause_seconds``; ``bummerl bench service`` prints them."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)

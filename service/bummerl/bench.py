@@ -419,9 +419,9 @@ def _cpu_seconds(pid: int) -> float | None:
     return total / tick
 
 
-def cpu_figures(pid: int, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``run()``'s result (a load's figures, with ``submit_calls`` and, when it counts them,
-    ``calls_per_s``) plus ``server_cpu``: the CPU the server process ``pid`` (and its workers)
+def cpu_figures(pid: int, run: Callable[[], dict[str, Any]], actions: str = "submit_calls") -> dict[str, Any]:
+    """``run()``'s result (a load's figures: ``seconds``, the number of actions under the key
+    ``actions`` and, when it counts them, ``calls_per_s``) plus ``server_cpu``: the CPU the server process ``pid`` (and its workers)
     used meanwhile, as ``{"cores", "ms_per_action", "ms_per_call"}`` (cores = CPU seconds per
     wall second; ms of CPU per SubmitAction and per RPC of any kind), or None without /proc.
     CPU per call is the figure that two shared cores disturb least: the throughput of a
@@ -430,10 +430,10 @@ def cpu_figures(pid: int, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     out = run()
     after, wall = _cpu_seconds(pid), time.perf_counter() - t0
     cpu = None
-    if before is not None and after is not None and out.get("submit_calls"):
+    if before is not None and after is not None and out.get(actions):
         used = after - before
         calls = out.get("calls_per_s", 0) * out["seconds"]
-        cpu = {"cores": round(used / wall, 2), "ms_per_action": round(used * 1000 / out["submit_calls"], 3),
+        cpu = {"cores": round(used / wall, 2), "ms_per_action": round(used * 1000 / out[actions], 3),
                "ms_per_call": round(used * 1000 / calls, 3) if calls else None}
     return {**out, "server_cpu": cpu}
 

@@ -110,8 +110,7 @@ async def _floor_load(target: str, in_flight: int, seconds: float, rate: float |
     from bummerl.bench import latency_figures
 
     f = latency_figures(lat, dt)
-    return {"calls": f["submit_calls"], "submit_calls": f["submit_calls"], "seconds": f["seconds"],
-            "calls_per_s": f["actions_per_s"],
+    return {"calls": f["submit_calls"], "seconds": f["seconds"], "calls_per_s": f["actions_per_s"],
             "p50_ms": f["p50_ms"], "p99_ms": f["p99_ms"]}
 
 
@@ -146,7 +145,8 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
                     event_loop = line.rsplit("(", 1)[-1].strip(" )\n")
                     break
             tune_gc()  # the load client's own collector pauses would show in its latency figures
-            floor = {**cpu_figures(proc.pid, lambda: asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds))),
+            floor = {**cpu_figures(proc.pid, lambda: asyncio.run(_floor_load(f"127.0.0.1:{port}", matches, seconds)),
+                                   actions="calls"),
                      "event_loop": event_loop}
             with spawn_server(own_redis=False) as (server, target):
                 service = cpu_figures(server.pid, lambda: asyncio.run(_service_load(target, matches, seconds, variant)))

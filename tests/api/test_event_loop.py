@@ -25,7 +25,12 @@ def test_auto_and_uvloop_give_uvloop_asyncio_the_standard_loop() -> None:
     assert _kind("auto") == "uvloop"
     assert _kind("uvloop") == "uvloop"
     assert _kind("asyncio") == "asyncio"
-    assert type(loop_factory("asyncio")()) is type(asyncio.new_event_loop())
+    ours, standard = loop_factory("asyncio")(), asyncio.new_event_loop()
+    try:
+        assert type(ours) is type(standard)
+    finally:
+        ours.close()
+        standard.close()
 
 
 def test_without_uvloop_auto_falls_back_and_uvloop_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

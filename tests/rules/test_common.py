@@ -633,22 +633,24 @@ def test_apply_never_mutates_its_input(variant):
         m = nxt
 
 
-def test_history_views_are_shared_across_states_and_equal_to_fresh_ones() -> None:
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+def test_history_views_are_shared_across_states_and_equal_to_fresh_ones(variant: str) -> None:
     """§14.1: every card played, trick and announcement of the deal is in every seat's history.
-    history_views (what information_set shows as deal.history) reuses the views of an earlier
-    state of the same deal (the same dicts; only new entries are converted) and gives exactly
-    what a fresh build gives; a view of another deal is not reused."""
+    history_views (what information_set shows as deal.history, two-player and contract deals
+    alike) reuses the views of an earlier state of the same deal (the same dicts; only new
+    entries are converted) and gives exactly what a fresh build gives, up to the finished match;
+    a view of another deal is not reused."""
     from bummerl.rules import history_views, information_set
     from bummerl.rules.state import MatchState
-    from bummerl.rules.variant import find_variant
 
     rng = random.Random(5)
-    m = MatchState(find_variant("schnapsen-at").configure({}), 11)
+    rules = find_variant(variant).configure({})
+    seed = 11
+    m = MatchState(rules, seed)
     known: tuple = ()
     deals_seen = set()
-    for _ in range(200):
-        if m.over:
-            break
+    finished = 0
+    for _ in range(2000):
         views = history_views(m, known)
         assert list(views) == [dict(v) for v in history_views(m)]  # equal to a fresh build
         if known and known[0]["deal_number"] == m.deal_number:
@@ -660,5 +662,12 @@ def test_history_views_are_shared_across_states_and_equal_to_fresh_ones() -> Non
             assert all(a is b for a, b in zip(shared["deal"]["history"], views, strict=True))
         deals_seen.add(m.deal_number)
         known = views
+        if m.over:  # checked up to the finished match; another match until a deal boundary was crossed
+            finished += 1
+            if len(deals_seen) >= 2:
+                break
+            seed += 1
+            m, known, deals_seen = MatchState(rules, seed), (), set()
+            continue
         m.step(rng.choice(m.legal_actions()))
-    assert len(deals_seen) >= 2  # the walk crossed a deal boundary, where `known` is not reused
+    assert len(deals_seen) >= 2 and finished  # crossed a deal boundary (no reuse there) and reached the end

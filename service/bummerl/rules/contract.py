@@ -30,7 +30,7 @@ History tuples (public; :func:`bummerl.rules.events.event_view` makes them ``Eve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import actions as A
@@ -447,13 +447,15 @@ class ContractDeal:
             schneider = self.side_trick_points(lose) < 33
         return DealSummary(pts, tuple(self.tricks_won), schwarz, schneider, self.contract, self.declarer, self.multiplier)
 
-    def view(self, seat: int, deal_number: int = 0) -> V.DealView:
+    def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None) -> V.DealView:
         """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
         in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
         hand, the talon and others' laid-away cards hidden; the seat's own laid-away cards that
         another seat took up by kontra stay known to it (``laid_away_taken_up``, HU3S-KON-2). Under ``may_view_own_tricks``
         (OPEN-GEN-6; default off) also ``own_tricks``: the seat's won cards, their trick points,
-        and those plus its own marriages once its side has won a trick (DEF-PTS-2)."""
+        and those plus its own marriages once its side has won a trick (DEF-PTS-2). ``history``:
+        the views of this deal's history when the caller shares them across seats and states
+        (:func:`bummerl.rules.infoset.history_views`); None = built here."""
         sizes = [self.rules.spec.hand_size] * self.n  # the deal tuple has none (DealStarted.hand_sizes)
         owner, taken = self.state.get("taken_up") or (-1, 0)  # HU3S-KON-2: the hívó's cards taken up
         out: V.DealView = {
@@ -470,7 +472,8 @@ class ContractDeal:
             "hand_sizes": [bin(h).count("1") for h in self.hands],
             "tricks_won": list(self.tricks_won),
             "current_trick": [{"seat": s, "card": card_code(c)} for s, c in self.trick],
-            "history": [event_view(e, deal_number, 0, sizes) for e in self.history],
+            "history": list(history) if history is not None else [event_view(e, deal_number, 0, sizes)
+                                                                    for e in self.history],
             "marriages": [
                 {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": self.side_tricks(self.side[e[1]]) > 0}
                 for e in self.history if e[0] == "marriage"

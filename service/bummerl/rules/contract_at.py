@@ -39,7 +39,7 @@ from .contract import ContractDeal
 from .errors import IllegalActionError
 from .tricks import NORMAL, TEN_HIGH
 from .variant import OptionSpec, Rules, add_options
-from .views import DealView
+from .views import DealView, Event
 
 RUFER = "einfacher_rufer"
 """Contract name of the simple game played when everybody passes (BS-BID-1, BS-CON-3)."""
@@ -446,10 +446,10 @@ class BauernschnapsenDeal(ContractDeal):
         self.end(dict.fromkeys(seats, value), winner, value, reason)
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: int, deal_number: int = 0) -> DealView:
+    def view(self, seat: int, deal_number: int = 0, history: Sequence[Event] | None = None) -> DealView:
         """The base information set (§14, :meth:`ContractDeal.view`, own tricks under
         ``may_view_own_tricks``), plus the size of a talon not yet taken up (TS)."""
-        out = super().view(seat, deal_number)
+        out = super().view(seat, deal_number, history)
         out["talon_size"] = len(self.state["talon"])
         return out
 

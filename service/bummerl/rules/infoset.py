@@ -128,7 +128,7 @@ def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | Non
     if isinstance(d, DealState):
         deal = _talon_view(d, seat, _shown_history(m), history_views(m) if history is None else history, n)
     else:
-        deal = d.view(seat, m.deal_number)
+        deal = d.view(seat, m.deal_number, history)
     deal["phase"] = V.PHASES["over" if m.over else d.phase_name]
     deal["to_act"] = m.to_act
     deal["seats"] = list(d.seats)
