@@ -8,10 +8,11 @@ import time
 import pytest
 
 from bummerl.store import MatchStore
+from bummerl.store.keys import NO_EVENT
 
 
 async def make_match(store: MatchStore, match_id: str) -> None:
-    """Versions 1..4 with events 1:[a] 2:[b0,b1,b2] 3:[] 4:[d]."""
+    """Versions 1..4 with events 1:[a] 2:[b0,b1,b2] 3:[] 4:[d] (3 is stored as one NO_EVENT entry)."""
     await store.create(match_id, b"s1", {}, [b"a"])
     await store.commit(match_id, 1, b"s2", [b"b0", b"b1", b"b2"])
     await store.commit(match_id, 2, b"s3", [])
@@ -20,10 +21,10 @@ async def make_match(store: MatchStore, match_id: str) -> None:
 
 async def test_events_since(store: MatchStore, match_id: str) -> None:
     await make_match(store, match_id)
-    everything = [(1, b"a"), (2, b"b0"), (2, b"b1"), (2, b"b2"), (4, b"d")]
+    everything = [(1, b"a"), (2, b"b0"), (2, b"b1"), (2, b"b2"), (3, NO_EVENT), (4, b"d")]
     assert await store.events_since(match_id, 0) == everything
     assert await store.events_since(match_id, 1) == everything[1:]
-    assert await store.events_since(match_id, 2) == [(4, b"d")]
+    assert await store.events_since(match_id, 2) == [(3, NO_EVENT), (4, b"d")]
     assert await store.events_since(match_id, 3) == [(4, b"d")]
     assert await store.events_since(match_id, 4) == []
     assert await store.events_since("no-such-match", 0) == []
@@ -37,14 +38,29 @@ async def test_events_since_count_never_splits_a_version(store: MatchStore, matc
     assert await store.events_since(match_id, 0, count=2) == [(1, b"a"), (2, b"b0"), (2, b"b1"), (2, b"b2")]
     assert await store.events_since(match_id, 1, count=1) == [(2, b"b0"), (2, b"b1"), (2, b"b2")]
     assert await store.events_since(match_id, 1, count=3) == [(2, b"b0"), (2, b"b1"), (2, b"b2")]
-    assert await store.events_since(match_id, 1, count=4) == [(2, b"b0"), (2, b"b1"), (2, b"b2"), (4, b"d")]
+    assert await store.events_since(match_id, 1, count=4) == [(2, b"b0"), (2, b"b1"), (2, b"b2"), (3, NO_EVENT)]
 
 
 async def test_wait_events_returns_at_once_when_events_exist(store: MatchStore, match_id: str) -> None:
     await make_match(store, match_id)
     start = time.perf_counter()
-    assert await store.wait_events(match_id, 1, 5_000) == [(2, b"b0"), (2, b"b1"), (2, b"b2"), (4, b"d")]
+    assert await store.wait_events(match_id, 1, 5_000) == [(2, b"b0"), (2, b"b1"), (2, b"b2"), (3, NO_EVENT),
+                                                            (4, b"d")]
     assert time.perf_counter() - start < 1.0
+
+
+async def test_a_version_without_events_wakes_a_waiting_stream(store: MatchStore, match_id: str) -> None:
+    """A commit that makes no public event (one card of a lay-away, TS-TAL-1) still wakes the
+    streams: they must send that version's information set (the seat may be to act again)."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+
+    async def writer() -> None:
+        await asyncio.sleep(0.1)
+        await store.commit(match_id, 1, b"s2", [])
+
+    task = asyncio.create_task(writer())
+    assert await store.wait_events(match_id, 1, 5_000) == [(2, NO_EVENT)]
+    await task
 
 
 async def test_wait_events_wakes_on_commit(store: MatchStore, match_id: str) -> None:

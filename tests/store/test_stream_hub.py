@@ -127,12 +127,14 @@ async def test_the_reader_reads_one_key_however_many_matches_are_followed(store:
 
 
 async def test_a_commit_appends_its_events_to_the_feed(store: MatchStore, match_id: str) -> None:
-    """commit.lua: one feed entry per commit with events (match id, version, payloads in order)."""
+    """commit.lua: one feed entry per commit (match id, version, payloads in order; a commit without
+    public events has the one payload keys.NO_EVENT, so the hub wakes that version's streams)."""
     await store.create(match_id, b"s1", {}, [b"a"])
     await store.commit(match_id, 1, b"s2", [b"b0", b"b1"])
     await store.commit(match_id, 2, b"s3", [])
     mine = [f for _, f in await store.client.xrevrange(store.feed_key, count=50) if f[b"m"] == match_id.encode()]
-    assert mine == [{b"m": match_id.encode(), b"v": b"2", b"0": b"b0", b"1": b"b1"}]
+    assert mine == [{b"m": match_id.encode(), b"v": b"3", b"0": keys.NO_EVENT},
+                    {b"m": match_id.encode(), b"v": b"2", b"0": b"b0", b"1": b"b1"}]
 
 
 async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(store: MatchStore, match_id: str) -> None:

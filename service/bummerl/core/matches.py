@@ -596,7 +596,7 @@ class MatchService:
         # events committed after the load come with the next update, not twice
         spec = ld.state.rules.spec
         sizes = [spec.hand_size] * spec.num_players  # for a deal event stored without them
-        yield Update(ld.version, [upgrade_event(orjson.loads(p), sizes) for v, p in since if v <= ld.version],
+        yield Update(ld.version, [upgrade_event(orjson.loads(p), sizes) for v, p in since if v <= ld.version and p],
                      self._infoset(match_id, ld, seat), match_over=ld.state.over, memo=ld.memo)
         last = max(ld.version, from_version)
         over = ld.state.over
@@ -616,10 +616,12 @@ class MatchService:
             if ld.events is not None and ld.version == top == last + 1:  # committed here: its events at hand
                 evs = ld.events
             else:
-                evs = [upgrade_event(orjson.loads(p), sizes) for v, p in got if v <= ld.version]
+                # a version without public events has one empty payload (keys.NO_EVENT): it wakes
+                # the stream, which sends the version with its new information set and no event
+                evs = [upgrade_event(orjson.loads(p), sizes) for v, p in got if v <= ld.version and p]
                 if top < ld.version:  # commits landed between the read and the load: no gap
                     evs += [upgrade_event(orjson.loads(p), sizes)
-                            for v, p in await self.store.events_since(match_id, top) if v <= ld.version]
+                            for v, p in await self.store.events_since(match_id, top) if v <= ld.version and p]
                 evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over

@@ -49,6 +49,10 @@ META_PREFIX = b"m:"
 """State-hash field prefix: ``m:<name>`` holds the JSON of meta key ``<name>``."""
 EVENT_FIELD = b"e"
 """Stream entry field holding the event payload."""
+NO_EVENT = b""
+"""The payload of a version that made no public event (e.g. one card of a lay-away, TS-TAL-1,
+HU3S-TAL-1): every commit appends at least one stream entry, so that every stream learns of
+every version; readers of events skip it (:func:`public_payloads`)."""
 MAX_SEQ = 2**64 - 1
 """Largest sequence part of a stream id: ``<v>-MAX_SEQ`` is the last id of version v."""
 
@@ -61,7 +65,7 @@ Cluster deployment needs these scripts to run where this key and the match live 
 
 
 FEED_KEY = "bm:feed"
-"""STREAM of every commit that appends events, over all matches: fields ``m`` (match id), ``v``
+"""STREAM of every commit (each has at least one payload, :data:`NO_EVENT` when it made no public event), over all matches: fields ``m`` (match id), ``v``
 (the new version) and ``0``, ``1``, ... (the event payloads, as in the match's own stream). Written
 by ``commit.lua`` in the same script as the match; each process's ``StreamHub`` blocks on this one
 key to learn of new events of any match. Trimmed to about :data:`FEED_MAXLEN` entries: it is a

@@ -348,9 +348,10 @@ class MatchStore:
         ``expected_version + 1``, merges ``meta_updates`` into the meta
         (shallow, like ``dict.update``: listed keys are replaced, others kept)
         and appends ``events`` to the stream with ids ``<new_version>-0``,
-        ``<new_version>-1``, ...  and sets the match's entry in the deadlines
-        sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it); a commit with
-        events also appends them as one entry to the commit feed (``feed_key``).
+        ``<new_version>-1``, ...  (no events: one :data:`~bummerl.store.keys.NO_EVENT` entry, so
+        that streams and the feed announce every version) and sets the match's entry in the deadlines
+        sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it); the commit
+        also appends them as one entry to the commit feed (``feed_key``).
         ``ttl_ms`` > 0 sets the match keys to expire that many **milliseconds**
         later (retention of a finished match).  ``finished`` = this version ends the match: it
         leaves the active set (:meth:`active_count`).  Returns the new version.
@@ -379,7 +380,7 @@ class MatchStore:
             keys.FEED_MAXLEN,
             len(meta_args) // 2,
             *meta_args,
-            *_check_events(events),
+            *(_check_events(events) or [keys.NO_EVENT]),
         ]
         status, version = await self._commit_script(
             keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key, self.feed_key], args=args
