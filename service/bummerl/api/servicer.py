@@ -105,4 +105,4 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     @map_errors
     async def GetMatchRecord(self, request: Any, context: Any) -> game_pb2.MatchRecord:
-        return codec.dict_to_pb(await self.service.record(request.match_id), game_pb2.MatchRecord)
+        return codec.dict_to_pb(await self.service.record(request.match_id, bearer_token(context)), game_pb2.MatchRecord)

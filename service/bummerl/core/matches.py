@@ -45,7 +45,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -66,6 +66,7 @@ from bummerl.rules import (
     list_variants,
     match_result,
     parse_action,
+    public_action_string,
 )
 from bummerl.rules import MatchOverError as RulesMatchOverError
 from bummerl.rules.actions import action_kind
@@ -88,6 +89,7 @@ from .errors import (
     UnauthenticatedError,
 )
 from .limits import Limit, RateLimiter
+from .verify import deck_commitment
 
 RESIGN = "resign"
 OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
@@ -252,6 +254,25 @@ class MatchService:
         self.retention_ms = retention_ms
         self.limiter = RateLimiter(store, {"create": Limit(create_per_min, 60_000), "action": Limit(actions_per_s, 1000)},
                                    now_ms)
+        self.reveal_check: Callable[[dict[str, Any]], Awaitable[bool]] | None = None
+        """For a ladder game (meta ``ladder_id``): is its whole duplicate set over? Set by the
+        ladder service (:meth:`bummerl.ladder.service.LadderService.set_over`); None = never, so a
+        ladder game's hidden cards are shown only to the admin (fail closed)."""
+
+    def is_admin(self, token: str | None) -> bool:
+        """True when the server has an admin token and ``token`` is it (no admin token
+        configured: nobody is, so nothing hidden is revealed early on an open server)."""
+        return bool(self._admin_hash and token and hmac.compare_digest(hash_token(token), self._admin_hash))
+
+    async def revealed(self, ld_meta: dict[str, Any], over: bool) -> bool:
+        """May every hidden card of a match (seed, salt, decks, laid-away cards) be shown to anyone?
+        Only once it is ``over`` and, for a ladder game, once every game of its duplicate set is over
+        (a later leg replays the same seed: issue 25)."""
+        if not over:
+            return False
+        if not ld_meta.get("ladder_id"):
+            return True
+        return self.reveal_check is not None and await self.reveal_check(ld_meta)
 
     def check_admin(self, token: str | None) -> None:
         """Raise PermissionDeniedError unless ``token`` is the admin token (no-op when the server
@@ -286,6 +307,7 @@ class MatchService:
         seat_bot_hashes: Sequence[str] = (),
         match_id: str | None = None,
         ladder_id: str = "",
+        ladder_set: int | None = None,
         trusted: bool = False,
     ) -> CreatedMatch:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
@@ -303,7 +325,11 @@ class MatchService:
         Internal (ladders, ``trusted=True`` skips the admin and rate checks): ``max_deals`` and
         ``suit_perm`` (see :class:`~bummerl.rules.MatchState`), ``seat_bot_hashes`` (SHA-256 of the
         bot token allowed to play each seat besides its seat token), a fixed ``match_id`` (raises
-        the store's MatchExistsError if taken), ``ladder_id`` (kept in the meta)."""
+        the store's MatchExistsError if taken), ``ladder_id`` and ``ladder_set`` (the duplicate set,
+        kept in the meta: the record reveals hidden cards once the whole set is over).
+
+        Every match publishes a commitment to its decks (``deck_commitment`` in the summary and
+        the first event; :mod:`bummerl.core.verify`)."""
         if not trusted:
             self.check_admin(admin_token)
             await self.limiter.check("create", caller)
@@ -329,6 +355,8 @@ class MatchService:
         if not 0 <= idle <= 30 * 24 * 3600 * 1000:
             raise InvalidArgumentError("idle_limit_ms must be in 0 .. 30 days (ms)")
         m = MatchState(rules, secrets.randbits(63) if seed is None else seed, max_deals=max_deals, suit_perm=tuple(suit_perm))
+        salt = secrets.token_hex(16)
+        commitment = deck_commitment(m.seed, m.suit_perm, salt)
         tokens = [secrets.token_hex(32) for _ in names]  # 256-bit, hex (no leading "-" for CLIs)
         match_id = match_id or secrets.token_hex(12)
         created = self.now_ms()
@@ -341,14 +369,21 @@ class MatchService:
             "time_control": tc.to_dict() if tc else None,
             "timeout_policy": policy,
             "idle_limit_ms": idle,
+            "deck_salt": salt,
+            "deck_commitment": commitment,
         }
         if seat_bot_hashes:
             meta["seat_bots"] = list(seat_bot_hashes)
         if ladder_id:
             meta["ladder_id"] = ladder_id
+            if ladder_set is not None:
+                meta["ladder_set"] = ladder_set
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
         deadline = self._deadline(m, clocks, meta, created)
         events = initial_events(m, version=1)
+        if events and "deal_started" in events[0]:  # the first event publishes the commitment
+            events[0] = cast(Event, {**events[0], "deal_started": {**events[0]["deal_started"],
+                                                                   "deck_commitment": commitment}})
         await self.store.create(match_id, self._encode(m, [], clocks, deadline), meta,
                                 [self._event_bytes(e) for e in events], deadline_ms=deadline)
         metrics.match_created(spec.id)
@@ -628,27 +663,33 @@ class MatchService:
             yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over, memo=ld.memo)
 
     # ------------------------------------------------------------------ record
-    async def record(self, match_id: str) -> dict[str, Any]:
+    async def record(self, match_id: str, token: str | None = None) -> dict[str, Any]:
         """The match record (shape of the ``MatchRecord`` message): summary fields, every action
         with its version, seat, id, text, time (ms since the epoch) and deal, the deals with their
-        dealer and result, and the match result; the seed and the deck orders only once the match
-        is over (docs/RULES.md §14.3: hidden cards are never revealed during the match)."""
+        dealer and result, the match result, the deck commitment. The hidden cards (the seed, the
+        commitment's salt, the suit relabelling, the deck orders and the card of a hidden action
+        such as ``discard QH``, which shows as ``discard`` with id -1) only once :meth:`revealed`
+        (the match and, for a ladder game, its whole duplicate set are over) or to the admin
+        ``token`` (docs/RULES.md §14.3; ``revealed`` says which)."""
         ld = await self._load(match_id)
         m = ld.state
+        show = self.is_admin(token) or await self.revealed(ld.meta, m.over)
         summary = self._summary(match_id, ld.version, m, ld.meta)
         acts = []
         for i, e in enumerate(ld.entries):
             seat, a, ts, dn = e[:4]
+            hidden = not show and not isinstance(a, str) and actions.action_kind(a) in actions.HIDDEN_KINDS
             acts.append({
-                "version": i + 2, "seat": seat, "action_id": -1 if isinstance(a, str) else a,
-                "action_text": a if isinstance(a, str) else action_to_string(a), "timestamp_ms": ts, "deal_number": dn,
+                "version": i + 2, "seat": seat, "action_id": -1 if isinstance(a, str) or hidden else a,
+                "action_text": a if isinstance(a, str) else public_action_string(a) if hidden else action_to_string(a),
+                "timestamp_ms": ts, "deal_number": dn,
                 "kind": _kind(e), "think_ms": e[5] if len(e) > 5 else -1, "clock_ms": e[6] if len(e) > 6 else -1,
             })
         deals = []
         for n in range(m.deal_number + 1):
             hist = m.histories[n] if n < len(m.histories) else m.deal.history
             deal: dict[str, Any] = {"deal_number": n, "dealer": hist[0][1]}
-            if m.over:
+            if show:
                 deal["deck_order"] = [card_code(c) for c in m.deck_for(n)]
             if n < len(m.results):
                 deal["result"] = m.results[n].to_dict()
@@ -668,8 +709,16 @@ class MatchService:
         }
         if summary.get("time_control"):
             rec["time_control"] = summary["time_control"]
-        if m.over:
+        if summary.get("deck_commitment"):
+            rec["deck_commitment"] = summary["deck_commitment"]
+        rec["max_deals"] = m.max_deals
+        rec["revealed"] = show
+        if show:
             rec["seed"] = m.seed
+            rec["suit_perm"] = list(m.suit_perm)
+            if ld.meta.get("deck_salt"):
+                rec["deck_salt"] = ld.meta["deck_salt"]
+        if m.over:
             rec["match_result"] = match_result(m)
         return rec
 
@@ -788,4 +837,5 @@ class MatchService:
             "timeout_policy": meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY),
             "idle_limit_ms": int(meta.get("idle_limit_ms") or 0),
             **({"time_control": meta["time_control"]} if meta.get("time_control") else {}),
+            **({"deck_commitment": meta["deck_commitment"]} if meta.get("deck_commitment") else {}),
         }

@@ -22,7 +22,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from . import actions, cards, views
-from .actions import action_struct, action_to_string, parse_action, parse_struct
+from .actions import action_struct, action_to_string, parse_action, parse_struct, public_action_string
 from .deal import DealOutcome
 from .errors import (
     IllegalActionError,
@@ -47,7 +47,7 @@ from .variant import OptionSpec, Rules, VariantSpec, find_variant, list_variants
 __all__ = [
     "DealOutcome", "DealResult", "DealState", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
     "MatchOverError", "MatchState", "OptionSpec", "Rules", "RulesError", "UnknownVariantError", "VariantSpec",
-    "action_struct", "action_to_string", "actions", "apply", "cards", "event_view", "events_between",
+    "action_struct", "action_to_string", "public_action_string", "actions", "apply", "cards", "event_view", "events_between",
     "find_variant", "history_views", "information_set", "initial_events", "legal_actions", "list_variants", "match_result", "new_match",
     "parse_action", "parse_struct", "public_known_cards", "views",
 ]

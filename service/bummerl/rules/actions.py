@@ -151,6 +151,19 @@ def action_to_string(a: int) -> str:
     return kind
 
 
+HIDDEN_KINDS: frozenset[str] = frozenset({"discard"})
+"""Kinds of action whose card only the acting seat sees: a card laid away face down (TS-TAL-1,
+HU3S-TAL-1, HU3S-KON-2). Onlookers and the other seats see the kind alone (RULES §14.3)."""
+
+
+def public_action_string(a: int) -> str:
+    """The text of action ``a`` as every seat and onlooker may see it while the match runs: the
+    kind alone for a :data:`HIDDEN_KINDS` action (``"discard"``), else :func:`action_to_string`
+    (``"play QH"``). Raises :class:`InvalidActionError` for a bad id."""
+    kind = action_kind(a)
+    return kind if kind in HIDDEN_KINDS else action_to_string(a)
+
+
 _SUIT_WORDS = {"clubs": "C", "spades": "S", "hearts": "H", "diamonds": "D"}
 
 

@@ -131,6 +131,7 @@ class DealStarted(TypedDict):
     trump_card: str
     trump_suit: str
     hand_sizes: list[int]
+    deck_commitment: NotRequired[str]  # the service adds it to a match's first event only
 
 
 class TrumpExchanged(TypedDict):

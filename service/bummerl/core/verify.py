@@ -1,0 +1,149 @@
+"""Deals anyone can verify: the deck commitment a match publishes at creation, and the check of a
+finished match's record against it (``bummerl verify RECORD.json``).
+
+At creation the server draws a secret 128-bit ``salt`` and publishes
+``deck_commitment = SHA-256("bummerl-deck-v1:<seed>:<suit_perm>:<salt>")`` (hex; ``suit_perm`` the
+suit relabelling of a duplicate leg as digits, e.g. ``"1032"``, empty for none) in the match summary
+and in the first event (``deal_started`` of deal 0). The seed fixes every deck of the match
+(SRV-4; the relabelling then renames the suits), so the commitment binds the server to all of them
+before the first card is played. The record reveals ``seed``, ``deck_salt`` and ``suit_perm`` only
+once the match (and, for a ladder game, its whole duplicate set) is over.
+
+:func:`verify_record` recomputes the commitment, rebuilds the decks from the revealed seed with the
+rules engine, replays every recorded action and compares each deal's deck order, each deal result
+and the match result with the record. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bummerl.rules import (
+    IllegalActionError,
+    InvalidActionError,
+    MatchOverError,
+    MatchState,
+    find_variant,
+    match_result,
+)
+from bummerl.rules.cards import card_code
+
+COMMITMENT_PREFIX = "bummerl-deck-v1"
+"""Domain tag of the commitment text (a new scheme gets a new tag)."""
+
+CONCESSIONS = {"resign": {"RESIGN": "resigned", "ILLEGAL": "illegal", "DISCONNECT": "disconnect",
+                          "TIMEOUT": "timeout"},
+               "forfeit-match": {"TIMEOUT": "timeout"},
+               "abandon": {"ABANDONED": "abandoned"}}
+"""Recorded service outcome (``action_text``) -> record kind -> the match end reason it set
+(:data:`bummerl.core.matches.RESIGN_REASONS`, the timeout policies)."""
+
+
+class VerificationError(ValueError):
+    """A record that does not check out; the message names the first mismatch."""
+
+
+def deck_commitment(seed: int, suit_perm: Sequence[int], salt: str) -> str:
+    """SHA-256 hex of ``"bummerl-deck-v1:<seed>:<suit_perm digits>:<salt>"``. ``seed``: 0..2**63-1;
+    ``salt``: the hex string the record reveals."""
+    perm = "".join(str(int(s)) for s in suit_perm)
+    return hashlib.sha256(f"{COMMITMENT_PREFIX}:{int(seed)}:{perm}:{salt}".encode()).hexdigest()
+
+
+def verify_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """Check a finished match's record (the ``MatchRecord`` JSON of ``GetMatchRecord`` or
+    ``ladder export``; int64 fields may be strings). Returns ``{"match_id", "deals", "actions",
+    "winner"}`` when everything matches; raises :class:`VerificationError` naming the first
+    mismatch: not over / hidden cards not revealed yet, commitment, deck order of a deal, an action
+    the rules refuse or made by the wrong seat, a deal result, the match result."""
+    mid = rec.get("match_id", "?")
+    if not rec.get("over"):
+        raise VerificationError(f"match {mid}: the record is of a running match (nothing to verify yet)")
+    if "seed" not in rec or not rec.get("deck_salt"):
+        raise VerificationError(f"match {mid}: the record does not reveal the seed and salt (its duplicate set "
+                                f"may still be running)")
+    seed, salt = int(rec["seed"]), str(rec["deck_salt"])
+    perm = [int(s) for s in rec.get("suit_perm") or ()]
+    want = rec.get("deck_commitment", "")
+    got = deck_commitment(seed, perm, salt)
+    if not hmac.compare_digest(got, str(want)):
+        raise VerificationError(f"match {mid}: commitment mismatch: the revealed seed and salt hash to {got}, "
+                                f"the match published {want or '(none)'}")
+    try:
+        rules = find_variant(str(rec["variant"])).configure({k: str(v) for k, v in (rec.get("options") or {}).items()})
+    except ValueError as e:
+        raise VerificationError(f"match {mid}: {e}") from None
+    m = MatchState(rules, seed, max_deals=int(rec.get("max_deals") or 0), suit_perm=tuple(perm))
+    deals = {int(d.get("deal_number") or 0): d for d in rec.get("deals") or ()}
+    for i, act in enumerate(rec.get("actions") or ()):
+        _replay_one(m, act, i, mid)
+    for n in range(m.deal_number + 1):
+        d = deals.get(n)
+        if d is None:
+            raise VerificationError(f"match {mid}: deal {n} is missing from the record")
+        deck = [card_code(c) for c in m.deck_for(n)]
+        if list(d.get("deck_order") or ()) != deck:
+            raise VerificationError(f"match {mid}: deal {n}: the recorded deck order is not the deck of the "
+                                    f"revealed seed")
+        if n < len(m.results) and not _same(d.get("result"), m.results[n].to_dict()):
+            raise VerificationError(f"match {mid}: deal {n}: the recorded result differs from the replay "
+                                    f"({_diff(d.get('result'), m.results[n].to_dict())})")
+    if len(deals) != m.deal_number + 1:
+        raise VerificationError(f"match {mid}: the record lists {len(deals)} deals, the replay {m.deal_number + 1}")
+    if not m.over:
+        raise VerificationError(f"match {mid}: the recorded actions do not end the match")
+    res = match_result(m)
+    if not _same(rec.get("match_result"), res):
+        raise VerificationError(f"match {mid}: the recorded match result differs from the replay "
+                                f"({_diff(rec.get('match_result'), res)})")
+    return {"match_id": mid, "deals": m.deal_number + 1, "actions": len(rec.get("actions") or ()),
+            "winner": res["winner"]}
+
+
+def _replay_one(m: MatchState, act: Mapping[str, Any], i: int, mid: str) -> None:
+    seat = int(act.get("seat") or 0)
+    aid = int(act.get("action_id", -1))
+    text = str(act.get("action_text", ""))
+    where = f"match {mid}: action {i + 1} (version {act.get('version')}, seat {seat}, {text!r})"
+    try:
+        if aid >= 0:
+            if m.over:
+                raise VerificationError(f"{where}: played after the end of the match")
+            if m.to_act != seat:
+                raise VerificationError(f"{where}: seat {m.to_act} was to act")
+            m.apply(aid)
+        elif text == "forfeit-deal":
+            m.forfeit_deal(seat)
+        elif text in CONCESSIONS:
+            reason = CONCESSIONS[text].get(str(act.get("kind") or ""))
+            if reason is None:
+                raise VerificationError(f"{where}: unknown kind {act.get('kind')!r} for {text!r}")
+            m.concede(seat, reason)
+        else:
+            raise VerificationError(f"{where}: neither an action id nor a service outcome")
+    except (IllegalActionError, InvalidActionError, MatchOverError) as e:
+        raise VerificationError(f"{where}: the rules refuse it: {e}") from None
+
+
+def _norm(x: Any) -> Any:
+    """JSON as a record may carry it (proto3 JSON: int64 as strings, default values left out)."""
+    if isinstance(x, Mapping):
+        return {k: _norm(v) for k, v in x.items() if v not in (0, "", False, [], None, "0")}
+    if isinstance(x, list | tuple):
+        return [_norm(v) for v in x]
+    if isinstance(x, str) and x.lstrip("-").isdigit():
+        return int(x)
+    return x
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(_norm(a or {}) == _norm(b or {}))
+
+
+def _diff(a: Any, b: Any) -> str:
+    na, nb = _norm(a or {}), _norm(b or {})
+    keys = sorted(k for k in set(na) | set(nb) if na.get(k) != nb.get(k))
+    return ", ".join(f"{k}: recorded {na.get(k)!r}, replayed {nb.get(k)!r}" for k in keys[:3])
