@@ -107,7 +107,9 @@ async def test_bot_tokens_and_admin_rules(ladders: LadderService) -> None:
     await LadderDriver(ladders).run_once()
     game = await ladders.results(lad["ladder_id"])
     assert game == []
-    mid = f"{lad['ladder_id']}g000000"
+    running = (await ladders.redis.hgetall(f"bm:ladder:{lad['ladder_id']}:running")).values()
+    mid = next(g["match_id"] for g in map(json.loads, running) if g["game"] == 0)
+    assert mid != f"{lad['ladder_id']}g000000"  # not derivable from the ladder id and game number (issue 25)
     info = await ladders.matches.information_set(mid, 0, bots[0]["bot_token"])  # the bot token plays its seat
     assert info["seat"] == 0
     with pytest.raises(PermissionDeniedError):

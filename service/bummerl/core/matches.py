@@ -509,6 +509,23 @@ class MatchService:
                 continue
         raise StaleVersionError(ld.version, "the match changed too often to resign; retry")
 
+    async def abandon(self, match_id: str) -> Update:
+        """End a running match at once with no winner (reason ``abandoned``, record entry
+        ``abandon`` of kind ABANDONED, charged to the seat to act): a stopped ladder's games.
+        Internal (no token). Raises NotFoundError, MatchOverError."""
+        for _ in range(8):
+            ld = await self._load(match_id)
+            if ld.state.over:
+                raise MatchOverError("the match is over")
+            after = ld.state.copy()
+            seat = ld.state.to_act
+            after.concede(seat, "abandoned")
+            try:
+                return await self._commit(match_id, ld, ld.state, after, seat, "abandon", "ABANDONED", self.now_ms())
+            except StaleVersionError:
+                continue
+        raise StaleVersionError(ld.version, "the match changed too often to abandon; retry")
+
     # ------------------------------------------------------------------ time
     async def expire(self, match_id: str) -> Update | None:
         """Apply the match's timeout policy if its deadline has passed (the reaper's entry point).

@@ -39,6 +39,7 @@ game specs), ``ladder:<id>:running`` (hash game -> spec), ``ladder:<id>:results`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import itertools
 import json
@@ -53,7 +54,7 @@ from importlib import resources
 from typing import Any
 
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
-from bummerl.core.errors import InvalidArgumentError, NotFoundError, UnauthenticatedError
+from bummerl.core.errors import InvalidArgumentError, MatchOverError, NotFoundError, UnauthenticatedError
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, Rules, UnknownVariantError, find_variant
 from bummerl.rules.cards import SUITS
@@ -70,7 +71,16 @@ until the SPRT decides (at most ``rounds`` games or pairs). Three or four seats:
 that many bots ``rounds`` times; the first bot at every table with the others; no SPRT."""
 
 MAX_GAMES = 200_000
-"""Most games a ladder of a 3- or 4-seat variant may plan (tables x rounds x seatings)."""
+"""Most games a ladder may plan (pairings or tables x rounds x legs of a duplicate set), SPRT
+ladders included (their ``rounds`` is the most pairs they play)."""
+
+CLAIM_LEASE_MS = 10_000
+"""A claimed game that its process has not started within this many ms (the process died) is
+started by another process; starting twice is harmless (the match id is fixed, each seat is
+assigned once, the ``started`` mark and event happen once)."""
+
+ASSIGNED_TTL_MS = 40 * 24 * 3600 * 1000
+"""How long the once-only mark of a seat's assignment is kept (longer than any retention)."""
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
 
@@ -117,6 +127,29 @@ class LadderService:
         self.redis = matches.store.client
         self._claim = self.redis.register_script(_lua("claim.lua"))
         self._finish = self.redis.register_script(_lua("finish.lua"))
+        self._started = self.redis.register_script(_lua("started.lua"))
+        self._assign_once = self.redis.register_script(_lua("assign.lua"))
+        matches.reveal_check = self.set_over  # a ladder game's hidden cards wait for its duplicate set
+
+    async def set_over(self, meta: dict[str, Any]) -> bool:
+        """Is every game of the duplicate set of a ladder match (meta ``ladder_id``,
+        ``ladder_set``) over? True when every game of the set is recorded, or when no game of it
+        can still run (nothing pending: the ladder was stopped or its SPRT decided, and none of the
+        set's games is running). Until then its matches reveal no hidden card (they share a seed).
+        A match of a ladder made before sets were tracked: once the ladder is no longer running."""
+        lid = str(meta.get("ladder_id") or "")
+        if not lid.isalnum():
+            return False
+        pair = meta.get("ladder_set")
+        if pair is None:
+            return (await self.redis.get(aux_key("ladder", lid, "status"))) not in (None, b"running")
+        left = await self.redis.hget(aux_key("ladder", lid, "setleft"), str(pair))
+        if left is not None and int(left) <= 0:
+            return True
+        if await self.redis.llen(aux_key("ladder", lid, "pending")):
+            return False  # a set's games are planned together: the rest is still to come
+        running = await self.redis.hvals(aux_key("ladder", lid, "running"))
+        return not any(json.loads(g).get("pair") == pair for g in running)
 
     # ------------------------------------------------------------------ bots
     async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
@@ -166,7 +199,7 @@ class LadderService:
         for eid, fields in await self.redis.xrange(key, "-", "+"):
             last = eid.decode()
             a = json.loads(fields[b"a"])
-            if not await self.store.is_over(a["match_id"]):
+            if await self.store.is_running(a["match_id"]):  # not over, and not expired either
                 yield a
         async for a in self._tail(key, last, poll_ms):
             yield a
@@ -186,8 +219,11 @@ class LadderService:
                     yield json.loads(fields.get(b"a") or fields[b"e"])
 
     async def _assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
-        key = aux_key("botq", bot_id)
-        await self.redis.xadd(key, {b"a": json.dumps(assignment).encode()}, maxlen=10_000, approximate=True)
+        """Append ``assignment`` to the bot's queue unless that seat of that match was assigned
+        before (assign.lua: once per seat, whichever process starts the game)."""
+        once = aux_key("assigned", assignment["match_id"], str(assignment["seat"]))
+        await self._assign_once(keys=[aux_key("botq", bot_id), once],
+                                args=[json.dumps(assignment), ASSIGNED_TTL_MS])
 
     # ------------------------------------------------------------------ ladders
     async def create_ladder(self, spec: LadderSpec, admin_token: str | None = None) -> dict[str, Any]:
@@ -222,8 +258,7 @@ class LadderService:
             raise InvalidArgumentError("an SPRT ladder is a head-to-head of exactly two bots")
         if not 1 <= spec.rounds <= 100_000 or not 1 <= spec.concurrency <= 1000 or not 0 <= spec.deals_per_game <= 1000:
             raise InvalidArgumentError("rounds must be 1..100000, concurrency 1..1000, deals_per_game 0..1000")
-        if seats != 2 and (total := planned_games(spec.format, len(bots), seats, spec.rounds,
-                                                  spec.duplicate_deals)) > MAX_GAMES:
+        if (total := planned_games(spec.format, len(bots), seats, spec.rounds, spec.duplicate_deals)) > MAX_GAMES:
             raise InvalidArgumentError(f"this ladder would plan {total} games (at most {MAX_GAMES}): fewer bots or "
                                        f"rounds, or no duplicate deals ({math.factorial(seats)} games a set)")
         try:
@@ -233,11 +268,13 @@ class LadderService:
         names = {b: (await self.bot(b))["name"] for b in bots}
         ladder_id = "l" + secrets.token_hex(8)
         rng = random.Random(spec.seed if spec.seed is not None else secrets.randbits(63))
-        if seats == 2:
-            games = _plan(ladder_id, spec.format, bots, spec.rounds, spec.duplicate_deals, rng)
+        ids = MatchIds(ladder_id, secrets.token_bytes(32))
+        if seats == 2:  # planning up to MAX_GAMES games takes a while: not on the event loop
+            games = await asyncio.to_thread(_plan, ladder_id, spec.format, bots, spec.rounds, spec.duplicate_deals,
+                                            rng, ids)
         else:
-            games = _plan_seated(ladder_id, spec.format, bots, seats, spec.rounds, spec.duplicate_deals, rng,
-                                 fixed_suits(rules))
+            games = await asyncio.to_thread(_plan_seated, ladder_id, spec.format, bots, seats, spec.rounds,
+                                            spec.duplicate_deals, rng, fixed_suits(rules), ids)
         cfg = {
             "ladder_id": ladder_id, "name": spec.name or ladder_id, "variant": variant.id,
             "num_players": seats, "team_of_seat": list(variant.team_of_seat),
@@ -247,10 +284,15 @@ class LadderService:
             "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta} if sprt else None,
             "concurrency": spec.concurrency, "created_at_ms": self.matches.now_ms(), "matches_total": len(games),
         }
+        specs, legs = await asyncio.to_thread(_encode_plan, games)
+        for i in range(0, len(specs), 10_000):  # the plan first: nothing runs before the status is set
+            await self.redis.rpush(aux_key("ladder", ladder_id, "pending"), *specs[i:i + 10_000])
+        sets = list(legs.items())
+        for i in range(0, len(sets), 10_000):
+            await self.redis.hset(aux_key("ladder", ladder_id, "setleft"), mapping=dict(sets[i:i + 10_000]))
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(aux_key("ladder", ladder_id), json.dumps(cfg))
         pipe.set(aux_key("ladder", ladder_id, "status"), "running")
-        pipe.rpush(aux_key("ladder", ladder_id, "pending"), *[json.dumps(g) for g in games])
         pipe.zadd(aux_key("ladders"), {ladder_id: cfg["created_at_ms"]})
         pipe.sadd(aux_key("ladders", "running"), ladder_id)
         await pipe.execute()
@@ -290,7 +332,8 @@ class LadderService:
         1 won, 0.5 drawn, 0 lost). Three or four seats also ``placements``, ``teams`` and
         ``deals_lost`` (:func:`seated_result`)."""
         await self._config(ladder_id)
-        return [json.loads(x) for x in await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1)]
+        raw = await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1)
+        return await asyncio.to_thread(_decode_all, raw) if len(raw) > 1000 else _decode_all(raw)
 
     async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
         """``{"ladder_id", "entries": [...], "pairs": [...], "ladder_ids", "pool"}`` from the results
@@ -299,9 +342,9 @@ class LadderService:
         game), their results in ladder creation order; ``ladder_ids`` lists them. NotFoundError
         for an unknown ladder."""
         cfg = await self._config(ladder_id)
-        if not pooled:
-            return {**leaderboard(cfg, await self.results(ladder_id)), "ladder_ids": [ladder_id],
-                    "pool": rating_pool(cfg)}
+        if not pooled:  # openskill over every result: off the event loop
+            return {**await asyncio.to_thread(leaderboard, cfg, await self.results(ladder_id)),
+                    "ladder_ids": [ladder_id], "pool": rating_pool(cfg)}
         pool = rating_pool(cfg)
         members = [c for c in await self.list_ladders() if rating_pool(c) == pool]
         results: list[dict[str, Any]] = []
@@ -311,7 +354,8 @@ class LadderService:
             merged["bot_ids"] += [b for b in c["bot_ids"] if b not in merged["bot_ids"]]
             merged["bot_names"].update(c.get("bot_names", {}))
             results += [{**r, "pair": f"{c['ladder_id']}/{r['pair']}"} for r in await self.results(c["ladder_id"])]
-        return {**leaderboard(merged, results), "ladder_ids": [c["ladder_id"] for c in members], "pool": pool}
+        return {**await asyncio.to_thread(leaderboard, merged, results), "ladder_ids": [c["ladder_id"] for c in members],
+                "pool": pool}
 
     async def _event(self, ladder_id: str, ev: dict[str, Any]) -> None:
         ev = dict(ev, ladder_id=ladder_id, at_ms=self.matches.now_ms())
@@ -329,11 +373,22 @@ class LadderService:
                 return
 
     async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        """Stop scheduling new games (admin); running games finish and are recorded."""
+        """Stop the ladder (admin): no new game starts, and every game still running ends at once as
+        ``abandoned`` (no winner; record kind ABANDONED) and is dropped from the ladder, unrated, so
+        that no bot plays on until an idle limit. Games already over are recorded as usual."""
         self.matches.check_admin(admin_token)
         await self._config(ladder_id)
         await self.redis.delete(aux_key("ladder", ladder_id, "pending"))
         await self.redis.set(aux_key("ladder", ladder_id, "status"), "stopped")
+        running_key = aux_key("ladder", ladder_id, "running")
+        for num, raw in (await self.redis.hgetall(running_key)).items():
+            game = json.loads(raw)
+            if await self.store.is_over(game["match_id"]):
+                continue  # a result: the driver records it
+            with contextlib.suppress(NotFoundError, MatchOverError):
+                await self.matches.abandon(game["match_id"])
+            if await self.redis.hdel(running_key, num):
+                await self._event(ladder_id, {"type": "abandoned", "game": game["game"], "match_id": game["match_id"]})
         return await self.ladder(ladder_id)
 
     # ------------------------------------------------------------------ driving
@@ -344,16 +399,18 @@ class LadderService:
         cfg = await self._config(ladder_id)
         running_key = aux_key("ladder", ladder_id, "running")
         recorded = 0
+        now = self.matches.now_ms()
         for raw in (await self.redis.hgetall(running_key)).values():
             game = json.loads(raw)
             if not game.get("assigned"):
-                await self._start(cfg, game)
+                if now - int(game.get("claimed_ms") or 0) >= CLAIM_LEASE_MS:  # its claimer died
+                    await self._start(cfg, game)
                 continue
             if await self.store.is_over(game["match_id"]):
                 recorded += await self._record(cfg, game)
         pending_key = aux_key("ladder", ladder_id, "pending")
         while True:
-            raw = await self._claim(keys=[pending_key, running_key], args=[cfg["concurrency"]])
+            raw = await self._claim(keys=[pending_key, running_key], args=[cfg["concurrency"], self.matches.now_ms()])
             if not raw:
                 break
             await self._start(cfg, json.loads(raw))
@@ -362,6 +419,10 @@ class LadderService:
         return recorded
 
     async def _start(self, cfg: dict[str, Any], game: dict[str, Any]) -> None:
+        """Create a claimed game's match, assign its seats and mark it started. Idempotent, for the
+        process that claimed it and for one that takes over after :data:`CLAIM_LEASE_MS`: the match
+        id is fixed (created once), each seat is assigned once (assign.lua), and the ``started``
+        mark and event happen once (started.lua), never for a game already recorded."""
         bots = game["bots"]
         hashes = [(await self.bot(b))["token_hash"] for b in bots]
         try:
@@ -369,17 +430,18 @@ class LadderService:
                 cfg["variant"], cfg["options"], [cfg["bot_names"][b] for b in bots], game["seed"],
                 time_control=cfg["time_control"], timeout_policy=cfg["timeout_policy"], trusted=True,
                 max_deals=cfg["deals_per_game"], suit_perm=game.get("suit_perm") or (), seat_bot_hashes=hashes,
-                match_id=game["match_id"], ladder_id=cfg["ladder_id"],
+                match_id=game["match_id"], ladder_id=cfg["ladder_id"], ladder_set=int(game["pair"]),
             )
         except MatchExistsError:
-            pass  # another process created it before it could mark the game assigned
+            pass  # another process created it before it could mark the game started
         for seat, b in enumerate(bots):
             await self._assign(b, {"match_id": game["match_id"], "seat": seat, "variant": cfg["variant"],
                                    "ladder_id": cfg["ladder_id"]})
         game["assigned"] = True
-        await self.redis.hset(aux_key("ladder", cfg["ladder_id"], "running"), str(game["game"]), json.dumps(game))
-        await self._event(cfg["ladder_id"], {"type": "started", "game": game["game"], "match_id": game["match_id"],
-                                             "bots": bots})
+        if await self._started(keys=[aux_key("ladder", cfg["ladder_id"], "running")],
+                               args=[str(game["game"]), json.dumps(game)]):
+            await self._event(cfg["ladder_id"], {"type": "started", "game": game["game"],
+                                                 "match_id": game["match_id"], "bots": bots})
 
     async def _record(self, cfg: dict[str, Any], game: dict[str, Any]) -> int:
         s = await self.matches.summary(game["match_id"])
@@ -398,15 +460,16 @@ class LadderService:
             }
         lid = cfg["ladder_id"]
         done = await self._finish(
-            keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results")],
-            args=[str(game["game"]), json.dumps(result)],
+            keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results"),
+                  aux_key("ladder", lid, "setleft")],
+            args=[str(game["game"]), json.dumps(result), str(game["pair"])],
         )
         if int(done) != 1:
             return 0
         await self._event(lid, {"type": "result", "result": result})
         if cfg["format"] == "sprt" and cfg["sprt"]:
-            board = leaderboard(cfg, await self.results(lid))
-            if board["pairs"] and board["pairs"][0]["sprt_result"]:
+            pairs = await asyncio.to_thread(pair_table, cfg, await self.results(lid))
+            if pairs and pairs[0]["sprt_result"]:
                 await self.redis.delete(aux_key("ladder", lid, "pending"))
         return 1
 
@@ -423,16 +486,45 @@ class LadderService:
         status_key = aux_key("ladder", lid, "status")
         if (await self.redis.get(status_key)) != b"stopped":
             await self.redis.set(status_key, "finished")
-        await self._event(lid, {"type": "finished", "leaderboard": leaderboard(cfg, await self.results(lid))})
+        board = await asyncio.to_thread(leaderboard, cfg, await self.results(lid))
+        await self._event(lid, {"type": "finished", "leaderboard": board})
 
     async def running_ladders(self) -> list[str]:
         return sorted(x.decode() for x in await self.redis.smembers(aux_key("ladders", "running")))
 
 
+def _decode_all(raw: Sequence[bytes]) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in raw]
+
+
+class MatchIds:
+    """Match ids of a ladder's games that nobody can derive from public facts (issue 25: a bot
+    must not find another leg of its duplicate set by guessing): ``<ladder id>g<24 hex digits of
+    HMAC-SHA256(key, game number)>``. ``key`` is drawn at creation and not kept: the ids are
+    stored with the plan, so they stay the same across restarts (exactly-once scheduling)."""
+
+    def __init__(self, ladder_id: str, key: bytes) -> None:
+        self.ladder_id = ladder_id
+        self.key = key
+
+    def __call__(self, game: int) -> str:
+        return f"{self.ladder_id}g{hmac.new(self.key, str(game).encode(), 'sha256').hexdigest()[:24]}"
+
+
+def _encode_plan(games: list[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
+    """The game specs as JSON, and the number of games of each duplicate set (``pair``)."""
+    legs: dict[str, int] = {}
+    for g in games:
+        legs[str(g["pair"])] = legs.get(str(g["pair"]), 0) + 1
+    return [json.dumps(g) for g in games], legs
+
+
 def _plan(ladder_id: str, fmt: str, bots: list[str], rounds: int, duplicate: bool,
-          rng: random.Random) -> list[dict[str, Any]]:
+          rng: random.Random, match_id: Callable[[int], str] | None = None) -> list[dict[str, Any]]:
     """Every game of a ladder, round by round so that pairings interleave. A duplicate pair is two
-    games on one seed with the seats swapped, the second with relabelled suits."""
+    games on one seed with the seats swapped, the second with relabelled suits. ``match_id``:
+    game number -> match id (:class:`MatchIds`; default ``<ladder>g<number>``)."""
+    match_id = match_id or _plain_ids(ladder_id)
     if fmt == "round_robin":
         pairings = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1:]]
     else:  # gauntlet: the first bot against every other; sprt: the two bots
@@ -452,7 +544,7 @@ def _plan(ladder_id: str, fmt: str, bots: list[str], rounds: int, duplicate: boo
                         rng.shuffle(perm)
                 n = len(games)
                 games.append({"game": n, "pair": pair, "leg": leg, "bots": seats, "seed": seed,
-                              "suit_perm": perm, "match_id": f"{ladder_id}g{n:06d}"})
+                              "suit_perm": perm, "match_id": match_id(n)})
             pair += 1
     return games
 
@@ -498,22 +590,29 @@ def _groups(fmt: str, bots: Sequence[str], seats: int) -> list[list[str]]:
     return [[bots[0], *c] for c in itertools.combinations(bots[1:], seats - 1)]
 
 
+def _plain_ids(ladder_id: str) -> Callable[[int], str]:
+    return lambda n: f"{ladder_id}g{n:06d}"
+
+
 def planned_games(fmt: str, num_bots: int, seats: int, rounds: int, duplicate: bool) -> int:
-    """How many games :func:`_plan_seated` plans (tables x rounds x ``seats!`` legs, or one
-    game per table and round without duplicate deals)."""
+    """How many games :func:`_plan` / :func:`_plan_seated` plan (pairings or tables x rounds x
+    ``seats!`` legs, or one game per pairing or table and round without duplicate deals; an SPRT
+    plans its ``rounds`` pairs up front)."""
     tables = math.comb(num_bots, seats) if fmt == "round_robin" else math.comb(num_bots - 1, seats - 1)
     return tables * rounds * (math.factorial(seats) if duplicate else 1)
 
 
 def _plan_seated(ladder_id: str, fmt: str, bots: list[str], seats: int, rounds: int, duplicate: bool,
-                 rng: random.Random, fixed_suits: Sequence[int] = ()) -> list[dict[str, Any]]:
+                 rng: random.Random, fixed_suits: Sequence[int] = (),
+                 match_id: Callable[[int], str] | None = None) -> list[dict[str, Any]]:
     """Every game of a ladder of a 3- or 4-seat variant, round by round so that tables interleave
     (see :func:`_groups`). A duplicate set (``pair`` = its number) plays one seed under every
     seating arrangement of the table (:func:`seatings`; ``leg`` 0 .. ``seats! - 1``), every leg
     after the first with its own suit relabelling (:func:`_suit_perms`, keeping ``fixed_suits``).
     Without duplicate deals each table plays one game per round on its own seed, seated by
     arrangement ``round % seats!``. Game spec: ``{"game", "pair", "leg", "bots" (bot id per
-    seat), "seed", "suit_perm", "match_id"}``."""
+    seat), "seed", "suit_perm", "match_id"}`` (``match_id`` as in :func:`_plan`)."""
+    match_id = match_id or _plain_ids(ladder_id)
     games: list[dict[str, Any]] = []
     pair = 0
     for r in range(rounds):
@@ -525,7 +624,7 @@ def _plan_seated(ladder_id: str, fmt: str, bots: list[str], seats: int, rounds: 
             for leg, seated in enumerate(legs):
                 n = len(games)
                 games.append({"game": n, "pair": pair, "leg": leg, "bots": seated, "seed": seed,
-                              "suit_perm": perms[leg], "match_id": f"{ladder_id}g{n:06d}"})
+                              "suit_perm": perms[leg], "match_id": match_id(n)})
             pair += 1
     return games
 
@@ -611,9 +710,7 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     ratings = {b: model.rating(name=b) for b in cfg["bot_ids"]}
     tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0, "deals_lost": 0}
              for b in cfg["bot_ids"]}
-    by_pair: dict[Any, list[dict[str, Any]]] = {}
     for r in results:
-        by_pair.setdefault(r["pair"], []).append(r)
         if len(r["bots"]) != 2:
             _rate_seated(model, ratings, tally, r)
             continue
@@ -637,6 +734,16 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     entries.sort(key=lambda e: -e["ordinal"])
     for i, e in enumerate(entries):
         e["rank"] = i + 1
+    return {"ladder_id": cfg["ladder_id"], "entries": entries, "pairs": pair_table(cfg, results)}
+
+
+def pair_table(cfg: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``pairs`` of :func:`leaderboard` alone (no ratings): what an SPRT ladder needs after
+    every result."""
+    names = cfg.get("bot_names", {})
+    by_pair: dict[Any, list[dict[str, Any]]] = {}
+    for r in results:
+        by_pair.setdefault(r["pair"], []).append(r)
     sprt = Sprt(**cfg["sprt"]) if cfg.get("sprt") else None
     pairings: dict[tuple[str, str], dict[str, list[float]]] = {}
     seated = False
@@ -662,7 +769,7 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
             "pentanomial": [] if seated else pentanomial(side["pairs"]), "sprt_llr": llr,
             "sprt_result": sprt.verdict(units) if sprt else "",
         })
-    return {"ladder_id": cfg["ladder_id"], "entries": entries, "pairs": pairs}
+    return pairs
 
 
 def _rate_seated(model: Any, ratings: dict[str, Any], tally: dict[str, dict[str, Any]], r: dict[str, Any]) -> None:

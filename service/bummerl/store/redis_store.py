@@ -238,6 +238,12 @@ class MatchStore:
         raw = await self._client.hget(keys.state_key(match_id), keys.META_PREFIX + b"over")
         return raw is not None and json.loads(raw) is True
 
+    async def is_running(self, match_id: str) -> bool:
+        """Whether the match exists and its meta says it is not over (one HGET); False for an
+        unknown or expired match."""
+        raw = await self._client.hget(keys.state_key(match_id), keys.META_PREFIX + b"over")
+        return raw is not None and json.loads(raw) is False
+
     @property
     def client(self) -> aioredis.Redis:
         """The client used for non-blocking commands (shared with other components if you like)."""

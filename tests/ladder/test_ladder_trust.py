@@ -1,0 +1,153 @@
+"""Ladders that can be trusted (issue 25): a duplicate set's seed stays hidden until the whole set is
+over, match ids cannot be guessed, a game is started and recorded exactly once whatever the
+processes do, expired matches are not handed out, every ladder has a size cap, and stopping a
+ladder ends its running games. Real Valkey."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any
+
+import pytest
+
+from bummerl.core.errors import InvalidArgumentError
+from bummerl.ladder.service import CLAIM_LEASE_MS, MAX_GAMES, LadderDriver, LadderService, LadderSpec
+from bummerl.store.keys import aux_key
+
+from .test_ladder_service import register
+
+
+async def running_games(ladders: LadderService, lid: str) -> list[dict[str, Any]]:
+    return [json.loads(g) for g in (await ladders.redis.hgetall(aux_key("ladder", lid, "running"))).values()]
+
+
+async def finish(ladders: LadderService, game: dict[str, Any], tokens: dict[str, str]) -> None:
+    """Plays a started game to its end with random legal actions (bot tokens)."""
+    svc, rng, mid = ladders.matches, random.Random(1), game["match_id"]
+    while await ladders.store.is_running(mid):
+        info = await svc.information_set(mid, 0, tokens[game["bots"][0]])
+        seat = info["deal"]["to_act"]
+        info = await svc.information_set(mid, seat, tokens[game["bots"][seat]])
+        await svc.submit_action(mid, seat, tokens[game["bots"][seat]], info["version"],
+                                rng.choice(info["legal_actions"])["id"])
+
+
+async def test_a_leg_reveals_nothing_until_its_duplicate_set_is_over(ladders: LadderService) -> None:
+    bots = await register(ladders, 2)
+    tokens = {b["bot_id"]: b["bot_token"] for b in bots}
+    lad = await ladders.create_ladder(LadderSpec("d", "schnapsen-at", list(tokens), rounds=1, deals_per_game=1,
+                                                 concurrency=2, seed=4), admin_token="adm")
+    lid = lad["ladder_id"]
+    await LadderDriver(ladders).run_once()
+    leg0, leg1 = sorted(await running_games(ladders, lid), key=lambda g: g["leg"])
+    await finish(ladders, leg0, tokens)
+    await LadderDriver(ladders).run_once()  # leg 0 is recorded; leg 1 still runs
+    rec = await ladders.matches.record(leg0["match_id"])
+    assert rec["over"] and not rec["revealed"] and "seed" not in rec and "deck_salt" not in rec
+    assert all("deck_order" not in d for d in rec["deals"])
+    assert (await ladders.matches.record(leg0["match_id"], "adm"))["revealed"]  # the admin may look
+    await finish(ladders, leg1, tokens)
+    await LadderDriver(ladders).run_once()
+    for g in (leg0, leg1):
+        rec = await ladders.matches.record(g["match_id"])
+        assert rec["revealed"] and rec["seed"] == leg0["seed"]
+
+
+async def test_match_ids_are_not_derivable_and_stable(ladders: LadderService) -> None:
+    bots = await register(ladders, 3)
+    lad = await ladders.create_ladder(LadderSpec("i", "schnapsen-at", [b["bot_id"] for b in bots], rounds=2,
+                                                 seed=1), admin_token="adm")
+    raw = await ladders.redis.lrange(aux_key("ladder", lad["ladder_id"], "pending"), 0, -1)
+    ids = [json.loads(g)["match_id"] for g in raw]
+    assert len(set(ids)) == len(ids) == 12
+    assert all(i.startswith(lad["ladder_id"] + "g") and len(i) == len(lad["ladder_id"]) + 25 for i in ids)
+    assert not any(i.endswith(f"{n:06d}") for n, i in enumerate(ids))
+    again = await ladders.create_ladder(LadderSpec("i", "schnapsen-at", [b["bot_id"] for b in bots], rounds=2,
+                                                   seed=1), admin_token="adm")  # same seed, other ladder key
+    raw2 = await ladders.redis.lrange(aux_key("ladder", again["ladder_id"], "pending"), 0, -1)
+    assert [json.loads(g)["seed"] for g in raw2] == [json.loads(g)["seed"] for g in raw]
+    assert {json.loads(g)["match_id"][-24:] for g in raw2}.isdisjoint(i[-24:] for i in ids)
+
+
+async def test_a_claimed_game_is_started_once_by_racing_processes(ladders: LadderService) -> None:
+    """A process claims a game and dies before starting it; after the claim lease three processes
+    race to start it (and to start it again): one match, each seat assigned once, one ``started``
+    event; a game already recorded is never put back to running."""
+    bots = await register(ladders, 2)
+    tokens = {b["bot_id"]: b["bot_token"] for b in bots}
+    lad = await ladders.create_ladder(LadderSpec("r", "schnapsen-at", list(tokens), rounds=1, deals_per_game=1,
+                                                 concurrency=1, seed=8), admin_token="adm")
+    lid = lad["ladder_id"]
+    pending, running = aux_key("ladder", lid, "pending"), aux_key("ladder", lid, "running")
+    assert await ladders._claim(keys=[pending, running], args=[1, ladders.matches.now_ms()])  # ... and dies
+    drivers = [LadderDriver(ladders) for _ in range(3)]
+    await asyncio.gather(*(d.run_once() for d in drivers))
+    (game,) = await running_games(ladders, lid)
+    assert not game.get("assigned")  # within the lease nobody else starts it
+    game["claimed_ms"] -= CLAIM_LEASE_MS
+    await ladders.redis.hset(running, str(game["game"]), json.dumps(game))
+    cfg = await ladders.ladder(lid)
+    await asyncio.gather(*(d.run_once() for d in drivers), *(ladders._start(cfg, dict(game)) for _ in range(3)))
+    for b in tokens:
+        queue = await ladders.redis.xrange(aux_key("botq", b))
+        assert [json.loads(f[b"a"])["match_id"] for _, f in queue].count(game["match_id"]) == 1
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(aux_key("ladder", lid, "events"))]
+    assert [e["game"] for e in events if e["type"] == "started"] == [0]
+    (started,) = await running_games(ladders, lid)
+    await finish(ladders, started, tokens)
+    await drivers[0].run_once()
+    assert [r["game"] for r in await ladders.results(lid)] == [0]
+    await ladders._start(cfg, dict(game))  # a late start of the recorded game
+    assert all(g["game"] != 0 for g in await running_games(ladders, lid))
+    assert [r["game"] for r in await ladders.results(lid)] == [0]
+
+
+async def test_an_expired_match_is_not_handed_out_again(ladders: LadderService) -> None:
+    bots = await register(ladders, 2)
+    lad = await ladders.create_ladder(LadderSpec("e", "schnapsen-at", [b["bot_id"] for b in bots], rounds=1,
+                                                 deals_per_game=1, concurrency=2, seed=2), admin_token="adm")
+    await LadderDriver(ladders).run_once()
+    games = await running_games(ladders, lad["ladder_id"])
+    await ladders.redis.delete(f"bm:{{{games[0]['match_id']}}}:state")  # retention expired it
+    got: list[str] = []
+
+    async def take() -> None:
+        async for a in ladders.assignments(bots[0]["bot_id"], bots[0]["bot_token"], poll_ms=50):
+            got.append(a["match_id"])
+
+    task = asyncio.create_task(take())
+    await asyncio.sleep(0.3)
+    task.cancel()
+    assert got == [games[1]["match_id"]]
+
+
+async def test_every_ladder_has_a_cap_on_planned_games(ladders: LadderService) -> None:
+    bots = await register(ladders, 3)
+    ids = [b["bot_id"] for b in bots]
+    for spec in (LadderSpec("c", "schnapsen-at", ids, rounds=40_000),
+                 LadderSpec("c", "schnapsen-at", ids, format="gauntlet", rounds=60_000)):  # 240,000 games
+        with pytest.raises(InvalidArgumentError, match=f"at most {MAX_GAMES}"):
+            await ladders.create_ladder(spec, admin_token="adm")
+    with pytest.raises(InvalidArgumentError, match="rounds must be 1..100000"):  # an SPRT: at most 200,000 games
+        await ladders.create_ladder(LadderSpec("c", "schnapsen-at", ids[:2], format="sprt", rounds=100_001,
+                                               sprt={"elo0": 0, "elo1": 5}), admin_token="adm")
+
+
+async def test_stopping_a_ladder_ends_its_running_games(ladders: LadderService) -> None:
+    bots = await register(ladders, 2)
+    lad = await ladders.create_ladder(LadderSpec("s", "schnapsen-at", [b["bot_id"] for b in bots], rounds=3,
+                                                 concurrency=2, seed=3), admin_token="adm")
+    await LadderDriver(ladders).run_once()
+    games = await running_games(ladders, lad["ladder_id"])
+    assert len(games) == 2
+    stopped = await ladders.stop_ladder(lad["ladder_id"], admin_token="adm")
+    assert stopped["status"] == "stopped" and stopped["matches_running"] == 0
+    for g in games:
+        rec = await ladders.matches.record(g["match_id"])
+        assert rec["over"] and rec["match_result"]["reason"] == "abandoned" and rec["actions"][-1]["kind"] == "ABANDONED"
+        assert rec["revealed"]  # nothing of its set can run any more
+    await LadderDriver(ladders).run_once()
+    assert await ladders.results(lad["ladder_id"]) == []
+    assert (await ladders.ladder(lad["ladder_id"]))["status"] == "stopped"
