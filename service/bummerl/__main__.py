@@ -1,4 +1,4 @@
-"""``bummerl`` command line: ``serve``, ``play``, ``bench``.
+"""``bummerl`` command line: ``serve``, ``play``, ``ladder``, ``bot``, ``verify``, ``bench``.
 
     bummerl serve [--port 50051] [--http-port 8080] [--metrics-port 9095] [--redis-url URL]
                   [--data-dir DIR] [--demo greedy,random] [--variant schnapsen-at]
@@ -10,6 +10,7 @@
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
     bummerl bench strong --pairs 200 [--variant all] [--bot strong:samples=32,seed=1] [--jobs 2] [--json]
                                                     (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
+    bummerl verify RECORD.json [...] | --server HOST:PORT --match ID   (exit 1 at the first mismatch)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
 token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
@@ -26,6 +27,7 @@ import os
 import signal
 import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 from bummerl.config import Settings
@@ -354,6 +356,47 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The records named on the command line: files (one JSON object, or JSON Lines) and, with
+    ``--server``, each ``--match`` fetched by GetMatchRecord."""
+    out: list[dict[str, Any]] = []
+    for name in args.records:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        text = text.strip()
+        try:
+            got = json.loads(text)
+            out.extend(got if isinstance(got, list) else [got])
+        except json.JSONDecodeError:
+            out.extend(json.loads(line) for line in text.splitlines() if line.strip())
+    if args.match:
+        if not args.server:
+            raise ValueError("--match needs --server HOST:PORT")
+        from bummerl_client import Client
+
+        with Client(args.server) as c:
+            out.extend(c.match_record(m) for m in args.match)
+    if not out:
+        raise ValueError("no record given (RECORD.json, -, or --server HOST:PORT --match ID)")
+    return out
+
+
+def _verify_cmd(args: argparse.Namespace) -> int:
+    from bummerl.core.verify import VerificationError, verify_record
+
+    for rec in _records(args):
+        try:
+            ok = verify_record(rec)
+        except VerificationError as e:
+            print(f"bummerl verify: FAILED: {e}", file=sys.stderr)
+            return 1
+        if args.json:
+            print(json.dumps({"ok": True, **ok}))
+        else:
+            print(f"ok {ok['match_id']}: commitment, {ok['deals']} deck(s), {ok['actions']} actions and the "
+                  f"result (winner {ok['winner']}) check out")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bummerl", description="Bummerl game server for the Schnapsen family")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -392,6 +435,15 @@ def main(argv: list[str] | None = None) -> int:
                     choices=["forfeit-match", "forfeit-deal", "default-move"],
                     help="what happens when a bot runs out of time (default forfeit-match)")
     pl.add_argument("--admin-token", default=None, help="admin token of --server (default: BUMMERL_ADMIN_TOKEN)")
+    v = sub.add_parser("verify", help="check finished match records against their deck commitments",
+                       description="Recompute each record's decks from its revealed seed, check the deck "
+                                   "commitment published at creation, replay every action and compare the deal "
+                                   "and match results. Exits 1 at the first mismatch, naming it.")
+    v.add_argument("records", nargs="*", metavar="RECORD.json",
+                   help="a MatchRecord as JSON, or JSON Lines of records (ladder export); - = standard input")
+    v.add_argument("--server", default=None, help="HOST:PORT: fetch the records of --match from this server")
+    v.add_argument("--match", action="append", default=[], metavar="ID", help="match id to fetch (repeatable)")
+    v.add_argument("--json", action="store_true", help="one JSON object per verified record")
     from bummerl import cli_ladder
 
     cli_ladder.add_parsers(sub)
@@ -425,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_play_cmd(args))
         if args.cmd in ("ladder", "bot"):
             return cli_ladder.dispatch(args)
+        if args.cmd == "verify":
+            return _verify_cmd(args)
         return _bench(args)
     except KeyboardInterrupt:
         return 130

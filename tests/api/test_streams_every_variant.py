@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from bummerl.app import Runtime
+from bummerl.core.verify import verify_record
 from bummerl.rules import list_variants
 from bummerl_client import AsyncClient
 from bummerl_client.bots import make_bot
@@ -25,5 +26,6 @@ async def test_every_variant_plays_to_the_end_on_streams(rt: Runtime, variant: s
         rec = await asyncio.wait_for(play_match(c, variant, bots, seed=7), 30)
     assert rec["over"] and "faults" not in rec
     assert len(rec["actions"]) == int(rec["version"]) - 1
+    assert verify_record(rec)["actions"] == len(rec["actions"])  # the SDK's record checks out
     if variant in ("talonschnapsen", "snapszer-hu-3p-sopron"):  # the case that stalled: a lay-away
         assert any(a["action_text"].startswith("discard") for a in rec["actions"])

@@ -149,3 +149,21 @@ async def test_a_ladder_game_is_revealed_only_when_its_set_is_over(asvc: MatchSe
     verify_record(json.loads(json.dumps(rec)))
     asvc.reveal_check = None  # no ladder service to ask: fail closed
     assert not (await asvc.record(created.match_id))["revealed"]
+
+
+async def test_bummerl_verify_command(asvc: MatchService, tmp_path: Any, capsys: Any) -> None:
+    """``bummerl verify``: exit 0 for a good record (a file of one, or JSON Lines), 1 naming the
+    first mismatch of a tampered one."""
+    from bummerl.__main__ import main
+
+    recs = [json.loads(json.dumps(await asvc.record((await play_randomly(asvc, v, seed=2)).match_id)))
+            for v in ("schnapsen-at", "talonschnapsen")]
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    assert main(["verify", str(good)]) == 0
+    assert capsys.readouterr().out.count("check out") == 2
+    bad = copy.deepcopy(recs[1])
+    bad["deck_salt"] = "00" * 16
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    assert main(["verify", str(tmp_path / "bad.json")]) == 1
+    assert "commitment mismatch" in capsys.readouterr().err
