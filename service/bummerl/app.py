@@ -151,6 +151,9 @@ class Runtime:
         if self.server is not None:
             await self.server.stop(SHUTDOWN_GRACE_SECONDS)
             self.server = None
+        if self.ladders is not None:
+            await self.ladders.aclose()
+            self.ladders = None
         if self.hub is not None:
             await self.hub.aclose()
             self.hub = None

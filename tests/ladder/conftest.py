@@ -17,7 +17,9 @@ from bummerl.store import MatchStore
 async def ladders(redis_client: aioredis.Redis) -> AsyncIterator[LadderService]:
     """A :class:`LadderService` (admin token ``"adm"``) on the test Redis, with its own deadline key."""
     store = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
+    ladders = LadderService(MatchService(store, admin_token="adm"))
     try:
-        yield LadderService(MatchService(store, admin_token="adm"))
+        yield ladders
     finally:
+        await ladders.aclose()
         await store.aclose()

@@ -114,7 +114,7 @@ async def test_an_expired_match_is_not_handed_out_again(ladders: LadderService) 
     got: list[str] = []
 
     async def take() -> None:
-        async for a in ladders.assignments(bots[0]["bot_id"], bots[0]["bot_token"], poll_ms=50):
+        async for a in ladders.assignments(bots[0]["bot_id"], bots[0]["bot_token"]):
             got.append(a["match_id"])
 
     task = asyncio.create_task(take())
@@ -151,3 +151,43 @@ async def test_stopping_a_ladder_ends_its_running_games(ladders: LadderService) 
     await LadderDriver(ladders).run_once()
     assert await ladders.results(lad["ladder_id"]) == []
     assert (await ladders.ladder(lad["ladder_id"]))["status"] == "stopped"
+
+
+async def test_watchers_of_a_ladder_share_one_reader_and_bots_keep_theirs(ladders: LadderService) -> None:
+    """150 watchers from 150 addresses follow one ladder on one Redis connection; a bot's assignment
+    stream still works; every watcher gets every event once, history and live alike."""
+    bots = await register(ladders, 2)
+    lad = await ladders.create_ladder(LadderSpec("w", "schnapsen-at", [b["bot_id"] for b in bots], rounds=1,
+                                                 deals_per_game=1, concurrency=2, seed=6), admin_token="adm")
+    lid = lad["ladder_id"]
+    seen: list[list[str]] = [[] for _ in range(150)]
+
+    async def watch(i: int) -> None:
+        async for ev in ladders.stream_ladder(lid, peer=f"ipv4:10.0.0.{i}"):
+            seen[i].append(ev["type"])
+
+    watchers = []
+    for i in range(150):  # a few at a time: the test's client has a small pool of its own
+        watchers.append(asyncio.create_task(watch(i)))
+        if i % 10 == 9:
+            await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)
+    assert ladders.public_feeds.keys_followed == 1
+    await LadderDriver(ladders).run_once()  # two "started" events, live
+    got = []
+
+    async def bot() -> None:
+        async for a in ladders.assignments(bots[0]["bot_id"], bots[0]["bot_token"]):
+            got.append(a)
+            return
+
+    await asyncio.wait_for(bot(), 5)
+    for _ in range(50):
+        if all(s.count("started") == 2 for s in seen):
+            break
+        await asyncio.sleep(0.05)
+    assert all(s == ["created", "started", "started"] for s in seen)
+    for w in watchers:
+        w.cancel()
+    await asyncio.gather(*watchers, return_exceptions=True)
+    assert ladders.public_feeds.keys_followed == 0 and got

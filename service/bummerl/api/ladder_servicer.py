@@ -10,6 +10,7 @@ from typing import Any
 from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token
+from bummerl.api.servicer import _peer_host
 from bummerl.ladder.service import LadderService, LadderSpec
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
 
@@ -66,7 +67,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
 
     @map_errors
     async def StreamLadder(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.LadderEvent]:
-        async for ev in self.ladders.stream_ladder(request.ladder_id):
+        async for ev in self.ladders.stream_ladder(request.ladder_id, _peer_host(context)):
             yield codec.dict_to_pb(ev, ladder_pb2.LadderEvent)
 
     @map_errors

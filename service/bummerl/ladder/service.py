@@ -48,19 +48,28 @@ import math
 import random
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+import redis.asyncio as aioredis
+
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
-from bummerl.core.errors import InvalidArgumentError, MatchOverError, NotFoundError, UnauthenticatedError
+from bummerl.core.errors import (
+    InvalidArgumentError,
+    MatchOverError,
+    NotFoundError,
+    ResourceExhaustedError,
+    UnauthenticatedError,
+)
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, Rules, UnknownVariantError, find_variant
 from bummerl.rules.cards import SUITS
 from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key
 
+from .feeds import Feeds
 from .stats import Sprt, estimate, head_to_head, pentanomial, placement_scores
 
 log = logging.getLogger(__name__)
@@ -118,18 +127,66 @@ class LadderSpec:
     seed: int | None = None
 
 
-class LadderService:
-    """Bots and ladders over the match service's store (one Redis); ``now_ms`` = its clock."""
+PUBLIC_STREAM_KEYS = 16
+"""Ladders whose progress anonymous ``StreamLadder`` calls may follow at once in one process (one
+Redis connection each, however many watch one ladder); a stream of one more gets
+RESOURCE_EXHAUSTED. Bots' assignment streams have their own budget."""
 
-    def __init__(self, matches: MatchService) -> None:
+STREAMS_PER_PEER = 16
+"""Open ``StreamLadder`` calls per peer address and process."""
+
+STREAMS_PER_BOT = 4
+"""Open ``StreamAssignments`` calls per bot and process."""
+
+
+class LadderService:
+    """Bots and ladders over the match service's store (one Redis); ``now_ms`` = its clock.
+    ``public_stream_keys``, ``streams_per_peer``, ``streams_per_bot``: the stream budgets
+    (:data:`PUBLIC_STREAM_KEYS`, :data:`STREAMS_PER_PEER`, :data:`STREAMS_PER_BOT`; 0 = no cap).
+    Call :meth:`aclose` when done (it stops the stream readers)."""
+
+    def __init__(self, matches: MatchService, *, public_stream_keys: int = PUBLIC_STREAM_KEYS,
+                 streams_per_peer: int = STREAMS_PER_PEER, streams_per_bot: int = STREAMS_PER_BOT) -> None:
         self.matches = matches
         self.store = matches.store
         self.redis = matches.store.client
+        kwargs = dict(self.redis.connection_pool.connection_kwargs)
+        kwargs["socket_timeout"] = None  # XREAD BLOCK waits longer than any read timeout
+        self._public_pool = aioredis.ConnectionPool(connection_class=self.redis.connection_pool.connection_class,
+                                                    max_connections=public_stream_keys or 2**31, **kwargs)
+        self.public_feeds = Feeds(self.redis, aioredis.Redis(connection_pool=self._public_pool),
+                                  max_keys=public_stream_keys, name="public ladder")
+        self.bot_feeds = Feeds(self.redis, self.store.blocking_client, name="bot assignment")
+        self.streams_per_peer = streams_per_peer
+        self.streams_per_bot = streams_per_bot
+        self._open: dict[tuple[str, str], int] = {}
         self._claim = self.redis.register_script(_lua("claim.lua"))
         self._finish = self.redis.register_script(_lua("finish.lua"))
         self._started = self.redis.register_script(_lua("started.lua"))
         self._assign_once = self.redis.register_script(_lua("assign.lua"))
         matches.reveal_check = self.set_over  # a ladder game's hidden cards wait for its duplicate set
+
+    async def aclose(self) -> None:
+        """Stop the stream readers and close the public streams' pool."""
+        await self.public_feeds.aclose()
+        await self.bot_feeds.aclose()
+        await self._public_pool.aclose()
+
+    @contextlib.contextmanager
+    def _slot(self, kind: str, who: str, cap: int, what: str) -> Iterator[None]:
+        """Count one open stream of ``(kind, who)``; ResourceExhaustedError past ``cap`` (0 = none)."""
+        key = (kind, who)
+        if cap and self._open.get(key, 0) >= cap:
+            raise ResourceExhaustedError(f"{what} has {cap} open streams on this server already; close one first")
+        self._open[key] = self._open.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            n = self._open.get(key, 1) - 1
+            if n > 0:
+                self._open[key] = n
+            else:
+                self._open.pop(key, None)
 
     async def set_over(self, meta: dict[str, Any]) -> bool:
         """Is every game of the duplicate set of a ladder match (meta ``ladder_id``,
@@ -187,36 +244,20 @@ class LadderService:
             raise UnauthenticatedError("missing or wrong bot token (authorization: Bearer <bot token>)")
         return bot
 
-    async def assignments(self, bot_id: str, token: str | None, poll_ms: int = 15_000) -> AsyncIterator[dict[str, Any]]:
-        """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: first every one
-        whose match is still running (a bot that reconnects gets its games back), then each new
-        one as it is made. Endless; the caller closes it. The seat is played with the bot token.
-        An empty ``bot_id`` is taken from the token."""
+    async def assignments(self, bot_id: str, token: str | None) -> AsyncIterator[dict[str, Any]]:
+        """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: every one whose
+        match is still running (a bot that reconnects gets its games back; one that is over or
+        expired is left out), then each new one as it is made. Endless; the caller closes it. The
+        seat is played with the bot token. An empty ``bot_id`` is taken from the token. At most
+        ``streams_per_bot`` open per bot and process (ResourceExhaustedError); the readers are
+        shared per bot and apart from the public streams' (:mod:`bummerl.ladder.feeds`)."""
         bot_id = bot_id or (token or "").split(".", 1)[0]
         await self.authenticate_bot(bot_id, token)
-        key = aux_key("botq", bot_id)
-        last = "0-0"
-        for eid, fields in await self.redis.xrange(key, "-", "+"):
-            last = eid.decode()
-            a = json.loads(fields[b"a"])
-            if await self.store.is_running(a["match_id"]):  # not over, and not expired either
-                yield a
-        async for a in self._tail(key, last, poll_ms):
-            yield a
-
-    async def _tail(self, key: str, last: str, poll_ms: int) -> AsyncIterator[dict[str, Any]]:
-        """The JSON payloads (field ``a`` or ``e``) of a stream's entries after id ``last``, as they
-        are added (XREAD BLOCK on the store's blocking client, ``poll_ms`` per read). Endless."""
-        blocking = self.store.blocking_client
-        while True:
-            reply: Any = await blocking.xread({key: last}, block=poll_ms)
-            if not reply:
-                continue
-            lists = [lst for w in reply.values() for lst in w] if isinstance(reply, dict) else [e for _, e in reply]
-            for entries in lists:
-                for eid, fields in entries:
-                    last = eid.decode()
-                    yield json.loads(fields.get(b"a") or fields[b"e"])
+        with self._slot("bot", bot_id, self.streams_per_bot, "this bot"):
+            async for _eid, fields in self.bot_feeds.follow(aux_key("botq", bot_id)):
+                a = json.loads(fields[b"a"])
+                if await self.store.is_running(a["match_id"]):  # not over, and not expired either
+                    yield a
 
     async def _assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
         """Append ``assignment`` to the bot's queue unless that seat of that match was assigned
@@ -362,15 +403,20 @@ class LadderService:
         await self.redis.xadd(aux_key("ladder", ladder_id, "events"), {b"e": json.dumps(ev).encode()},
                               maxlen=100_000, approximate=True)
 
-    async def stream_ladder(self, ladder_id: str, poll_ms: int = 15_000) -> AsyncIterator[dict[str, Any]]:
+    async def stream_ladder(self, ladder_id: str, peer: str = "") -> AsyncIterator[dict[str, Any]]:
         """Progress events of a ladder as they happen, from its creation: ``created``, ``started``
-        (a game's match was created), ``result`` (a game ended, with its result), ``finished``
-        (with the final leaderboard). Ends after ``finished``."""
+        (a game's match was created), ``result`` (a game ended, with its result), ``abandoned`` (a
+        running game ended by StopLadder), ``finished`` (with the final leaderboard). Ends after
+        ``finished``. Needs no token: every watcher of one ladder shares one reader in this
+        process, at most :data:`PUBLIC_STREAM_KEYS` ladders are followed at once and
+        ``streams_per_peer`` streams per ``peer`` address (ResourceExhaustedError past either)."""
         await self._config(ladder_id)
-        async for ev in self._tail(aux_key("ladder", ladder_id, "events"), "0-0", poll_ms):
-            yield ev
-            if ev["type"] == "finished":
-                return
+        with self._slot("peer", peer, self.streams_per_peer, f"peer {peer or '(unknown)'}"):
+            async for _eid, fields in self.public_feeds.follow(aux_key("ladder", ladder_id, "events")):
+                ev = json.loads(fields[b"e"])
+                yield ev
+                if ev["type"] == "finished":
+                    return
 
     async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
         """Stop the ladder (admin): no new game starts, and every game still running ends at once as
