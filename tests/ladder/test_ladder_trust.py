@@ -191,3 +191,79 @@ async def test_watchers_of_a_ladder_share_one_reader_and_bots_keep_theirs(ladder
         w.cancel()
     await asyncio.gather(*watchers, return_exceptions=True)
     assert ladders.public_feeds.keys_followed == 0 and got
+
+
+async def test_a_ladder_waits_for_its_bots_and_shows_who_is_absent(ladders: LadderService) -> None:
+    """start_when_connected: no game starts (so no bot loses on time) until every bot holds an
+    assignment stream; GetLadder names the absent ones; a closed stream makes a bot absent again."""
+    bots = await register(ladders, 2)
+    ids = [b["bot_id"] for b in bots]
+    lad = await ladders.create_ladder(LadderSpec("p", "schnapsen-at", ids, deals_per_game=1, seed=2,
+                                                 start_when_connected=True), admin_token="adm")
+    lid = lad["ladder_id"]
+    assert lad["absent_bots"] == ids and lad["waiting_for_bots"]
+    await LadderDriver(ladders).run_once()
+    assert await running_games(ladders, lid) == []
+    got: dict[str, list[str]] = {b: [] for b in ids}
+
+    async def connect(b: dict[str, str]) -> None:
+        async for a in ladders.assignments(b["bot_id"], b["bot_token"]):
+            got[b["bot_id"]].append(a["match_id"])
+
+    first = asyncio.create_task(connect(bots[0]))
+    await asyncio.sleep(0.1)
+    lad = await ladders.ladder(lid)
+    assert lad["absent_bots"] == [ids[1]] and lad["waiting_for_bots"]
+    assert set(await ladders.connected_bots()) >= {ids[0]}
+    await LadderDriver(ladders).run_once()
+    assert await running_games(ladders, lid) == []
+    second = asyncio.create_task(connect(bots[1]))
+    await asyncio.sleep(0.1)
+    await LadderDriver(ladders).run_once()
+    lad = await ladders.ladder(lid)
+    assert lad["absent_bots"] == [] and not lad["waiting_for_bots"] and lad["matches_running"] == 2
+    await asyncio.sleep(0.1)
+    assert all(len(v) == 2 for v in got.values())
+    first.cancel()
+    await asyncio.gather(first, return_exceptions=True)
+    assert (await ladders.ladder(lid))["absent_bots"] == [ids[0]]
+    second.cancel()
+    await asyncio.gather(second, return_exceptions=True)
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(aux_key("ladder", lid, "events"))]
+    assert [e["type"] for e in events if e["type"].startswith("bots_")] == ["bots_connected"]
+
+
+async def test_a_waiting_ladder_starts_after_its_connect_timeout(ladders: LadderService) -> None:
+    bots = await register(ladders, 2)
+    lad = await ladders.create_ladder(LadderSpec("p", "schnapsen-at", [b["bot_id"] for b in bots], deals_per_game=1,
+                                                 seed=2, start_when_connected=True, connect_timeout_ms=1),
+                                      admin_token="adm")
+    await asyncio.sleep(0.01)
+    await LadderDriver(ladders).run_once()
+    assert len(await running_games(ladders, lad["ladder_id"])) == 2
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(aux_key("ladder", lad["ladder_id"], "events"))]
+    absent = [e for e in events if e["type"] == "bots_absent"]
+    assert len(absent) == 1 and absent[0]["bots"] == [b["bot_id"] for b in bots]
+
+
+async def test_the_driver_logs_one_line_while_redis_is_down(ladders: LadderService, caplog: Any) -> None:
+    """Expected faults are one line with backoff, not a traceback every 100 ms (issue 25)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    driver = LadderDriver(ladders, poll_ms=10)
+    calls = 0
+
+    async def down() -> int:
+        nonlocal calls
+        calls += 1
+        raise RedisConnectionError("Connection refused")
+
+    driver.run_once = down  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    task = asyncio.create_task(driver.run(stop))
+    await asyncio.sleep(1.0)
+    stop.set()
+    await task
+    lines = [r for r in caplog.records if r.name == "bummerl.ladder.service"]
+    assert len(lines) == 1 and "redis unavailable" in lines[0].getMessage() and lines[0].exc_info is None
+    assert 2 <= calls <= 8  # backoff: 0.02, 0.04, ... instead of every 10 ms

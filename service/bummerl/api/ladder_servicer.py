@@ -49,6 +49,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
             sprt={**{"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05},
                   **{k: v for k, v in (d.get("sprt") or {}).items() if v}},
             concurrency=d["concurrency"] or 4, seed=d.get("seed"),
+            start_when_connected=d["start_when_connected"], connect_timeout_ms=d["connect_timeout_ms"],
         )
         return _ladder_pb(await self.ladders.create_ladder(spec, bearer_token(context)))
 

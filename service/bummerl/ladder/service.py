@@ -54,6 +54,7 @@ from importlib import resources
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import (
@@ -125,6 +126,10 @@ class LadderSpec:
     sprt: dict[str, float] | None = None
     concurrency: int = 4
     seed: int | None = None
+    start_when_connected: bool = False
+    """Start no game until every bot is connected (or ``connect_timeout_ms`` has passed)."""
+    connect_timeout_ms: int = 0
+    """With ``start_when_connected``: ms to wait for the bots; 0 = :data:`CONNECT_TIMEOUT_MS`."""
 
 
 PUBLIC_STREAM_KEYS = 16
@@ -137,6 +142,13 @@ STREAMS_PER_PEER = 16
 
 STREAMS_PER_BOT = 4
 """Open ``StreamAssignments`` calls per bot and process."""
+
+PRESENCE_TTL_MS = 15_000
+"""A bot counts as connected while one of its ``StreamAssignments`` streams, on any server
+process, renewed its presence entry less than this many ms ago (every third of it)."""
+
+CONNECT_TIMEOUT_MS = 600_000
+"""How long a ``start_when_connected`` ladder waits for its bots by default (10 minutes)."""
 
 
 class LadderService:
@@ -254,10 +266,53 @@ class LadderService:
         bot_id = bot_id or (token or "").split(".", 1)[0]
         await self.authenticate_bot(bot_id, token)
         with self._slot("bot", bot_id, self.streams_per_bot, "this bot"):
-            async for _eid, fields in self.bot_feeds.follow(aux_key("botq", bot_id)):
-                a = json.loads(fields[b"a"])
-                if await self.store.is_running(a["match_id"]):  # not over, and not expired either
-                    yield a
+            member = f"{bot_id}|{secrets.token_hex(8)}"
+            await self._present(member)
+            heartbeat = asyncio.create_task(self._heartbeat(member))
+            try:
+                async for _eid, fields in self.bot_feeds.follow(aux_key("botq", bot_id)):
+                    a = json.loads(fields[b"a"])
+                    if await self.store.is_running(a["match_id"]):  # not over, and not expired either
+                        yield a
+            finally:
+                heartbeat.cancel()
+                with contextlib.suppress(Exception):
+                    await self.redis.zrem(aux_key("presence"), member)
+
+    async def _present(self, member: str) -> None:
+        """Mark one open assignment stream (``<bot id>|<stream id>``) present for
+        :data:`PRESENCE_TTL_MS` more (``bm:presence``: sorted set by expiry, ms since the epoch)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(aux_key("presence"), {member: self.matches.now_ms() + PRESENCE_TTL_MS})
+        pipe.hsetnx(aux_key("presence", "since"), member, self.matches.now_ms())
+        await pipe.execute()
+
+    async def _heartbeat(self, member: str) -> None:
+        while True:
+            await asyncio.sleep(PRESENCE_TTL_MS / 3000)
+            try:
+                await self._present(member)
+            except Exception as e:  # noqa: BLE001 - redis down: the next beat retries
+                log.warning("presence of %s: %s", member.split("|")[0], type(e).__name__)
+
+    async def connected_bots(self) -> dict[str, int]:
+        """Bots that hold an assignment stream on any server process now: bot id -> since (ms
+        since the epoch, the oldest open stream). Expired entries (a process that died) are
+        dropped on the way."""
+        now = self.matches.now_ms()
+        key, since_key = aux_key("presence"), aux_key("presence", "since")
+        gone = await self.redis.zrangebyscore(key, "-inf", now)
+        if gone:
+            await self.redis.zrem(key, *gone)
+            await self.redis.hdel(since_key, *gone)
+        members = await self.redis.zrangebyscore(key, now, "+inf")
+        out: dict[str, int] = {}
+        if members:
+            for m, since in zip(members, await self.redis.hmget(since_key, members), strict=True):
+                bot = m.decode().split("|", 1)[0]
+                t = int(since or now)
+                out[bot] = min(out.get(bot, t), t)
+        return out
 
     async def _assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
         """Append ``assignment`` to the bot's queue unless that seat of that match was assigned
@@ -297,6 +352,8 @@ class LadderService:
                                        f"{variant.id} seats {seats} (use round_robin or gauntlet)")
         if spec.format == "sprt" and len(bots) != 2:
             raise InvalidArgumentError("an SPRT ladder is a head-to-head of exactly two bots")
+        if not 0 <= spec.connect_timeout_ms <= 7 * 24 * 3600 * 1000:
+            raise InvalidArgumentError("connect_timeout_ms must be in 0 .. 7 days (ms)")
         if not 1 <= spec.rounds <= 100_000 or not 1 <= spec.concurrency <= 1000 or not 0 <= spec.deals_per_game <= 1000:
             raise InvalidArgumentError("rounds must be 1..100000, concurrency 1..1000, deals_per_game 0..1000")
         if (total := planned_games(spec.format, len(bots), seats, spec.rounds, spec.duplicate_deals)) > MAX_GAMES:
@@ -324,6 +381,8 @@ class LadderService:
             "time_control": tc.to_dict() if tc else None, "timeout_policy": spec.timeout_policy,
             "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta} if sprt else None,
             "concurrency": spec.concurrency, "created_at_ms": self.matches.now_ms(), "matches_total": len(games),
+            "start_when_connected": spec.start_when_connected,
+            "connect_timeout_ms": (spec.connect_timeout_ms or CONNECT_TIMEOUT_MS) if spec.start_when_connected else 0,
         }
         specs, legs = await asyncio.to_thread(_encode_plan, games)
         for i in range(0, len(specs), 10_000):  # the plan first: nothing runs before the status is set
@@ -361,7 +420,25 @@ class LadderService:
         pipe.hlen(aux_key("ladder", ladder_id, "running"))
         status, played, running = await pipe.execute()
         cfg.update(status=(status or b"running").decode(), matches_played=int(played), matches_running=int(running))
+        connected = await self.connected_bots()
+        cfg["absent_bots"] = [b for b in cfg["bot_ids"] if b not in connected]
+        cfg["waiting_for_bots"] = cfg["status"] == "running" and await self._waiting(cfg, connected)
         return cfg
+
+    async def _waiting(self, cfg: dict[str, Any], connected: dict[str, int] | None = None) -> bool:
+        """Does a ``start_when_connected`` ladder still wait for a bot (none of its games has been
+        claimed yet, a bot is absent, and the wait has not timed out)?"""
+        if not cfg.get("start_when_connected") or await self.redis.exists(aux_key("ladder", cfg["ladder_id"], "go")):
+            return False
+        connected = await self.connected_bots() if connected is None else connected
+        absent = [b for b in cfg["bot_ids"] if b not in connected]
+        timeout = int(cfg.get("connect_timeout_ms") or CONNECT_TIMEOUT_MS)
+        if absent and self.matches.now_ms() < int(cfg["created_at_ms"]) + timeout:
+            return True
+        if await self.redis.set(aux_key("ladder", cfg["ladder_id"], "go"), "1", nx=True):  # once, in one process
+            await self._event(cfg["ladder_id"], {"type": "bots_absent" if absent else "bots_connected",
+                                                 "bots": absent})
+        return False
 
     async def list_ladders(self) -> list[dict[str, Any]]:
         ids = [x.decode() for x in await self.redis.zrange(aux_key("ladders"), 0, -1)]
@@ -455,7 +532,7 @@ class LadderService:
             if await self.store.is_over(game["match_id"]):
                 recorded += await self._record(cfg, game)
         pending_key = aux_key("ladder", ladder_id, "pending")
-        while True:
+        while not await self._waiting(cfg):
             raw = await self._claim(keys=[pending_key, running_key], args=[cfg["concurrency"], self.matches.now_ms()])
             if not raw:
                 break
@@ -871,21 +948,40 @@ class LadderDriver:
         self._sleep = sleep
 
     async def run_once(self) -> int:
+        """One pass over every running ladder; returns the results recorded. Redis errors
+        propagate (the caller backs off); any other error of one ladder is logged with its
+        traceback (a bug) and the other ladders go on."""
         done = 0
         for lid in await self.ladders.running_ladders():
             try:
                 done += await self.ladders.drive(lid)
+            except (RedisError, OSError):
+                raise
             except Exception:  # noqa: BLE001 - one ladder's trouble must not stop the others
                 log.exception("ladder driver: ladder %s failed this pass; retrying", lid)
         return done
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Drive every ``poll_ms`` until ``stop``. While Redis is unreachable: one log line when it
+        goes and one when it is back, retrying with a backoff that doubles up to 5 s (an expected
+        fault, no traceback)."""
+        delay = self.poll_ms / 1000
+        down = False
         while not stop.is_set():
             try:
                 await self.run_once()
-            except Exception:  # noqa: BLE001 - redis down: retry
-                log.warning("ladder driver: pass failed; retrying", exc_info=True)
+                if down:
+                    log.warning("ladder driver: redis reachable again; driving")
+                down, delay = False, self.poll_ms / 1000
+            except (RedisError, OSError) as e:
+                if not down:
+                    log.warning("ladder driver: redis unavailable (%s: %s); retrying with backoff",
+                                type(e).__name__, str(e)[:200])
+                down, delay = True, min(max(delay * 2, 0.2), 5.0)
+            except Exception:  # noqa: BLE001 - a bug: logged, retried
+                log.exception("ladder driver: pass failed; retrying")
+                delay = min(max(delay * 2, 0.2), 5.0)
             try:
-                await asyncio.wait_for(stop.wait(), timeout=self.poll_ms / 1000)
+                await asyncio.wait_for(stop.wait(), timeout=delay)
             except TimeoutError:
                 pass
