@@ -365,9 +365,11 @@ def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
         text = text.strip()
         try:
             got = json.loads(text)
-            out.extend(got if isinstance(got, list) else [got])
+            items = got if isinstance(got, list) else [got]
         except json.JSONDecodeError:
-            out.extend(json.loads(line) for line in text.splitlines() if line.strip())
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        # a line of `bummerl ladder export` wraps the record: {"ladder_id", "game", ..., "record": {...}}
+        out.extend(x["record"] if isinstance(x.get("record"), dict) and "match_id" not in x else x for x in items)
     if args.match:
         if not args.server:
             raise ValueError("--match needs --server HOST:PORT")

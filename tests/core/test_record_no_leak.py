@@ -159,7 +159,8 @@ async def test_bummerl_verify_command(asvc: MatchService, tmp_path: Any, capsys:
     recs = [json.loads(json.dumps(await asvc.record((await play_randomly(asvc, v, seed=2)).match_id)))
             for v in ("schnapsen-at", "talonschnapsen")]
     good = tmp_path / "good.jsonl"
-    good.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    good.write_text("\n".join(json.dumps({"ladder_id": "l1", "game": i, "record": r})  # as `ladder export` writes
+                              for i, r in enumerate(recs)) + "\n")
     assert main(["verify", str(good)]) == 0
     assert capsys.readouterr().out.count("check out") == 2
     bad = copy.deepcopy(recs[1])
