@@ -267,3 +267,43 @@ async def test_the_driver_logs_one_line_while_redis_is_down(ladders: LadderServi
     lines = [r for r in caplog.records if r.name == "bummerl.ladder.service"]
     assert len(lines) == 1 and "redis unavailable" in lines[0].getMessage() and lines[0].exc_info is None
     assert 2 <= calls <= 8  # backoff: 0.02, 0.04, ... instead of every 10 ms
+
+
+def test_running_standings_equal_a_full_recompute() -> None:
+    """Standings folded in chunks (as successive leaderboard reads do) equal the leaderboard
+    computed over every result at once: a read costs the new results, not all of them."""
+    from bummerl.ladder.service import Standings, leaderboard
+
+    rng = random.Random(3)
+    bots = [f"b{i}" for i in range(5)]
+    results: list[dict[str, Any]] = []
+    for g in range(300):
+        a, b = rng.sample(bots, 2)
+        s = rng.choice([0.0, 0.5, 1.0])
+        results.append({"game": g, "pair": g, "leg": 0, "bots": [a, b], "scores": [s, 1 - s],
+                        "deals_won": [rng.randrange(3), rng.randrange(3)], "winner": 0})
+    cfg = {"ladder_id": "l", "bot_ids": bots, "bot_names": {}, "duplicate_deals": False, "sprt": None}
+    st = Standings(bots)
+    for lo in range(0, 300, 37):
+        st.add(results[lo:lo + 37])
+    assert st.count == 300
+    assert st.entries({}) == leaderboard(cfg, results)["entries"]
+
+
+async def test_leaderboard_reads_fold_only_new_results(ladders: LadderService) -> None:
+    bots = await register(ladders, 2)
+    tokens = {b["bot_id"]: b["bot_token"] for b in bots}
+    lad = await ladders.create_ladder(LadderSpec("b", "schnapsen-at", list(tokens), rounds=2, deals_per_game=1,
+                                                 concurrency=2, seed=4), admin_token="adm")
+    lid = lad["ladder_id"]
+    from bummerl.ladder.service import leaderboard
+
+    for _ in range(2):
+        await LadderDriver(ladders).run_once()
+        for g in await running_games(ladders, lid):
+            await finish(ladders, g, tokens)
+        await LadderDriver(ladders).run_once()
+        board = await ladders.leaderboard(lid)
+        full = leaderboard(await ladders._config(lid), await ladders.results(lid))
+        assert board["entries"] == full["entries"] and board["pairs"] == full["pairs"]
+    assert ladders._boards[lid].standings.count == 4

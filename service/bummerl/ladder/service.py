@@ -48,8 +48,9 @@ import math
 import random
 import re
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -172,6 +173,7 @@ class LadderService:
         self.streams_per_peer = streams_per_peer
         self.streams_per_bot = streams_per_bot
         self._open: dict[tuple[str, str], int] = {}
+        self._boards: OrderedDict[str, _Board] = OrderedDict()
         self._claim = self.redis.register_script(_lua("claim.lua"))
         self._finish = self.redis.register_script(_lua("finish.lua"))
         self._started = self.redis.register_script(_lua("started.lua"))
@@ -460,9 +462,13 @@ class LadderService:
         game), their results in ladder creation order; ``ladder_ids`` lists them. NotFoundError
         for an unknown ladder."""
         cfg = await self._config(ladder_id)
-        if not pooled:  # openskill over every result: off the event loop
-            return {**await asyncio.to_thread(leaderboard, cfg, await self.results(ladder_id)),
-                    "ladder_ids": [ladder_id], "pool": rating_pool(cfg)}
+        if not pooled:  # the ratings fold only the results added since the last read
+            board = await self._board(cfg)
+            async with board.lock:
+                entries = board.standings.entries(cfg.get("bot_names", {}))
+                pairs = await asyncio.to_thread(pair_table, cfg, list(board.results))
+            return {"ladder_id": ladder_id, "entries": entries, "pairs": pairs, "ladder_ids": [ladder_id],
+                    "pool": rating_pool(cfg)}
         pool = rating_pool(cfg)
         members = [c for c in await self.list_ladders() if rating_pool(c) == pool]
         results: list[dict[str, Any]] = []
@@ -474,6 +480,28 @@ class LadderService:
             results += [{**r, "pair": f"{c['ladder_id']}/{r['pair']}"} for r in await self.results(c["ladder_id"])]
         return {**await asyncio.to_thread(leaderboard, merged, results), "ladder_ids": [c["ladder_id"] for c in members],
                 "pool": pool}
+
+    async def _board(self, cfg: dict[str, Any]) -> _Board:
+        """This process's running standings of a ladder, brought up to date: reads and folds only
+        the results recorded since the last call (off the event loop when there are many).
+        At most :data:`BOARDS` ladders are kept."""
+        lid = cfg["ladder_id"]
+        board = self._boards.get(lid)
+        if board is None:
+            board = self._boards[lid] = _Board(Standings(cfg["bot_ids"]))
+        self._boards.move_to_end(lid)
+        while len(self._boards) > BOARDS:
+            self._boards.popitem(last=False)
+        async with board.lock:
+            raw = await self.redis.lrange(aux_key("ladder", lid, "results"), len(board.results), -1)
+            if raw:
+                new = await asyncio.to_thread(_decode_all, raw) if len(raw) > 100 else _decode_all(raw)
+                if len(new) > 100:
+                    await asyncio.to_thread(board.standings.add, new)
+                else:
+                    board.standings.add(new)
+                board.results.extend(new)
+        return board
 
     async def _event(self, ladder_id: str, ev: dict[str, Any]) -> None:
         ev = dict(ev, ladder_id=ladder_id, at_ms=self.matches.now_ms())
@@ -591,7 +619,9 @@ class LadderService:
             return 0
         await self._event(lid, {"type": "result", "result": result})
         if cfg["format"] == "sprt" and cfg["sprt"]:
-            pairs = await asyncio.to_thread(pair_table, cfg, await self.results(lid))
+            board = await self._board(cfg)
+            async with board.lock:
+                pairs = await asyncio.to_thread(pair_table, cfg, list(board.results))
             if pairs and pairs[0]["sprt_result"]:
                 await self.redis.delete(aux_key("ladder", lid, "pending"))
         return 1
@@ -609,11 +639,23 @@ class LadderService:
         status_key = aux_key("ladder", lid, "status")
         if (await self.redis.get(status_key)) != b"stopped":
             await self.redis.set(status_key, "finished")
-        board = await asyncio.to_thread(leaderboard, cfg, await self.results(lid))
-        await self._event(lid, {"type": "finished", "leaderboard": board})
+        final = await self.leaderboard(lid)
+        await self._event(lid, {"type": "finished", "leaderboard": {k: final[k] for k in ("ladder_id", "entries",
+                                                                                         "pairs")}})
 
     async def running_ladders(self) -> list[str]:
         return sorted(x.decode() for x in await self.redis.smembers(aux_key("ladders", "running")))
+
+
+BOARDS = 64
+"""Ladders whose running standings one process keeps (least recently read dropped)."""
+
+
+@dataclass
+class _Board:
+    standings: Standings
+    results: list[dict[str, Any]] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _decode_all(raw: Sequence[bytes]) -> list[dict[str, Any]]:
@@ -826,38 +868,58 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     four, with the other seats' play mixed in: compare it within the ladder, not with two-player
     Elo.
     """
-    from openskill.models import PlackettLuce
+    standings = Standings(cfg["bot_ids"])
+    standings.add(results)
+    return {"ladder_id": cfg["ladder_id"], "entries": standings.entries(cfg.get("bot_names", {})),
+            "pairs": pair_table(cfg, results)}
 
-    model = PlackettLuce()
-    names = cfg.get("bot_names", {})
-    ratings = {b: model.rating(name=b) for b in cfg["bot_ids"]}
-    tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0, "deals_lost": 0}
-             for b in cfg["bot_ids"]}
-    for r in results:
-        if len(r["bots"]) != 2:
-            _rate_seated(model, ratings, tally, r)
-            continue
-        a, b = r["bots"]
-        sa, sb = r["scores"]
-        ranks = [0, 0] if sa == sb else ([0, 1] if sa > sb else [1, 0])
-        [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
-        ratings[a], ratings[b] = ra, rb
-        for bot, mine, theirs, dw, dl in ((a, sa, sb, r["deals_won"][0], r["deals_won"][1]),
-                                          (b, sb, sa, r["deals_won"][1], r["deals_won"][0])):
-            t = tally[bot]
-            t["games"] += 1
-            t["wins" if mine > theirs else "losses" if mine < theirs else "draws"] += 1
-            t["score"] += mine
-            t["deals_won"] += dw
-            t["deals_lost"] += dl
-    entries = []
-    for b, rt in ratings.items():
-        entries.append({"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma,
-                        "ordinal": rt.ordinal(), **tally[b]})
-    entries.sort(key=lambda e: -e["ordinal"])
-    for i, e in enumerate(entries):
-        e["rank"] = i + 1
-    return {"ladder_id": cfg["ladder_id"], "entries": entries, "pairs": pair_table(cfg, results)}
+
+class Standings:
+    """The running openskill ratings and tallies of a ladder (the ``entries`` of
+    :func:`leaderboard`), folded one result at a time in result order, so that a leaderboard read
+    costs the results added since the last read, not all of them (:meth:`LadderService.leaderboard`
+    keeps one per ladder). ``bot_ids``: the ladder's bots."""
+
+    def __init__(self, bot_ids: Sequence[str]) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        self.ratings = {b: self.model.rating(name=b) for b in bot_ids}
+        self.tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0,
+                          "deals_lost": 0} for b in bot_ids}
+        self.count = 0
+        """Results folded in so far."""
+
+    def add(self, results: Sequence[dict[str, Any]]) -> None:
+        """Fold ``results`` (the next ones of the ladder, in order) into the ratings and tallies."""
+        model, ratings, tally = self.model, self.ratings, self.tally
+        for r in results:
+            self.count += 1
+            if len(r["bots"]) != 2:
+                _rate_seated(model, ratings, tally, r)
+                continue
+            a, b = r["bots"]
+            sa, sb = r["scores"]
+            ranks = [0, 0] if sa == sb else ([0, 1] if sa > sb else [1, 0])
+            [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+            ratings[a], ratings[b] = ra, rb
+            for bot, mine, theirs, dw, dl in ((a, sa, sb, r["deals_won"][0], r["deals_won"][1]),
+                                              (b, sb, sa, r["deals_won"][1], r["deals_won"][0])):
+                t = tally[bot]
+                t["games"] += 1
+                t["wins" if mine > theirs else "losses" if mine < theirs else "draws"] += 1
+                t["score"] += mine
+                t["deals_won"] += dw
+                t["deals_lost"] += dl
+
+    def entries(self, names: dict[str, str]) -> list[dict[str, Any]]:
+        """The leaderboard rows, best ordinal first (see :func:`leaderboard`)."""
+        entries = [{"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
+                    **self.tally[b]} for b, rt in self.ratings.items()]
+        entries.sort(key=lambda e: -e["ordinal"])
+        for i, e in enumerate(entries):
+            e["rank"] = i + 1
+        return entries
 
 
 def pair_table(cfg: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
