@@ -382,6 +382,30 @@ def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
     return out
 
 
+def _match_show(args: argparse.Namespace) -> int:
+    from bummerl import transcript
+
+    if args.file:
+        rec = json.loads(sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8"))
+        rec = rec["record"] if isinstance(rec.get("record"), dict) and "match_id" not in rec else rec
+    else:
+        server = args.server or os.environ.get("BUMMERL_SERVER")
+        if not (server and args.match_id):
+            raise ValueError("give a match id and --server HOST:PORT (or --file RECORD.json)")
+        from bummerl_client import Client
+
+        with Client(server) as c:
+            rec = c.match_record(args.match_id, token=args.admin_token or os.environ.get("BUMMERL_ADMIN_TOKEN"))
+    if args.format == "json":
+        print(json.dumps(rec, indent=2))
+    elif args.format == "jsonl":
+        for e in transcript.entries(rec):
+            print(json.dumps(e))
+    else:
+        sys.stdout.write(transcript.text(rec))
+    return 0
+
+
 def _verify_cmd(args: argparse.Namespace) -> int:
     from bummerl.core.verify import VerificationError, verify_record
 
@@ -446,6 +470,18 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--server", default=None, help="HOST:PORT: fetch the records of --match from this server")
     v.add_argument("--match", action="append", default=[], metavar="ID", help="match id to fetch (repeatable)")
     v.add_argument("--json", action="store_true", help="one JSON object per verified record")
+    ms = sub.add_parser("match", help="show a match").add_subparsers(dest="match_cmd", required=True)
+    show = ms.add_parser("show", help="a readable transcript of a match record: hands, tricks, marriages, "
+                                      "closing, scores, result and times",
+                         description="Prints a match's record as a transcript (text), as the record itself (json) "
+                                     "or one JSON object per transcript line (jsonl). Hands and laid-away cards "
+                                     "appear once the record is revealed (docs/ACCESS.md).")
+    show.add_argument("match_id", nargs="?", default=None, help="match id (with --server)")
+    show.add_argument("--server", default=None, help="HOST:PORT of the server (default: BUMMERL_SERVER)")
+    show.add_argument("--file", default=None, help="read the record from this JSON file instead (- = stdin)")
+    show.add_argument("--admin-token", default=None,
+                      help="admin token: the full record at any time (default: BUMMERL_ADMIN_TOKEN)")
+    show.add_argument("--format", choices=["text", "json", "jsonl"], default="text", help="output (default text)")
     from bummerl import cli_ladder
 
     cli_ladder.add_parsers(sub)
@@ -481,6 +517,8 @@ def main(argv: list[str] | None = None) -> int:
             return cli_ladder.dispatch(args)
         if args.cmd == "verify":
             return _verify_cmd(args)
+        if args.cmd == "match":
+            return _match_show(args)
         return _bench(args)
     except KeyboardInterrupt:
         return 130

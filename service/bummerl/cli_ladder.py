@@ -219,16 +219,25 @@ async def ladder_run(args: argparse.Namespace) -> int:
 
 
 async def ladder_export(args: argparse.Namespace) -> int:
+    from bummerl import transcript
     from bummerl_client import AsyncClient
 
     async with AsyncClient(args.server) as c:
         await c.wait_ready(15)
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+        token = args.admin_token or os.environ.get("BUMMERL_ADMIN_TOKEN")
         try:
+            rows = []
             for r in await c.ladder_matches(args.ladder):
-                rec = await c.match_record(r["match_id"])
-                out.write(json.dumps({"ladder_id": args.ladder, "game": r["game"], "pair": r["pair"], "leg": r["leg"],
-                                      "bots": r["bots"], "record": rec}) + "\n")
+                rec = await c.match_record(r["match_id"], token=token)
+                rows.append({"ladder_id": args.ladder, "game": r["game"], "pair": r["pair"], "leg": r["leg"],
+                             "bots": r["bots"], "record": rec})
+                if args.format == "jsonl":
+                    out.write(json.dumps(rows[-1]) + "\n")
+                elif args.format == "text":
+                    out.write(f"=== game {r['game']} (set {r['pair']}, leg {r['leg']})\n{transcript.text(rec)}\n")
+            if args.format == "json":
+                out.write(json.dumps(rows, indent=2) + "\n")
         finally:
             if out is not sys.stdout:
                 out.close()
@@ -285,10 +294,16 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--admin-token", default=None)
     r.add_argument("--json", action="store_true", help="last line: the final leaderboard as JSON")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    e = lsub.add_parser("export", help="the match records of a ladder as JSON lines")
+    e = lsub.add_parser("export", help="the match records of a ladder (JSON lines, JSON or transcripts)")
     e.add_argument("--ladder", required=True)
-    e.add_argument("--server", default="localhost:50051")
-    e.add_argument("--out", default=None)
+    e.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
+    e.add_argument("--out", default=None, help="file to write (default: standard output)")
+    e.add_argument("--format", choices=["jsonl", "json", "text"], default="jsonl",
+                   help="jsonl (default): one {ladder_id, game, pair, leg, bots, record} a line; json: one array; "
+                        "text: a readable transcript per game (bummerl match show)")
+    e.add_argument("--admin-token", default=None,
+                   help="admin token: full records even of duplicate sets still running (default: "
+                        "BUMMERL_ADMIN_TOKEN)")
     bot = sub.add_parser("bot", help="connect a bot to a server and play its assigned matches")
     bsub = bot.add_subparsers(dest="bot_cmd", required=True)
     br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")

@@ -179,9 +179,12 @@ class AsyncClient:
         except grpc.RpcError as e:
             raise _convert(e) from None
 
-    async def match_record(self, match_id: str) -> dict[str, Any]:
+    async def match_record(self, match_id: str, token: str | None = None) -> dict[str, Any]:
+        """The match record (docs/ACCESS.md): hidden cards only once ``revealed`` (the match, and a
+        ladder game's duplicate set, over), or at any time with the admin ``token``."""
         try:
-            return to_dict(await self.stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=match_id)))
+            return to_dict(await self.stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=match_id),
+                                                          metadata=_auth(token)))
         except grpc.RpcError as e:
             raise _convert(e) from None
 
@@ -304,5 +307,6 @@ class Client:
     def resign(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
         return self._call(self.stub.Resign, game_pb2.ResignRequest(match_id=match_id, seat=seat), token)
 
-    def match_record(self, match_id: str) -> dict[str, Any]:
-        return self._call(self.stub.GetMatchRecord, game_pb2.GetMatchRecordRequest(match_id=match_id))
+    def match_record(self, match_id: str, token: str | None = None) -> dict[str, Any]:
+        """See :meth:`AsyncClient.match_record`."""
+        return self._call(self.stub.GetMatchRecord, game_pb2.GetMatchRecordRequest(match_id=match_id), token)
