@@ -110,9 +110,11 @@ async def request_for(w: World, call: str, caller: str, own: bool) -> tuple[dict
 
 
 def grpc_request(call: str, req: dict[str, Any]) -> Any:
-    for module in (game_pb2, ladder_pb2):
-        cls = getattr(module, f"{call}Request", None)
-        if cls is not None:
+    """The RPC's request message (its input type, from the service descriptor) filled from ``req``."""
+    for module, service in ((game_pb2, "GameService"), (ladder_pb2, "LadderService")):
+        method = module.DESCRIPTOR.services_by_name[service].methods_by_name.get(call)
+        if method is not None:
+            cls = getattr(module, method.input_type.name)
             msg = cls()
             names = set(cls.DESCRIPTOR.fields_by_name)
             json_format.ParseDict({k: v for k, v in req.items() if k in names}, msg)

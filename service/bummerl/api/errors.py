@@ -50,6 +50,7 @@ import grpc.aio
 import redis.exceptions
 
 from bummerl.core.errors import (
+    FailedPreconditionError,
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
@@ -106,6 +107,7 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str], ...] = (
     (IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION, "ILLEGAL_ACTION"),
     (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),
     (TimeoutLostError, grpc.StatusCode.FAILED_PRECONDITION, "TIMEOUT"),
+    (FailedPreconditionError, grpc.StatusCode.FAILED_PRECONDITION, "FAILED_PRECONDITION"),
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED"),
     (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED"),
     (ResourceExhaustedError, grpc.StatusCode.RESOURCE_EXHAUSTED, "RESOURCE_EXHAUSTED"),

@@ -35,7 +35,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
 
     @map_errors
     async def StreamAssignments(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.Assignment]:
-        async for a in self.ladders.assignments(request.bot_id, bearer_token(context)):
+        async for a in self.ladders.assignments(request.bot_id, bearer_token(context), request.client):
             yield codec.dict_to_pb(a, ladder_pb2.Assignment)
 
     @map_errors
@@ -79,3 +79,32 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
     @map_errors
     async def StopLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.stop_ladder(request.ladder_id, bearer_token(context)))
+
+    @map_errors
+    async def ListBots(self, request: Any, context: Any) -> ladder_pb2.ListBotsResponse:
+        return codec.dict_to_pb({"bots": await self.ladders.list_bots()}, ladder_pb2.ListBotsResponse)
+
+    @map_errors
+    async def RevokeBot(self, request: Any, context: Any) -> ladder_pb2.Bot:
+        return codec.dict_to_pb(await self.ladders.revoke_bot(request.bot_id, bearer_token(context)), ladder_pb2.Bot)
+
+    @map_errors
+    async def RotateBotToken(self, request: Any, context: Any) -> ladder_pb2.RegisterBotResponse:
+        return ladder_pb2.RegisterBotResponse(**await self.ladders.rotate_bot_token(request.bot_id, bearer_token(context)))
+
+    @map_errors
+    async def DeleteBot(self, request: Any, context: Any) -> ladder_pb2.Bot:
+        return codec.dict_to_pb(await self.ladders.delete_bot(request.bot_id, bearer_token(context)), ladder_pb2.Bot)
+
+    @map_errors
+    async def PauseLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+        return _ladder_pb(await self.ladders.pause_ladder(request.ladder_id, bearer_token(context)))
+
+    @map_errors
+    async def ResumeLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+        return _ladder_pb(await self.ladders.resume_ladder(request.ladder_id, bearer_token(context)))
+
+    @map_errors
+    async def ListLadderGames(self, request: Any, context: Any) -> ladder_pb2.ListLadderGamesResponse:
+        return codec.dict_to_pb({"games": await self.ladders.games(request.ladder_id, request.state)},
+                                ladder_pb2.ListLadderGamesResponse)

@@ -32,6 +32,11 @@ class MatchOverError(ServiceError):
     """An action or resignation on a match that has ended. -> FAILED_PRECONDITION."""
 
 
+class FailedPreconditionError(ServiceError):
+    """The object is not in the state the call needs (e.g. resuming a ladder that is not paused).
+    -> FAILED_PRECONDITION."""
+
+
 class StaleVersionError(ServiceError):
     """``expected_version`` is not the current version (and not a retry of the action applied
     there). -> ABORTED, with the current version in the details and trailing metadata.

@@ -59,6 +59,7 @@ from redis.exceptions import RedisError
 
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import (
+    FailedPreconditionError,
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
@@ -147,6 +148,9 @@ STREAMS_PER_BOT = 4
 PRESENCE_TTL_MS = 15_000
 """A bot counts as connected while one of its ``StreamAssignments`` streams, on any server
 process, renewed its presence entry less than this many ms ago (every third of it)."""
+
+GAMES_LISTED = 10_000
+"""Most planned games :meth:`LadderService.games` lists."""
 
 CONNECT_TIMEOUT_MS = 600_000
 """How long a ``start_when_connected`` ladder waits for its bots by default (10 minutes)."""
@@ -252,24 +256,82 @@ class LadderService:
         return dict(json.loads(raw))
 
     async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
-        """The bot if ``token`` is its bot token; UnauthenticatedError otherwise."""
+        """The bot if ``token`` is its bot token; UnauthenticatedError otherwise (also for a revoked
+        or deleted bot)."""
         bot = await self.bot(bot_id)
+        if bot.get("deleted") or bot.get("revoked"):
+            raise UnauthenticatedError(f"the token of bot {bot['name']!r} was revoked"
+                                       + (" (the bot was deleted)" if bot.get("deleted") else ""))
         if not token or not hmac.compare_digest(hash_token(token), bot["token_hash"]):
             raise UnauthenticatedError("missing or wrong bot token (authorization: Bearer <bot token>)")
         return bot
 
-    async def assignments(self, bot_id: str, token: str | None) -> AsyncIterator[dict[str, Any]]:
+    async def list_bots(self) -> list[dict[str, Any]]:
+        """Every registered bot, by name: ``{"bot_id", "name", "description", "created_at_ms",
+        "connected", "connected_since_ms", "client", "revoked", "deleted"}`` (never its token)."""
+        ids = sorted(x.decode() for x in await self.redis.smembers(aux_key("bots")))
+        raws = await self.redis.mget([aux_key("bot", i) for i in ids]) if ids else []
+        here = await self.presence()
+        out = []
+        for raw in raws:
+            if raw is None:
+                continue
+            b = json.loads(raw)
+            since, client = here.get(b["bot_id"], (0, ""))
+            out.append({"bot_id": b["bot_id"], "name": b["name"], "description": b.get("description", ""),
+                        "created_at_ms": b.get("created_at_ms", 0), "connected": b["bot_id"] in here,
+                        "connected_since_ms": since, "client": client, "revoked": bool(b.get("revoked")),
+                        "deleted": bool(b.get("deleted"))})
+        return sorted(out, key=lambda b: (b["deleted"], b["name"]))
+
+    async def _update_bot(self, bot_id: str, admin_token: str | None, **changes: Any) -> dict[str, Any]:
+        self.matches.check_admin(admin_token)
+        bot = await self.bot(bot_id)
+        if bot.get("deleted"):
+            raise NotFoundError(f"bot {bot_id!r} was deleted")
+        bot.update(changes)
+        await self.redis.set(aux_key("bot", bot_id), json.dumps(bot))
+        return bot
+
+    async def revoke_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """Revoke a bot's token (admin): new assignment streams and new ladders refuse it, and it
+        gets no new game. Limitation: a match already created for it still takes the old token
+        for its seat until it ends (StopLadder ends them). Returns the :meth:`list_bots` row."""
+        bot = await self._update_bot(bot_id, admin_token, revoked=True)
+        return await self._row(bot["bot_id"])
+
+    async def rotate_bot_token(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """A new bot token (admin), shown once: ``{"bot_id", "bot_token", "name"}``; the old one
+        stops working (for matches already created: see :meth:`revoke_bot`); a revoked bot is
+        active again."""
+        token = f"{bot_id}.{secrets.token_hex(32)}"
+        bot = await self._update_bot(bot_id, admin_token, token_hash=hash_token(token), revoked=False)
+        return {"bot_id": bot_id, "bot_token": token, "name": bot["name"]}
+
+    async def delete_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """Delete a bot (admin): its token stops working, its name may be registered again; its
+        results stay in past ladders and it stays listed, marked deleted."""
+        bot = await self._update_bot(bot_id, admin_token, deleted=True, token_hash="")
+        await self.redis.delete(aux_key("botname", bot["name"]))
+        return await self._row(bot_id)
+
+    async def _row(self, bot_id: str) -> dict[str, Any]:
+        return next(b for b in await self.list_bots() if b["bot_id"] == bot_id)
+
+    async def assignments(self, bot_id: str, token: str | None, client: str = "") -> AsyncIterator[dict[str, Any]]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: every one whose
         match is still running (a bot that reconnects gets its games back; one that is over or
         expired is left out), then each new one as it is made. Endless; the caller closes it. The
         seat is played with the bot token. An empty ``bot_id`` is taken from the token. At most
         ``streams_per_bot`` open per bot and process (ResourceExhaustedError); the readers are
-        shared per bot and apart from the public streams' (:mod:`bummerl.ladder.feeds`)."""
+        shared per bot and apart from the public streams' (:mod:`bummerl.ladder.feeds`).
+        ``client``: what the client says about itself (shown in :meth:`list_bots`; at most 200
+        printable characters kept)."""
         bot_id = bot_id or (token or "").split(".", 1)[0]
         await self.authenticate_bot(bot_id, token)
         with self._slot("bot", bot_id, self.streams_per_bot, "this bot"):
             member = f"{bot_id}|{secrets.token_hex(8)}"
-            await self._present(member)
+            await self._present(member, "".join(ch for ch in client if ch.isprintable())[:200])
             heartbeat = asyncio.create_task(self._heartbeat(member))
             try:
                 async for _eid, fields in self.bot_feeds.follow(aux_key("botq", bot_id)):
@@ -280,13 +342,18 @@ class LadderService:
                 heartbeat.cancel()
                 with contextlib.suppress(Exception):
                     await self.redis.zrem(aux_key("presence"), member)
+                    await self.redis.hdel(aux_key("presence", "since"), member)
+                    await self.redis.hdel(aux_key("presence", "client"), member)
 
-    async def _present(self, member: str) -> None:
+    async def _present(self, member: str, client: str | None = None) -> None:
         """Mark one open assignment stream (``<bot id>|<stream id>``) present for
-        :data:`PRESENCE_TTL_MS` more (``bm:presence``: sorted set by expiry, ms since the epoch)."""
+        :data:`PRESENCE_TTL_MS` more (``bm:presence``: sorted set by expiry, ms since the epoch;
+        ``bm:presence:since`` and ``bm:presence:client``: hashes by member)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(aux_key("presence"), {member: self.matches.now_ms() + PRESENCE_TTL_MS})
         pipe.hsetnx(aux_key("presence", "since"), member, self.matches.now_ms())
+        if client is not None:
+            pipe.hset(aux_key("presence", "client"), member, client)
         await pipe.execute()
 
     async def _heartbeat(self, member: str) -> None:
@@ -299,21 +366,30 @@ class LadderService:
 
     async def connected_bots(self) -> dict[str, int]:
         """Bots that hold an assignment stream on any server process now: bot id -> since (ms
-        since the epoch, the oldest open stream). Expired entries (a process that died) are
-        dropped on the way."""
+        since the epoch, the oldest open stream)."""
+        return {b: since for b, (since, _client) in (await self.presence()).items()}
+
+    async def presence(self) -> dict[str, tuple[int, str]]:
+        """Bot id -> (connected since, ms since the epoch; what its newest stream's client said)
+        for every bot with an open assignment stream on any process. Expired entries (a process
+        that died) are dropped on the way."""
         now = self.matches.now_ms()
-        key, since_key = aux_key("presence"), aux_key("presence", "since")
+        key, since_key, client_key = aux_key("presence"), aux_key("presence", "since"), aux_key("presence", "client")
         gone = await self.redis.zrangebyscore(key, "-inf", now)
         if gone:
             await self.redis.zrem(key, *gone)
             await self.redis.hdel(since_key, *gone)
+            await self.redis.hdel(client_key, *gone)
         members = await self.redis.zrangebyscore(key, now, "+inf")
-        out: dict[str, int] = {}
+        out: dict[str, tuple[int, str]] = {}
         if members:
-            for m, since in zip(members, await self.redis.hmget(since_key, members), strict=True):
+            sinces = await self.redis.hmget(since_key, members)
+            clients = await self.redis.hmget(client_key, members)
+            for m, since, client in zip(members, sinces, clients, strict=True):
                 bot = m.decode().split("|", 1)[0]
                 t = int(since or now)
-                out[bot] = min(out.get(bot, t), t)
+                if bot not in out or t < out[bot][0]:
+                    out[bot] = (t, (client or b"").decode(errors="replace"))
         return out
 
     async def _assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
@@ -542,6 +618,50 @@ class LadderService:
                 await self._event(ladder_id, {"type": "abandoned", "game": game["game"], "match_id": game["match_id"]})
         return await self.ladder(ladder_id)
 
+    async def pause_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """Pause a running ladder (admin): no new game starts; running games finish and count.
+        FailedPreconditionError unless it is running."""
+        return await self._set_status(ladder_id, admin_token, "running", "paused")
+
+    async def resume_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """Resume a paused ladder (admin). FailedPreconditionError unless it is paused."""
+        return await self._set_status(ladder_id, admin_token, "paused", "running")
+
+    async def _set_status(self, ladder_id: str, admin_token: str | None, old: str, new: str) -> dict[str, Any]:
+        self.matches.check_admin(admin_token)
+        await self._config(ladder_id)
+        key = aux_key("ladder", ladder_id, "status")
+        cur = (await self.redis.get(key) or b"running").decode()
+        if cur != old:
+            raise FailedPreconditionError(f"the ladder is {cur}, not {old}")
+        await self.redis.set(key, new)
+        await self._event(ladder_id, {"type": new if new == "paused" else "resumed"})
+        return await self.ladder(ladder_id)
+
+    async def games(self, ladder_id: str, state: str = "") -> list[dict[str, Any]]:
+        """The ladder's games: ``{"game", "pair", "leg", "bots", "state", "match_id"}``, planned
+        ones in play order (at most :data:`GAMES_LISTED`, no match id), then the running ones, then
+        the finished ones in the order they ended; ``state`` picks one of ``planned``, ``running``,
+        ``finished`` ("" = all). Never a seed or suit relabelling."""
+        if state not in ("", "planned", "running", "finished"):
+            raise InvalidArgumentError("state must be planned, running, finished or empty")
+        await self._config(ladder_id)
+        out: list[dict[str, Any]] = []
+
+        def row(g: dict[str, Any], st: str) -> dict[str, Any]:
+            return {"game": g["game"], "pair": g["pair"], "leg": g["leg"], "bots": g["bots"], "state": st,
+                    "match_id": "" if st == "planned" else g["match_id"]}
+
+        if state in ("", "planned"):
+            raw = await self.redis.lrange(aux_key("ladder", ladder_id, "pending"), 0, GAMES_LISTED - 1)
+            out += [row(json.loads(g), "planned") for g in raw]
+        if state in ("", "running"):
+            running = [json.loads(g) for g in await self.redis.hvals(aux_key("ladder", ladder_id, "running"))]
+            out += [row(g, "running") for g in sorted(running, key=lambda g: g["game"])]
+        if state in ("", "finished"):
+            out += [row(g, "finished") for g in await self.results(ladder_id)]
+        return out
+
     # ------------------------------------------------------------------ driving
     async def drive(self, ladder_id: str) -> int:
         """One pass over a running ladder: record finished games, (re)create and assign claimed
@@ -560,7 +680,8 @@ class LadderService:
             if await self.store.is_over(game["match_id"]):
                 recorded += await self._record(cfg, game)
         pending_key = aux_key("ladder", ladder_id, "pending")
-        while not await self._waiting(cfg):
+        paused = (await self.redis.get(aux_key("ladder", ladder_id, "status"))) == b"paused"
+        while not paused and not await self._waiting(cfg):
             raw = await self._claim(keys=[pending_key, running_key], args=[cfg["concurrency"], self.matches.now_ms()])
             if not raw:
                 break

@@ -1,0 +1,74 @@
+"""The organizer's calls (issue 21): bots listed with their presence and client, revoked, given a
+new token, deleted (results kept); ladders paused and resumed; games listed by state without seeds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from bummerl.core.errors import FailedPreconditionError, PermissionDeniedError, UnauthenticatedError
+from bummerl.ladder.service import LadderDriver, LadderService, LadderSpec
+
+from .test_ladder_service import register
+from .test_ladder_trust import finish, running_games
+
+
+async def test_bots_are_listed_revoked_rotated_and_deleted(ladders: LadderService) -> None:
+    a, b = await register(ladders, 2)
+    rows = {r["bot_id"]: r for r in await ladders.list_bots()}
+    assert not rows[a["bot_id"]]["connected"] and "bot_token" not in json.dumps(rows) and "token_hash" not in json.dumps(rows)
+
+    async def connect() -> None:
+        async for _ in ladders.assignments(a["bot_id"], a["bot_token"], client="mybot/1.2 (engine x)"):
+            pass
+
+    task = asyncio.create_task(connect())
+    await asyncio.sleep(0.1)
+    row = {r["bot_id"]: r for r in await ladders.list_bots()}[a["bot_id"]]
+    assert row["connected"] and row["client"] == "mybot/1.2 (engine x)" and row["connected_since_ms"] > 0
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+    with pytest.raises(PermissionDeniedError):
+        await ladders.revoke_bot(a["bot_id"])
+    assert (await ladders.revoke_bot(a["bot_id"], admin_token="adm"))["revoked"]
+    with pytest.raises(UnauthenticatedError, match="revoked"):
+        await ladders.authenticate_bot(a["bot_id"], a["bot_token"])
+    new = await ladders.rotate_bot_token(a["bot_id"], admin_token="adm")
+    assert new["bot_token"] != a["bot_token"]
+    await ladders.authenticate_bot(a["bot_id"], new["bot_token"])
+    with pytest.raises(UnauthenticatedError):
+        await ladders.authenticate_bot(a["bot_id"], a["bot_token"])
+    gone = await ladders.delete_bot(b["bot_id"], admin_token="adm")
+    assert gone["deleted"]
+    with pytest.raises(UnauthenticatedError):
+        await ladders.authenticate_bot(b["bot_id"], b["bot_token"])
+    again = await ladders.register_bot(b["name"], admin_token="adm")  # the name is free again
+    assert again["bot_id"] != b["bot_id"]
+
+
+async def test_a_ladder_pauses_resumes_and_lists_its_games(ladders: LadderService) -> None:
+    bots = await register(ladders, 2)
+    tokens = {x["bot_id"]: x["bot_token"] for x in bots}
+    lad = await ladders.create_ladder(LadderSpec("g", "schnapsen-at", list(tokens), rounds=2, deals_per_game=1,
+                                                 concurrency=2, seed=5), admin_token="adm")
+    lid = lad["ladder_id"]
+    games = await ladders.games(lid)
+    assert [g["state"] for g in games] == ["planned"] * 4 and all(g["match_id"] == "" for g in games)
+    assert "seed" not in json.dumps(games) and "suit_perm" not in json.dumps(games)
+    assert (await ladders.pause_ladder(lid, admin_token="adm"))["status"] == "paused"
+    await LadderDriver(ladders).run_once()
+    assert await running_games(ladders, lid) == []  # paused: nothing starts
+    with pytest.raises(FailedPreconditionError):
+        await ladders.pause_ladder(lid, admin_token="adm")
+    assert (await ladders.resume_ladder(lid, admin_token="adm"))["status"] == "running"
+    await LadderDriver(ladders).run_once()
+    running = await ladders.games(lid, "running")
+    assert len(running) == 2 and all(g["match_id"] for g in running)
+    for g in await running_games(ladders, lid):
+        await finish(ladders, g, tokens)
+    await LadderDriver(ladders).run_once()
+    states = [g["state"] for g in await ladders.games(lid)]
+    assert states.count("finished") == 2 and states.count("running") + states.count("planned") == 2
