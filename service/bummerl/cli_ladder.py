@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from bummerl import cli_organize
 from bummerl.config import Settings
 
 
@@ -270,7 +271,7 @@ async def bot_run(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: Any) -> None:
     """Add ``ladder`` and ``bot`` to the ``bummerl`` command line."""
-    lad = sub.add_parser("ladder", help="run a ladder of bots, or export its match records")
+    lad = sub.add_parser("ladder", help="run a ladder locally, or create, follow and manage ladders on a server")
     lsub = lad.add_subparsers(dest="ladder_cmd", required=True)
     r = lsub.add_parser("run", help="run a ladder (local server unless --server)")
     r.add_argument("--variant", default="schnapsen-at")
@@ -304,8 +305,10 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("--admin-token", default=None,
                    help="admin token: full records even of duplicate sets still running (default: "
                         "BUMMERL_ADMIN_TOKEN)")
-    bot = sub.add_parser("bot", help="connect a bot to a server and play its assigned matches")
+    cli_organize.add_ladder_parsers(lsub)
+    bot = sub.add_parser("bot", help="connect a bot and play its assigned matches; register and manage bots")
     bsub = bot.add_subparsers(dest="bot_cmd", required=True)
+    cli_organize.add_bot_parsers(bsub)
     br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")
     br.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     br.add_argument("--token", default=None, help="bot token (default: BUMMERL_BOT_TOKEN)")
@@ -313,6 +316,8 @@ def add_parsers(sub: Any) -> None:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if cli_organize.handles(args):
+        return cli_organize.dispatch(args)
     if args.cmd == "bot":
         return asyncio.run(bot_run(args))
     if args.ladder_cmd == "run":

@@ -19,6 +19,18 @@ from google.protobuf.message import Message
 
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc, ladder_pb2, ladder_pb2_grpc
 
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bummerl")
+    except PackageNotFoundError:
+        return "dev"
+
+
+_VERSION = _version()
+
 CURRENT_VERSION_KEY = "bummerl-current-version"
 
 
@@ -201,11 +213,14 @@ class AsyncClient:
         return await self._ladder_call("RegisterBot", ladder_pb2.RegisterBotRequest(name=name, description=description),
                                        admin_token)
 
-    async def assignments(self, bot_id: str, bot_token: str) -> AsyncIterator[dict[str, Any]]:
+    async def assignments(self, bot_id: str, bot_token: str, client: str = "") -> AsyncIterator[dict[str, Any]]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: the running ones
-        first, then new ones as they come. Endless; raises BummerlError when the stream fails."""
-        call = self.ladder_stub.StreamAssignments(ladder_pb2.StreamAssignmentsRequest(bot_id=bot_id),
-                                                  metadata=_auth(bot_token))
+        first, then new ones as they come. Endless; raises BummerlError when the stream fails.
+        ``client``: what to tell the server about the client and engine (shown in ListBots);
+        default ``bummerl_client/<version>``."""
+        call = self.ladder_stub.StreamAssignments(
+            ladder_pb2.StreamAssignmentsRequest(bot_id=bot_id, client=client or f"bummerl_client/{_VERSION}"),
+            metadata=_auth(bot_token))
         try:
             async for a in call:
                 yield to_dict(a)
@@ -244,6 +259,40 @@ class AsyncClient:
             raise _convert(e) from None
         finally:
             call.cancel()
+
+    async def list_ladders(self) -> list[dict[str, Any]]:
+        return list((await self._ladder_call("ListLadders", ladder_pb2.ListLaddersRequest()))["ladders"])
+
+    async def ladder_games(self, ladder_id: str, state: str = "") -> list[dict[str, Any]]:
+        """The ladder's games ``{"game", "pair", "leg", "bots", "state", "match_id"}``; ``state``:
+        ``planned``, ``running``, ``finished`` or "" (all)."""
+        got = await self._ladder_call("ListLadderGames", ladder_pb2.ListLadderGamesRequest(ladder_id=ladder_id,
+                                                                                        state=state))
+        return list(got["games"])
+
+    async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """Stop a ladder (admin): running games end as abandoned, nothing new starts."""
+        return await self._ladder_call("StopLadder", ladder_pb2.StopLadderRequest(ladder_id=ladder_id), admin_token)
+
+    async def pause_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        return await self._ladder_call("PauseLadder", ladder_pb2.StopLadderRequest(ladder_id=ladder_id), admin_token)
+
+    async def resume_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        return await self._ladder_call("ResumeLadder", ladder_pb2.StopLadderRequest(ladder_id=ladder_id), admin_token)
+
+    async def list_bots(self) -> list[dict[str, Any]]:
+        """Every registered bot with its presence (``connected``, ``connected_since_ms``, ``client``)."""
+        return list((await self._ladder_call("ListBots", ladder_pb2.ListBotsRequest()))["bots"])
+
+    async def revoke_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        return await self._ladder_call("RevokeBot", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
+
+    async def rotate_bot_token(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        """``{"bot_id", "bot_token", "name"}``: the new token, shown once."""
+        return await self._ladder_call("RotateBotToken", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
+
+    async def delete_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+        return await self._ladder_call("DeleteBot", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
 
 
 class Client:

@@ -1,0 +1,379 @@
+"""The organizer's commands against a running server (issue 21): bots and ladders.
+
+    bummerl bot register NAME [--description TEXT]       (prints the bot token once)
+    bummerl bot list | revoke NAME | rotate-token NAME | delete NAME
+    bummerl ladder create --variant V --bots a,b,c [--format round_robin] [--deals N | --matches N]
+                          [--tc 5+0.1] [--start-when-connected [--connect-timeout S]]    (prints the id)
+    bummerl ladder list | watch ID | leaderboard ID [--pooled] | crosstable ID
+    bummerl ladder games ID [--state planned|running|finished] | stop ID | pause ID | resume ID
+
+Every command takes ``--server HOST:PORT`` (default ``BUMMERL_SERVER`` or localhost:50051),
+``--admin-token`` (default ``BUMMERL_ADMIN_TOKEN``) and ``--json`` (machine output on stdout).
+Bots are named by name or id. Tables are drawn with rich.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+MIN_PAIRS_FOR_ELO = 10
+"""Fewer units (duplicate pairs, sets or games) than this: the Elo column says ``n/a (needs N
+pairs)`` instead of a number no one should read."""
+
+FORMATS = {"round_robin": "LADDER_FORMAT_ROUND_ROBIN", "gauntlet": "LADDER_FORMAT_GAUNTLET",
+           "sprt": "LADDER_FORMAT_SPRT"}
+
+
+def _server(args: argparse.Namespace) -> str:
+    return str(args.server or os.environ.get("BUMMERL_SERVER") or "localhost:50051")
+
+
+def _admin(args: argparse.Namespace) -> str | None:
+    return getattr(args, "admin_token", None) or os.environ.get("BUMMERL_ADMIN_TOKEN") or None
+
+
+def _short(enum: Any, prefix: str) -> str:
+    return str(enum).removeprefix(prefix).lower()
+
+
+def _ms(ts: Any) -> str:
+    t = int(ts or 0)
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t / 1000)) if t else "-"
+
+
+def elo_cell(p: dict[str, Any]) -> str:
+    """The Elo of a pair row: ``+35.2 +/- 20.1``, or ``n/a (needs N pairs)`` when it rests on
+    fewer than :data:`MIN_PAIRS_FOR_ELO` units or is not finite."""
+    units = int(p.get("deal_pairs") or 0) or int(p.get("games") or 0)
+    elo, ci = float(p.get("elo", "nan")), float(p.get("elo_ci95", "nan"))
+    unit = "pairs" if int(p.get("deal_pairs") or 0) or not p.get("games") else "games"
+    if units < MIN_PAIRS_FOR_ELO or not (math.isfinite(elo) and math.isfinite(ci)):
+        return f"n/a (needs {MIN_PAIRS_FOR_ELO} {unit})"
+    return f"{elo:+.1f} +/- {ci:.1f}"
+
+
+class Organizer:
+    """One command's connection and output."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from bummerl_client import AsyncClient
+
+        self.args = args
+        self.client = AsyncClient(_server(args))
+        self.console = Console()
+        self.admin = _admin(args)
+
+    def out(self, data: Any, table: Callable[[], Table | str]) -> None:
+        if self.args.json:
+            print(json.dumps(data))
+        else:
+            self.console.print(table())
+
+    async def bot_id(self, name_or_id: str) -> str:
+        for b in await self.client.list_bots():
+            if name_or_id in (b["bot_id"], b["name"]) and not b.get("deleted"):
+                return str(b["bot_id"])
+        raise ValueError(f"no bot named {name_or_id!r} (bummerl bot list shows them)")
+
+    async def names(self) -> dict[str, str]:
+        return {b["bot_id"]: b["name"] for b in await self.client.list_bots()}
+
+    # ---------------------------------------------------------------- bots
+    async def bot_register(self) -> None:
+        got = await self.client.register_bot(self.args.name, self.args.description, admin_token=self.admin)
+        self.out(got, lambda: f"registered {got['name']} ({got['bot_id']})\nbot token (shown once): {got['bot_token']}")
+
+    async def bot_list(self) -> None:
+        bots = await self.client.list_bots()
+
+        def table() -> Table:
+            t = Table(title="Bots")
+            for col in ("name", "id", "connected", "since", "client", "status"):
+                t.add_column(col)
+            for b in bots:
+                status = "deleted" if b.get("deleted") else "revoked" if b.get("revoked") else "active"
+                t.add_row(b["name"], b["bot_id"], "yes" if b.get("connected") else "no",
+                          _ms(b.get("connected_since_ms")) if b.get("connected") else "-", b.get("client") or "-", status)
+            return t
+
+        self.out(bots, table)
+
+    async def bot_change(self) -> None:
+        bot_id = await self.bot_id(self.args.name)
+        cmd = self.args.bot_cmd
+        if cmd == "rotate-token":
+            got = await self.client.rotate_bot_token(bot_id, admin_token=self.admin)
+            self.out(got, lambda: f"new bot token of {got['name']} (shown once; the old one no longer works): "
+                                  f"{got['bot_token']}")
+            return
+        fn = self.client.revoke_bot if cmd == "revoke" else self.client.delete_bot
+        got = await fn(bot_id, admin_token=self.admin)
+        self.out(got, lambda: f"{cmd}d {got['name']} ({got['bot_id']})")
+
+    # ---------------------------------------------------------------- ladders
+    async def ladder_create(self) -> None:
+        from bummerl.cli_ladder import _sprt
+        from bummerl.core.clocks import TimeControl
+
+        a = self.args
+        ids = [await self.bot_id(n.strip()) for n in a.bots.split(",") if n.strip()]
+        fields: dict[str, Any] = {
+            "name": a.name or "", "variant": a.variant, "bot_ids": ids, "format": FORMATS[a.format],
+            "rounds": a.deals or a.matches, "duplicate_deals": not a.no_duplicate,
+            "deals_per_game": 1 if a.deals else 0, "concurrency": a.concurrency,
+            "timeout_policy": a.timeout_policy, "start_when_connected": a.start_when_connected,
+        }
+        if a.connect_timeout:
+            fields["connect_timeout_ms"] = str(int(a.connect_timeout * 1000))
+        if a.tc:
+            fields["time_control"] = {k: (str(v) if k.endswith("_ms") else v)
+                                      for k, v in TimeControl.parse(a.tc).to_dict().items()}
+        if a.format == "sprt":
+            fields["sprt"] = _sprt(a.sprt)
+        for opt in a.option:
+            k, _, v = opt.partition("=")
+            fields.setdefault("options", {})[k] = v
+        lad = await self.client.create_ladder(admin_token=self.admin, **fields)
+        self.out(lad, lambda: f"{lad['ladder_id']}  ({lad['matches_total']} games)")
+
+    async def ladder_list(self) -> None:
+        ladders = await self.client.list_ladders()
+
+        def table() -> Table:
+            t = Table(title="Ladders")
+            for col in ("id", "name", "variant", "format", "status", "played", "running", "total", "absent bots"):
+                t.add_column(col)
+            for lad in ladders:
+                t.add_row(lad["ladder_id"], lad.get("name", ""), lad["variant"],
+                          _short(lad.get("format"), "LADDER_FORMAT_"), _short(lad.get("status"), "LADDER_STATUS_"),
+                          str(lad.get("matches_played", 0)), str(lad.get("matches_running", 0)),
+                          str(lad.get("matches_total", 0)),
+                          ", ".join(lad.get("bot_names", {}).get(b, b) for b in lad.get("absent_bots", [])) or "-")
+            return t
+
+        self.out(ladders, table)
+
+    def board_tables(self, lad: dict[str, Any], board: dict[str, Any]) -> Table:
+        from bummerl.cli_ladder import _table
+
+        names = lad.get("bot_names", {})
+        outer = Table.grid()
+        outer.add_row(_table(board, names, int(lad.get("num_players", 2))))
+        pairs = Table(title="Pairs (Elo of a over b, 95% CI; LOS)")
+        for col in ("a", "b", "Elo", "LOS", "pairs/sets", "games", "SPRT LLR", "SPRT"):
+            pairs.add_column(col)
+        for p in board.get("pairs", []):
+            pairs.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), elo_cell(p),
+                          f"{float(p.get('los', 0.5)):.3f}", str(p.get("deal_pairs", 0)), str(p.get("games", 0)),
+                          f"{float(p.get('sprt_llr', 0.0)):.2f}", p.get("sprt_result", "") or "-")
+        outer.add_row(pairs)
+        return outer
+
+    async def ladder_leaderboard(self) -> None:
+        lad = await self.client.ladder(self.args.id)
+        board = await self.client.leaderboard(self.args.id, pooled=self.args.pooled)
+        self.out(board, lambda: self.board_tables(lad, board))
+
+    async def ladder_crosstable(self) -> None:
+        """Score of the row bot against the column bot over the games they met in (two seats: its
+        points; 3-4 seats: placed ahead = 1, same place = 1/2), as ``score/games``."""
+        lad = await self.client.ladder(self.args.id)
+        names = lad.get("bot_names", {})
+        results = await self.client.ladder_matches(self.args.id)
+        bots = list(lad.get("bot_ids", []))
+        cell: dict[tuple[str, str], list[float]] = {}
+        for r in results:
+            rb = list(r["bots"])
+            places = [int(x) for x in r.get("placements") or []]
+            teams = [int(x) for x in r.get("teams") or range(len(rb))]
+            for i, a in enumerate(rb):
+                for j, b in enumerate(rb):
+                    if i == j or teams[i] == teams[j]:
+                        continue
+                    if places:
+                        s = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+                    else:
+                        s = float(r["scores"][i])
+                    got = cell.setdefault((a, b), [0.0, 0.0])
+                    got[0] += s
+                    got[1] += 1
+        data = {names.get(a, a): {names.get(b, b): {"score": v[0], "games": int(v[1])} for (x, b), v in cell.items()
+                                   if x == a} for a in bots}
+
+        def table() -> Table:
+            t = Table(title="Cross table (row's score vs column, over the games they met in)")
+            t.add_column("")
+            for b in bots:
+                t.add_column(names.get(b, b), justify="right")
+            for a in bots:
+                row = []
+                for b in bots:
+                    v = cell.get((a, b))
+                    row.append("-" if a == b else f"{v[0]:g}/{int(v[1])}" if v else "")
+                t.add_row(names.get(a, a), *row)
+            return t
+
+        self.out(data, table)
+
+    async def ladder_games(self) -> None:
+        lad = await self.client.ladder(self.args.id)
+        names = lad.get("bot_names", {})
+        games = await self.client.ladder_games(self.args.id, self.args.state or "")
+
+        def table() -> Table:
+            t = Table(title=f"Games of {self.args.id}")
+            for col in ("game", "set", "leg", "bots", "state", "match"):
+                t.add_column(col)
+            for g in games:
+                t.add_row(str(g.get("game", 0)), str(g.get("pair", 0)), str(g.get("leg", 0)),
+                          " vs ".join(names.get(b, b) for b in g["bots"]), g["state"], g.get("match_id") or "-")
+            return t
+
+        self.out(games, table)
+
+    async def ladder_state(self) -> None:
+        fn = {"stop": self.client.stop_ladder, "pause": self.client.pause_ladder,
+              "resume": self.client.resume_ladder}[self.args.ladder_cmd]
+        lad = await fn(self.args.id, admin_token=self.admin)
+        self.out(lad, lambda: f"{lad['ladder_id']}: {_short(lad.get('status'), 'LADDER_STATUS_')}")
+
+    async def ladder_watch(self) -> None:
+        """Redraws progress, standings and the last results as the ladder's events arrive, until
+        it ends (or Ctrl-C); ``--json`` prints each event as a line instead."""
+        lid = self.args.id
+        if self.args.json:
+            async for ev in self.client.stream_ladder(lid):
+                print(json.dumps(ev), flush=True)
+            return
+        last: list[str] = []
+
+        async def frame() -> Table:
+            lad = await self.client.ladder(lid)
+            board = await self.client.leaderboard(lid)
+            grid = Table.grid()
+            status = _short(lad.get("status"), "LADDER_STATUS_")
+            head = (f"{lad.get('name') or lid} ({lad['variant']}): {status}, {lad.get('matches_played', 0)}/"
+                    f"{lad.get('matches_total', 0)} played, {lad.get('matches_running', 0)} running")
+            absent = [lad.get("bot_names", {}).get(b, b) for b in lad.get("absent_bots", [])]
+            grid.add_row(head + (f"; absent: {', '.join(absent)}" if absent else ""))
+            grid.add_row(self.board_tables(lad, board))
+            grid.add_row("\n".join(last[-8:]) or "(no result yet)")
+            return grid
+
+        with Live(await frame(), console=self.console, refresh_per_second=2) as live:
+            async for ev in self.client.stream_ladder(lid):
+                if ev.get("type") == "result":
+                    r = ev.get("result", {})
+                    last.append(f"game {r.get('game')}: {r.get('reason')}, scores {r.get('scores')}")
+                live.update(await frame())
+                if ev.get("type") == "finished":
+                    break
+
+
+COMMANDS = {
+    ("bot", "register"): Organizer.bot_register, ("bot", "list"): Organizer.bot_list,
+    ("bot", "revoke"): Organizer.bot_change, ("bot", "rotate-token"): Organizer.bot_change,
+    ("bot", "delete"): Organizer.bot_change,
+    ("ladder", "create"): Organizer.ladder_create, ("ladder", "list"): Organizer.ladder_list,
+    ("ladder", "watch"): Organizer.ladder_watch, ("ladder", "leaderboard"): Organizer.ladder_leaderboard,
+    ("ladder", "crosstable"): Organizer.ladder_crosstable, ("ladder", "games"): Organizer.ladder_games,
+    ("ladder", "stop"): Organizer.ladder_state, ("ladder", "pause"): Organizer.ladder_state,
+    ("ladder", "resume"): Organizer.ladder_state,
+}
+
+
+def handles(args: argparse.Namespace) -> bool:
+    return (args.cmd, getattr(args, "bot_cmd", None) or getattr(args, "ladder_cmd", None)) in COMMANDS
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    async def go() -> None:
+        org = Organizer(args)
+        try:
+            await org.client.wait_ready(15)
+            await COMMANDS[(args.cmd, getattr(args, "bot_cmd", None) or args.ladder_cmd)](org)
+        finally:
+            await org.client.close()
+
+    try:
+        asyncio.run(go())
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+    return 0
+
+
+def _common(p: argparse.ArgumentParser, admin: bool = False) -> None:
+    p.add_argument("--server", default=None, help="HOST:PORT (default: BUMMERL_SERVER or localhost:50051)")
+    if admin:
+        p.add_argument("--admin-token", default=None, help="the server's admin token (default: BUMMERL_ADMIN_TOKEN)")
+    p.add_argument("--json", action="store_true", help="machine output: JSON on stdout")
+
+
+def add_bot_parsers(bsub: Any) -> None:
+    p = bsub.add_parser("register", help="register a bot (admin); prints its token once")
+    p.add_argument("name", help="1-64 letters, digits or _.:+-")
+    p.add_argument("--description", default="", help="free text, at most 500 characters (default none)")
+    _common(p, admin=True)
+    _common(bsub.add_parser("list", help="every bot: connected or not, since when, its client, status"))
+    for cmd, what in (("revoke", "revoke a bot's token (admin)"),
+                      ("rotate-token", "issue a new token for a bot (admin); the old one stops working"),
+                      ("delete", "delete a bot (admin): its name is free again, its results stay")):
+        p = bsub.add_parser(cmd, help=what)
+        p.add_argument("name", help="bot name or id")
+        _common(p, admin=True)
+
+
+def add_ladder_parsers(lsub: Any) -> None:
+    p = lsub.add_parser("create", help="create a ladder on a server (admin); prints its id")
+    p.add_argument("--variant", default="schnapsen-at", help="variant id or alias (default schnapsen-at)")
+    p.add_argument("--bots", required=True, help="comma-separated registered bot names (or ids)")
+    p.add_argument("--name", default="", help="ladder name (default: its id)")
+    p.add_argument("--format", choices=list(FORMATS), default="round_robin", help="default round_robin")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--deals", type=int, default=0, help="single-deal games: N duplicate pairs (sets) per pairing "
+                                                        "(table), i.e. 2N games a pair (6N or 24N a table)")
+    g.add_argument("--matches", type=int, default=1, help="whole matches per pairing (table), duplicated likewise "
+                                                          "(default 1)")
+    p.add_argument("--no-duplicate", action="store_true", help="no duplicate deals (default: duplicate)")
+    p.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=2 (default none)")
+    p.add_argument("--timeout-policy", default="forfeit-match",
+                   choices=["forfeit-match", "forfeit-deal", "default-move"], help="default forfeit-match")
+    p.add_argument("--concurrency", type=int, default=4, help="games at once (default 4)")
+    p.add_argument("--sprt", default=None, help="with --format sprt: elo0=0,elo1=10,alpha=0.05,beta=0.05")
+    p.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
+    p.add_argument("--start-when-connected", action="store_true",
+                   help="start no game until every bot is connected (default: start at once)")
+    p.add_argument("--connect-timeout", type=float, default=0.0, metavar="SECONDS",
+                   help="with --start-when-connected: start anyway after this long (default 600)")
+    _common(p, admin=True)
+    _common(lsub.add_parser("list", help="every ladder with its progress and absent bots"))
+    for cmd, what in (("watch", "follow a ladder live: progress, standings, last results (Ctrl-C to leave)"),
+                      ("crosstable", "score of every bot against every other"),
+                      ("leaderboard", "ratings and pair statistics")):
+        p = lsub.add_parser(cmd, help=what)
+        p.add_argument("id", help="ladder id")
+        if cmd == "leaderboard":
+            p.add_argument("--pooled", action="store_true", help="over every ladder of the same rating pool")
+        _common(p)
+    p = lsub.add_parser("games", help="the games of a ladder: planned (upcoming pairings), running, finished")
+    p.add_argument("id", help="ladder id")
+    p.add_argument("--state", choices=["planned", "running", "finished"], default=None, help="default: all")
+    _common(p)
+    for cmd, what in (("stop", "stop a ladder (admin): running games end as abandoned"),
+                      ("pause", "pause a ladder (admin): no new game starts"),
+                      ("resume", "resume a paused ladder (admin)")):
+        p = lsub.add_parser(cmd, help=what)
+        p.add_argument("id", help="ladder id")
+        _common(p, admin=True)

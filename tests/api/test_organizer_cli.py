@@ -1,0 +1,79 @@
+"""The organizer's day from the command line (issue 21), against a running server: register bots,
+list them with their presence, create a ladder, list its games, pause/resume/stop it, read its
+leaderboard and cross table, rotate and revoke tokens; every command with --json."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bummerl.__main__ import main
+from bummerl.app import Runtime
+from bummerl.cli_organize import MIN_PAIRS_FOR_ELO, elo_cell
+from bummerl.config import Settings
+
+ADMIN = "org-admin"
+
+
+@pytest.fixture
+async def rt(redis_url: str) -> AsyncIterator[Runtime]:
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN)
+    async with Runtime(settings, gateway_port=0) as r:
+        yield r
+
+
+async def run(capsys: Any, *argv: str) -> Any:
+    """``bummerl ARGV --json`` in a thread (it runs its own event loop); its JSON output."""
+    capsys.readouterr()
+    code = await asyncio.to_thread(main, [*argv, "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+async def test_the_organizers_commands(rt: Runtime, capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("BUMMERL_SERVER", rt.target)
+    monkeypatch.setenv("BUMMERL_ADMIN_TOKEN", ADMIN)
+    tag = uuid.uuid4().hex[:6]
+    a = await run(capsys, "bot", "register", f"a-{tag}", "--description", "first")
+    await run(capsys, "bot", "register", f"b-{tag}")
+    assert a["bot_token"].startswith(a["bot_id"] + ".")
+    bots = {x["name"]: x for x in await run(capsys, "bot", "list")}
+    assert not bots[f"a-{tag}"]["connected"] and "bot_token" not in json.dumps(bots)
+    lad = await run(capsys, "ladder", "create", "--bots", f"a-{tag},b-{tag}", "--deals", "2", "--concurrency", "1")
+    lid = lad["ladder_id"]
+    assert int(lad["matches_total"]) == 4
+    paused = await run(capsys, "ladder", "pause", lid)
+    assert paused["status"] == "LADDER_STATUS_PAUSED"
+    games = await run(capsys, "ladder", "games", lid, "--state", "planned")
+    assert len(games) >= 3 and all(g["state"] == "planned" for g in games)
+    assert (await run(capsys, "ladder", "resume", lid))["status"] == "LADDER_STATUS_RUNNING"
+    assert lid in [x["ladder_id"] for x in await run(capsys, "ladder", "list")]
+    board = await run(capsys, "ladder", "leaderboard", lid)
+    assert {e["name"] for e in board["entries"]} == {f"a-{tag}", f"b-{tag}"}
+    cross = await run(capsys, "ladder", "crosstable", lid)
+    assert set(cross) == {f"a-{tag}", f"b-{tag}"}
+    stopped = await run(capsys, "ladder", "stop", lid)
+    assert stopped["status"] == "LADDER_STATUS_STOPPED" and int(stopped["matches_running"]) == 0
+    capsys.readouterr()  # watch --json: every event as a line, until the ladder's end
+    assert await asyncio.wait_for(asyncio.to_thread(main, ["ladder", "watch", lid, "--json"]), 20) == 0
+    events = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert events[0]["type"] == "created" and events[-1]["type"] == "finished"
+    new = await run(capsys, "bot", "rotate-token", f"a-{tag}")
+    assert new["bot_token"] != a["bot_token"]
+    assert (await run(capsys, "bot", "revoke", f"b-{tag}"))["revoked"]
+    assert (await run(capsys, "bot", "delete", f"b-{tag}"))["deleted"]
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["bot", "revoke", "nobody-" + tag]) == 2
+    assert "no bot named" in capsys.readouterr().err
+
+
+def test_too_few_pairs_say_na_instead_of_infinity() -> None:
+    assert elo_cell({"elo": "Infinity", "elo_ci95": "Infinity", "deal_pairs": 2, "games": 4}) == \
+        f"n/a (needs {MIN_PAIRS_FOR_ELO} pairs)"
+    assert elo_cell({"elo": 35.0, "elo_ci95": 20.0, "deal_pairs": 40, "games": 80}) == "+35.0 +/- 20.0"
