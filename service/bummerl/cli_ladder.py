@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -60,6 +61,34 @@ def _sprt(text: str | None) -> dict[str, float]:
             out[k.strip()] = float(v)
         except ValueError:
             raise SystemExit(f"bummerl ladder: --sprt {k.strip()} must be a number, got {v!r}") from None
+    return out
+
+
+_NAMED = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}?)=(.+)$")
+
+
+def named_specs(text: str) -> list[tuple[str, str]]:
+    """``--bots`` with optional names: ``"mine=exec:./bot,ref=strong:samples=32,greedy"`` ->
+    ``[("mine", "exec:./bot"), ("ref", "strong:samples=32"), ("", "greedy")]``. An item
+    ``NAME=SPEC`` starts a named bot when SPEC is a bundled bot (``random``, ``greedy``,
+    ``strong...``) or ``exec:...``; any other ``key=value`` item continues the options of the
+    bot before it (``strong:budget_ms=50,samples=8``)."""
+    from bummerl_client.bots import BOTS, split_bot_specs
+
+    out: list[tuple[str, str]] = []
+    for item in text.split(","):
+        m = _NAMED.match(item)
+        kind = m.group(2).strip().split(":", 1)[0] if m else ""
+        if m and (kind in BOTS or kind == "exec"):
+            out.append((m.group(1), m.group(2).strip()))
+        elif out:
+            merged = split_bot_specs(f"{out[-1][1]},{item}")
+            if len(merged) == 1:
+                out[-1] = (out[-1][0], merged[0])
+            elif item.strip():
+                out.append(("", item.strip()))
+        elif item.strip():
+            out.append(("", item.strip()))
     return out
 
 
@@ -122,7 +151,9 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
     from bummerl_client.__main__ import bot_from_spec, bot_specs
     from bummerl_client.botrunner import run_bot
 
-    specs = bot_specs(args.bots, "bummerl ladder run")
+    named = named_specs(args.bots)
+    specs = [spec for _, spec in named]
+    bot_specs(",".join(specs), "bummerl ladder run")  # checks every spec (one line on a bad one)
     if len(specs) < 2:
         raise SystemExit("bummerl ladder run: --bots needs at least two bots, e.g. greedy,random")
     err = Console(stderr=True)
@@ -138,8 +169,20 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
     async with AsyncClient(target) as c:
         await c.wait_ready(15)
         regs = []
-        for i, spec in enumerate(specs):
-            regs.append(await c.register_bot(_bot_name(spec, i, tag), f"bummerl ladder run: {spec}", admin_token=admin))
+        throwaway: list[str] = []  # bots this run registered under a made-up name: deleted at the end
+        for i, (name, spec) in enumerate(named):
+            if not name:
+                regs.append(await c.register_bot(_bot_name(spec, i, tag), f"bummerl ladder run: {spec}",
+                                                 admin_token=admin))
+                throwaway.append(regs[-1]["bot_id"])
+                continue
+            try:  # a named bot keeps its identity across runs (pooled ratings): a new token for it
+                regs.append(await c.register_bot(name, f"bummerl ladder run: {spec}", admin_token=admin))
+            except BummerlError as e:
+                if "already registered" not in e.details:
+                    raise
+                old = next(b for b in await c.list_bots() if b["name"] == name and not b.get("deleted"))
+                regs.append(await c.rotate_bot_token(old["bot_id"], admin_token=admin))
         names = {r["bot_id"]: r["name"] for r in regs}
         stop = asyncio.Event()
         runners = [asyncio.create_task(run_bot(c, r["bot_token"], lambda s=spec, k=i: bot_from_spec(s, k), stop=stop))
@@ -185,6 +228,9 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
                     progress.update(task, completed=played, total=played, leader=leader)
         stop.set()
         await asyncio.gather(*runners, return_exceptions=True)
+        for bot_id in throwaway:  # results stay in the ladder; the throwaway bots leave the server
+            with contextlib.suppress(BummerlError):
+                await c.delete_bot(bot_id, admin_token=admin)
         out = final_json(board, names)
         out["ladder_id"] = lid
         if not args.json:
@@ -274,25 +320,31 @@ def add_parsers(sub: Any) -> None:
     lad = sub.add_parser("ladder", help="run a ladder locally, or create, follow and manage ladders on a server")
     lsub = lad.add_subparsers(dest="ladder_cmd", required=True)
     r = lsub.add_parser("run", help="run a ladder (local server unless --server)")
-    r.add_argument("--variant", default="schnapsen-at")
-    r.add_argument("--bots", required=True, help="comma-separated: random, greedy, strong[:budget_ms=50,...], exec:COMMAND")
-    r.add_argument("--format", choices=["round_robin", "gauntlet", "sprt"], default="round_robin")
+    r.add_argument("--variant", default="schnapsen-at", help="variant id or alias (default schnapsen-at)")
+    r.add_argument("--bots", required=True,
+                   help="comma-separated, optionally named (NAME=SPEC keeps one bot identity across runs for "
+                        "pooled ratings): random, greedy, strong[:budget_ms=50,...], exec:COMMAND, e.g. "
+                        "\"mine=exec:./bot,ref=strong:samples=32,greedy\"")
+    r.add_argument("--format", choices=["round_robin", "gauntlet", "sprt"], default="round_robin",
+                   help="default round_robin")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--deals", type=int, default=0,
-                   help="single-deal games per pairing (duplicate pairs; 3-4 seats: duplicate sets of 6 or 24 "
-                        "games per table)")
-    g.add_argument("--matches", type=int, default=1, help="whole matches (Bummerls) per pairing (table)")
+                   help="single-deal games: N duplicate pairs per pairing = 2N games (3-4 seats: N duplicate sets "
+                        "per table = 6N or 24N games; with --no-duplicate N games)")
+    g.add_argument("--matches", type=int, default=1,
+                   help="whole matches (Bummerls) per pairing, duplicated likewise: 2N games (default 1)")
     r.add_argument("--no-duplicate", action="store_true",
                    help="do not replay decks with the seats swapped (3-4 seats: under every seating)")
-    r.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=1")
-    r.add_argument("--timeout-policy", default="forfeit-match", choices=["forfeit-match", "forfeit-deal", "default-move"])
-    r.add_argument("--sprt", default=None, help="elo0=0,elo1=10,alpha=0.05,beta=0.05 (format sprt)")
-    r.add_argument("--concurrency", type=int, default=4)
-    r.add_argument("--option", action="append", default=[], help="table option name=value")
-    r.add_argument("--name", default=None)
-    r.add_argument("--seed", type=int, default=None)
-    r.add_argument("--server", default=None)
-    r.add_argument("--admin-token", default=None)
+    r.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=1 (default none)")
+    r.add_argument("--timeout-policy", default="forfeit-match", choices=["forfeit-match", "forfeit-deal", "default-move"],
+                   help="what happens when a bot runs out of time (default forfeit-match)")
+    r.add_argument("--sprt", default=None, help="elo0=0,elo1=10,alpha=0.05,beta=0.05 (format sprt; these defaults)")
+    r.add_argument("--concurrency", type=int, default=4, help="games at once (default 4)")
+    r.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
+    r.add_argument("--name", default=None, help="ladder name (default: variant and format)")
+    r.add_argument("--seed", type=int, default=None, help="seed of the schedule and decks (default: secret random)")
+    r.add_argument("--server", default=None, help="HOST:PORT of a running server (default: start a local one)")
+    r.add_argument("--admin-token", default=None, help="admin token of --server (default: BUMMERL_ADMIN_TOKEN)")
     r.add_argument("--json", action="store_true", help="last line: the final leaderboard as JSON")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     e = lsub.add_parser("export", help="the match records of a ladder (JSON lines, JSON or transcripts)")

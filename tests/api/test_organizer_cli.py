@@ -77,3 +77,38 @@ def test_too_few_pairs_say_na_instead_of_infinity() -> None:
     assert elo_cell({"elo": "Infinity", "elo_ci95": "Infinity", "deal_pairs": 2, "games": 4}) == \
         f"n/a (needs {MIN_PAIRS_FOR_ELO} pairs)"
     assert elo_cell({"elo": 35.0, "elo_ci95": 20.0, "deal_pairs": 40, "games": 80}) == "+35.0 +/- 20.0"
+
+
+def test_named_bot_specs() -> None:
+    from bummerl.cli_ladder import named_specs
+
+    assert named_specs("mine=exec:./bot --fast,ref=strong:samples=32,seed=1,greedy") == [
+        ("mine", "exec:./bot --fast"), ("ref", "strong:samples=32,seed=1"), ("", "greedy")]
+    assert named_specs("strong:budget_ms=50,samples=8,random") == [("", "strong:budget_ms=50,samples=8"),
+                                                                   ("", "random")]
+
+
+async def test_ladder_run_keeps_named_bots_and_removes_the_others(rt: Runtime, capsys: Any) -> None:
+    tag = uuid.uuid4().hex[:6]
+    argv = ["ladder", "run", "--server", rt.target, "--admin-token", ADMIN, "--bots", f"mine-{tag}=random,greedy",
+            "--deals", "1", "--quiet", "--json"]
+    for _ in range(2):  # twice: the named bot is the same bot both times
+        capsys.readouterr()
+        assert await asyncio.to_thread(main, argv) == 0
+        out = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert {e["name"] for e in out["leaderboard"]} >= {f"mine-{tag}"}
+    bots = [b for b in await asyncio.to_thread(lambda: _list_bots(rt.target))]
+    mine = [b for b in bots if b["name"] == f"mine-{tag}"]
+    assert len(mine) == 1 and not mine[0]["deleted"]
+    throwaway = [b for b in bots if b["name"].startswith("greedy-1-")]
+    assert throwaway and all(b["deleted"] for b in throwaway)
+
+
+def _list_bots(target: str) -> list[dict[str, Any]]:
+    async def go() -> list[dict[str, Any]]:
+        from bummerl_client import AsyncClient
+
+        async with AsyncClient(target) as c:
+            return await c.list_bots()
+
+    return asyncio.run(go())
