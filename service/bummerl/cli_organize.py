@@ -64,6 +64,14 @@ def elo_cell(p: dict[str, Any]) -> str:
     return f"{elo:+.1f} +/- {ci:.1f}"
 
 
+def _stat_cells(st: dict[str, Any]) -> list[str]:
+    """games, W/D/L, faults (timeouts / illegal answers / crashes), think p50/p99 of a BotStats."""
+    p50, p99 = int(st.get("think_ms_p50", -1)), int(st.get("think_ms_p99", -1))
+    return [str(st.get("games", 0)), f"{st.get('wins', 0)}/{st.get('draws', 0)}/{st.get('losses', 0)}",
+            f"{st.get('timeouts', 0)} timeout, {st.get('illegal_actions', 0)} illegal, {st.get('disconnects', 0)} crash",
+            f"{p50}/{p99}" if p50 >= 0 else "-"]
+
+
 class Organizer:
     """One command's connection and output."""
 
@@ -100,12 +108,15 @@ class Organizer:
 
         def table() -> Table:
             t = Table(title="Bots")
-            for col in ("name", "id", "connected", "since", "client", "status"):
+            for col in ("name", "id", "connected", "since", "client", "status", "games", "W/D/L", "faults",
+                        "think p50/p99 ms"):
                 t.add_column(col)
             for b in bots:
                 status = "deleted" if b.get("deleted") else "revoked" if b.get("revoked") else "active"
+                st = b.get("stats") or {}
                 t.add_row(b["name"], b["bot_id"], "yes" if b.get("connected") else "no",
-                          _ms(b.get("connected_since_ms")) if b.get("connected") else "-", b.get("client") or "-", status)
+                          _ms(b.get("connected_since_ms")) if b.get("connected") else "-", b.get("client") or "-", status,
+                          *_stat_cells(st))
             return t
 
         self.out(bots, table)
@@ -179,6 +190,14 @@ class Organizer:
                           f"{float(p.get('los', 0.5)):.3f}", str(p.get("deal_pairs", 0)), str(p.get("games", 0)),
                           f"{float(p.get('sprt_llr', 0.0)):.2f}", p.get("sprt_result", "") or "-")
         outer.add_row(pairs)
+        stats = Table(title="Bot statistics (this ladder)")
+        for col in ("bot", "games", "W/D/L", "faults", "think p50/p99 ms", "time left ms"):
+            stats.add_column(col)
+        for e in board.get("entries", []):
+            st = e.get("stats") or {}
+            left = int(st.get("time_left_ms", -1))
+            stats.add_row(e["name"], *_stat_cells(st), str(left) if left >= 0 else "-")
+        outer.add_row(stats)
         return outer
 
     async def ladder_leaderboard(self) -> None:

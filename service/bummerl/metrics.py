@@ -119,6 +119,37 @@ def timeout(variant: str, policy: str) -> None:
     TIMEOUTS.labels(variant, policy).inc()
 
 
+BOT_NAMES = os.environ.get("BUMMERL_METRICS_BOT_NAMES", "") not in ("", "0", "false")
+"""Label the ``bummerl_bot_*`` series with bot names (``BUMMERL_METRICS_BOT_NAMES=1``, set by the
+admin who knows how many bots there are); otherwise every bot is counted under ``bot="all"``, so
+the label stays bounded whoever registers bots."""
+
+BOT_GAMES = Counter("bummerl_bot_games_total", "Ladder games finished, by bot and outcome.", ("bot", "outcome"))
+BOT_FAULTS = Counter("bummerl_bot_faults_total",
+                     "Ladder games where a bot timed out, answered illegally or crashed (its runner's report), by kind.",
+                     ("bot", "kind"))
+BOT_THINK = Histogram("bummerl_bot_think_seconds", "Think time per ladder action (turn start to commit), seconds.",
+                      ("bot",), buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0))
+
+
+def bot_game(name: str, stats: dict[str, Any]) -> None:
+    """Count one finished ladder game of a bot (``stats``: :func:`bummerl.ladder.botstats.game_stats`;
+    think times by bucket: each action is observed at its bucket's upper bound)."""
+    from bummerl.ladder.botstats import THINK_BUCKETS_MS
+
+    bot = name if BOT_NAMES else "all"
+    outcome = "win" if stats.get("wins") else "draw" if stats.get("draws") else "loss"
+    BOT_GAMES.labels(bot, outcome).inc()
+    for kind in ("timeouts", "illegal_actions", "disconnects"):
+        if stats.get(kind):
+            BOT_FAULTS.labels(bot, kind).inc(int(stats[kind]))
+    think = BOT_THINK.labels(bot)
+    for i, count in enumerate(stats.get("think_hist") or ()):
+        bound = THINK_BUCKETS_MS[i] if i < len(THINK_BUCKETS_MS) else THINK_BUCKETS_MS[-1] * 2
+        for _ in range(int(count)):
+            think.observe(bound / 1000)
+
+
 def cas_conflict() -> None:
     """A compare-and-set on a match version lost against a concurrent writer."""
     CAS_CONFLICTS.inc()

@@ -72,3 +72,28 @@ async def test_a_ladder_pauses_resumes_and_lists_its_games(ladders: LadderServic
     await LadderDriver(ladders).run_once()
     states = [g["state"] for g in await ladders.games(lid)]
     assert states.count("finished") == 2 and states.count("running") + states.count("planned") == 2
+
+
+async def test_per_bot_statistics_in_the_leaderboard_the_bot_list_and_metrics(ladders: LadderService) -> None:
+    from bummerl import metrics
+
+    bots = await register(ladders, 2)
+    tokens = {x["bot_id"]: x["bot_token"] for x in bots}
+    a = bots[0]["bot_id"]
+    lad = await ladders.create_ladder(LadderSpec("s", "schnapsen-at", list(tokens), rounds=1, deals_per_game=1,
+                                                 concurrency=2, seed=3), admin_token="adm")
+    lid = lad["ladder_id"]
+    before = metrics.BOT_FAULTS.labels("all", "illegal_actions")._value.get()
+    await LadderDriver(ladders).run_once()
+    first, second = sorted(await running_games(ladders, lid), key=lambda g: g["game"])
+    await ladders.matches.resign(first["match_id"], first["bots"].index(a), tokens[a], "illegal")
+    await finish(ladders, second, tokens)
+    await LadderDriver(ladders).run_once()
+    entry = next(e for e in (await ladders.leaderboard(lid))["entries"] if e["bot_id"] == a)
+    st = entry["stats"]
+    assert st["games"] == 2 and st["illegal_actions"] == 1 and st["timeouts"] == 0 and st["losses"] >= 1
+    assert st["actions"] > 0 and st["think_ms_p50"] >= 1 and st["think_ms_p99"] >= st["think_ms_p50"]
+    assert sum(st["think_hist"]) == st["actions"] and st["time_left_ms"] == -1  # no clock: no time left
+    listed = next(b for b in await ladders.list_bots() if b["bot_id"] == a)
+    assert listed["stats"]["games"] == 2 and listed["stats"]["illegal_actions"] == 1
+    assert metrics.BOT_FAULTS.labels("all", "illegal_actions")._value.get() == before + 1  # no bot name label

@@ -739,6 +739,37 @@ class MatchService:
             rec["match_result"] = match_result(m)
         return rec
 
+    async def seat_stats(self, match_id: str) -> list[dict[str, Any]]:
+        """What each seat did in a match, index = seat: ``{"actions"`` (its own, kind NORMAL),
+        ``"timeouts"`` (entries of kind TIMEOUT charged to it), ``"illegal_actions"`` (ILLEGAL
+        resignations), ``"disconnects"`` (DISCONNECT resignations: its runner reported a crash),
+        ``"think_ms"`` (per own action, ms from its turn's start to the commit: the clock's figure
+        with a time control, else the time since the previous commit), ``"time_left_ms"`` (its main
+        time after its last action, -1 without a time control)``}``. NotFoundError."""
+        ld = await self._load(match_id)
+        n = ld.state.rules.spec.num_players
+        out: list[dict[str, Any]] = [{"actions": 0, "timeouts": 0, "illegal_actions": 0, "disconnects": 0,
+                                      "think_ms": [], "time_left_ms": -1} for _ in range(n)]
+        prev = int(ld.meta.get("created_at_ms") or 0)
+        for e in ld.entries:
+            seat, ts, kind = int(e[0]), int(e[2]), _kind(e)
+            st = out[seat] if 0 <= seat < n else None
+            if st is not None:
+                if kind == "NORMAL":
+                    st["actions"] += 1
+                    think = int(e[5]) if len(e) > 5 and int(e[5]) >= 0 else ts - prev
+                    st["think_ms"].append(max(0, think))
+                    if len(e) > 6 and int(e[6]) >= 0:
+                        st["time_left_ms"] = int(e[6])
+                elif kind == "TIMEOUT":
+                    st["timeouts"] += 1
+                elif kind == "ILLEGAL":
+                    st["illegal_actions"] += 1
+                elif kind == "DISCONNECT":
+                    st["disconnects"] += 1
+            prev = ts
+        return out
+
     # ------------------------------------------------------------------ helpers
     async def summary(self, match_id: str) -> dict[str, Any]:
         """The public summary of a match (``MatchSummary`` shape) with ``match_result`` once over."""

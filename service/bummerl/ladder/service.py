@@ -57,6 +57,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from bummerl import metrics
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import (
     FailedPreconditionError,
@@ -72,6 +73,7 @@ from bummerl.rules.cards import SUITS
 from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key
 
+from . import botstats
 from .feeds import Feeds
 from .stats import Sprt, estimate, head_to_head, pentanomial, placement_scores
 
@@ -272,6 +274,10 @@ class LadderService:
         ids = sorted(x.decode() for x in await self.redis.smembers(aux_key("bots")))
         raws = await self.redis.mget([aux_key("bot", i) for i in ids]) if ids else []
         here = await self.presence()
+        pipe = self.redis.pipeline(transaction=False)
+        for i in ids:
+            pipe.hgetall(aux_key("botstats", i))
+        totals = dict(zip(ids, await pipe.execute(), strict=True)) if ids else {}
         out = []
         for raw in raws:
             if raw is None:
@@ -281,7 +287,8 @@ class LadderService:
             out.append({"bot_id": b["bot_id"], "name": b["name"], "description": b.get("description", ""),
                         "created_at_ms": b.get("created_at_ms", 0), "connected": b["bot_id"] in here,
                         "connected_since_ms": since, "client": client, "revoked": bool(b.get("revoked")),
-                        "deleted": bool(b.get("deleted"))})
+                        "deleted": bool(b.get("deleted")),
+                        "stats": botstats.view(botstats.unflatten(totals.get(b["bot_id"]) or {}))})
         return sorted(out, key=lambda b: (b["deleted"], b["name"]))
 
     async def _update_bot(self, bot_id: str, admin_token: str | None, **changes: Any) -> dict[str, Any]:
@@ -730,6 +737,8 @@ class LadderService:
                 "deals": len(s["deal_results"]),
                 "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
             }
+        seats = await self.matches.seat_stats(game["match_id"])
+        result["stats"] = [botstats.game_stats(seats[i], *_outcome(result, i)) for i in range(len(game["bots"]))]
         lid = cfg["ladder_id"]
         done = await self._finish(
             keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results"),
@@ -738,6 +747,13 @@ class LadderService:
         )
         if int(done) != 1:
             return 0
+        pipe = self.redis.pipeline(transaction=False)  # every ladder's totals of each bot (ListBots)
+        for bot, st in zip(game["bots"], result["stats"], strict=True):
+            for k, v in botstats.flatten(st).items():
+                if v:
+                    pipe.hincrby(aux_key("botstats", bot), k, v)
+            metrics.bot_game(cfg.get("bot_names", {}).get(bot, bot), st)
+        await pipe.execute()
         await self._event(lid, {"type": "result", "result": result})
         if cfg["format"] == "sprt" and cfg["sprt"]:
             board = await self._board(cfg)
@@ -777,6 +793,19 @@ class _Board:
     standings: Standings
     results: list[dict[str, Any]] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def _outcome(result: dict[str, Any], i: int) -> tuple[float, float]:
+    """(score, best other score) of seat ``i`` for :func:`botstats.game_stats`: two seats the game
+    scores; three or four: 1 vs 0 alone (with the partner) in first place, 1/2 vs 1/2 first place
+    shared, 0 vs 1 otherwise (the leaderboard's W/D/L)."""
+    if "placements" not in result:
+        return float(result["scores"][i]), float(result["scores"][1 - i])
+    places, teams = result["placements"], result["teams"]
+    firsts = {teams[j] for j, p in enumerate(places) if p == 1}
+    if places[i] != 1:
+        return 0.0, 1.0
+    return (1.0, 0.0) if len(firsts) == 1 else (0.5, 0.5)
 
 
 def _decode_all(raw: Sequence[bytes]) -> list[dict[str, Any]]:
@@ -1008,6 +1037,7 @@ class Standings:
         self.ratings = {b: self.model.rating(name=b) for b in bot_ids}
         self.tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0,
                           "deals_lost": 0} for b in bot_ids}
+        self.stats: dict[str, dict[str, Any]] = {b: {} for b in bot_ids}
         self.count = 0
         """Results folded in so far."""
 
@@ -1016,6 +1046,8 @@ class Standings:
         model, ratings, tally = self.model, self.ratings, self.tally
         for r in results:
             self.count += 1
+            for bot, st in zip(r["bots"], r.get("stats") or (), strict=False):
+                botstats.add(self.stats.setdefault(bot, {}), st)
             if len(r["bots"]) != 2:
                 _rate_seated(model, ratings, tally, r)
                 continue
@@ -1036,7 +1068,7 @@ class Standings:
     def entries(self, names: dict[str, str]) -> list[dict[str, Any]]:
         """The leaderboard rows, best ordinal first (see :func:`leaderboard`)."""
         entries = [{"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
-                    **self.tally[b]} for b, rt in self.ratings.items()]
+                    **self.tally[b], "stats": botstats.view(self.stats.get(b, {}))} for b, rt in self.ratings.items()]
         entries.sort(key=lambda e: -e["ordinal"])
         for i, e in enumerate(entries):
             e["rank"] = i + 1
