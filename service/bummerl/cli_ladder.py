@@ -309,9 +309,17 @@ async def bot_run(args: argparse.Namespace) -> int:
         print(f"match {s['match_id']} seat {s['seat']}: {s['outcome']} ({s.get('reason', '')}), "
               f"game points {s.get('game_points')}{fault}", flush=True)
 
+    def status(line: str) -> None:
+        print(line, flush=True)
+
+    kind = args.bot.split(":", 1)[0]  # never the command line of an exec: bot (it may hold secrets)
     async with AsyncClient(args.server) as c:
-        await c.wait_ready(15)
-        await run_bot(c, token, lambda: bot_from_spec(args.bot), on_done=done)
+        try:
+            await c.wait_ready(15)
+        except Exception:  # noqa: BLE001 - not up yet: run_bot retries and says so
+            status(f"server {args.server} unreachable: retrying")
+        await run_bot(c, token, lambda: bot_from_spec(args.bot), on_done=done, on_status=status,
+                      client_info=f"bummerl bot run ({kind})")
     return 0
 
 

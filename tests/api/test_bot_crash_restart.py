@@ -70,3 +70,30 @@ async def test_a_crashed_bot_process_is_restarted_for_its_next_game(rt: Runtime,
     assert len(crashed) == 1 and crashed[0]["bots"][1 - int(crashed[0]["winner"])] == bots[0]["bot_id"]
     assert sum(1 for d in done if d.get("fault", "").startswith("crash")) == 1  # counted against it, once
     assert all(r["reason"] != "disconnect" for r in results if r is not crashed[0])  # the next games were played
+
+
+async def test_bot_run_says_when_it_is_connected_and_when_it_retries(rt: Runtime) -> None:
+    lines: list[str] = []
+    async with AsyncClient(rt.target) as c:
+        bot = await c.register_bot(f"st-{uuid.uuid4().hex[:8]}", admin_token=ADMIN)
+        stop = asyncio.Event()
+        task = asyncio.create_task(run_bot(c, bot["bot_token"], lambda: bot_from_spec("random"), stop=stop,
+                                           on_status=lines.append, client_info="test-client/1"))
+        for _ in range(50):
+            if lines:
+                break
+            await asyncio.sleep(0.05)
+        listed = next(b for b in await c.list_bots() if b["bot_id"] == bot["bot_id"])
+        stop.set()
+        await task
+    assert lines == [f"connected as {bot['name']}, waiting for games"]
+    assert listed["connected"] and listed["client"] == "test-client/1"
+    down: list[str] = []
+    async with AsyncClient("127.0.0.1:1") as dead:  # nothing listens there
+        stop = asyncio.Event()
+        task = asyncio.create_task(run_bot(dead, bot["bot_token"], lambda: bot_from_spec("random"), stop=stop,
+                                           on_status=down.append))
+        await asyncio.sleep(0.6)
+        stop.set()
+        await task
+    assert down and all(x.startswith("server unreachable (UNAVAILABLE): retrying in") for x in down)

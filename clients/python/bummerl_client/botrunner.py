@@ -55,10 +55,15 @@ async def play_assignment(client: AsyncClient, assignment: dict[str, Any], bot_t
 
 
 async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bot],
-                  on_done: Callable[[dict[str, Any]], None] | None = None, stop: asyncio.Event | None = None) -> None:
+                  on_done: Callable[[dict[str, Any]], None] | None = None, stop: asyncio.Event | None = None,
+                  on_status: Callable[[str], None] | None = None, client_info: str = "") -> None:
     """Play every match assigned to the bot of ``bot_token`` until ``stop`` is set (or forever).
-    ``make_bot()`` gives a fresh bot per match. Raises BummerlError for a wrong token or unknown
-    bot; other stream errors are retried with backoff."""
+    ``make_bot()`` gives a fresh bot per match (an ``exec:`` bot: a new process per match, so a
+    crash costs that match only). Raises BummerlError for a wrong token or unknown bot; other
+    stream errors are retried with backoff. ``on_status(line)`` hears ``connected as NAME, waiting
+    for games`` once the server accepted the stream and ``server unreachable (CODE): retrying in
+    S s`` before each retry; ``client_info`` is what the server is told about this client
+    (ListBots shows it)."""
     stop = stop or asyncio.Event()
     bot_id = bot_id_of(bot_token)
     started: set[str] = set()
@@ -74,8 +79,12 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
         if on_done:
             on_done(summary)
 
+    def connected(name: str) -> None:
+        if on_status:
+            on_status(f"connected as {name}, waiting for games")
+
     async def follow() -> None:
-        async for a in client.assignments(bot_id, bot_token):
+        async for a in client.assignments(bot_id, bot_token, client_info, on_connected=connected):
             backoff.reset()
             if a["match_id"] in started:
                 continue
@@ -97,6 +106,9 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
             exc = follower.exception()
             if isinstance(exc, BummerlError) and (exc.code in FATAL or exc.code not in IN_DOUBT):
                 raise exc
+            if on_status:
+                code = exc.code.name if isinstance(exc, BummerlError) else type(exc).__name__ if exc else "stream ended"
+                on_status(f"server unreachable ({code}): retrying in {backoff.next_s:.1f} s")
             await backoff.sleep()
     finally:
         stopper.cancel()

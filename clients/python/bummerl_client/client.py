@@ -8,7 +8,7 @@ Errors: every RPC error is raised as :class:`BummerlError` with ``code`` (a ``gr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,15 +213,21 @@ class AsyncClient:
         return await self._ladder_call("RegisterBot", ladder_pb2.RegisterBotRequest(name=name, description=description),
                                        admin_token)
 
-    async def assignments(self, bot_id: str, bot_token: str, client: str = "") -> AsyncIterator[dict[str, Any]]:
+    async def assignments(self, bot_id: str, bot_token: str, client: str = "",
+                          on_connected: Callable[[str], None] | None = None) -> AsyncIterator[dict[str, Any]]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: the running ones
         first, then new ones as they come. Endless; raises BummerlError when the stream fails.
         ``client``: what to tell the server about the client and engine (shown in ListBots);
-        default ``bummerl_client/<version>``."""
+        default ``bummerl_client/<version>``. ``on_connected(bot name)`` is called once the server
+        has accepted the stream (before any assignment)."""
         call = self.ladder_stub.StreamAssignments(
             ladder_pb2.StreamAssignmentsRequest(bot_id=bot_id, client=client or f"bummerl_client/{_VERSION}"),
             metadata=_auth(bot_token))
         try:
+            if on_connected is not None:
+                md = dict(await call.initial_metadata() or ())
+                if "bummerl-bot-name" in md:  # the server accepted the stream (a failed call has none)
+                    on_connected(str(md["bummerl-bot-name"]))
             async for a in call:
                 yield to_dict(a)
         except grpc.RpcError as e:

@@ -50,8 +50,13 @@ class Backoff:
     def reset(self) -> None:
         self.n = 0
 
+    @property
+    def next_s(self) -> float:
+        """The longest the next :meth:`sleep` may wait, seconds."""
+        return min(self.cap_s, self.first_s * 2**self.n)
+
     async def sleep(self) -> None:
-        delay = min(self.cap_s, self.first_s * 2**self.n)
+        delay = self.next_s
         self.n += 1
         await asyncio.sleep(delay * (0.5 + random.random() / 2))
 

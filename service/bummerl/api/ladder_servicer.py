@@ -35,7 +35,11 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
 
     @map_errors
     async def StreamAssignments(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.Assignment]:
-        async for a in self.ladders.assignments(request.bot_id, bearer_token(context), request.client):
+        bot_id = request.bot_id or (bearer_token(context) or "").split(".", 1)[0]
+        bot = await self.ladders.authenticate_bot(bot_id, bearer_token(context))
+        # the stream is open before any assignment: say so, and as whom (bummerl bot run prints it)
+        await context.send_initial_metadata((("bummerl-bot-name", bot["name"]), ("bummerl-bot-id", bot["bot_id"])))
+        async for a in self.ladders.assignments(bot_id, bearer_token(context), request.client):
             yield codec.dict_to_pb(a, ladder_pb2.Assignment)
 
     @map_errors
