@@ -18,6 +18,19 @@ import redis.asyncio as aioredis
 from bummerl.store import ENV_REDIS_URL, EmbeddedValkey, MatchStore
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _bot_logs_in_a_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Bots' stderr logs (the stdio bridge) go to a temp dir, never the user's data dir; server
+    and bot processes the tests start inherit it."""
+    old = os.environ.get("BUMMERL_BOT_LOG_DIR")
+    os.environ["BUMMERL_BOT_LOG_DIR"] = str(tmp_path_factory.mktemp("bot-logs"))
+    yield
+    if old is None:
+        os.environ.pop("BUMMERL_BOT_LOG_DIR", None)
+    else:
+        os.environ["BUMMERL_BOT_LOG_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """URL of the Redis/Valkey the tests use (``unix://...`` for the embedded one)."""

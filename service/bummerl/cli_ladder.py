@@ -323,6 +323,22 @@ async def bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def bot_logs(args: argparse.Namespace) -> int:
+    """Print each seat's stderr log of a match (the stdio bridge's, :mod:`bummerl_client.stdio`)."""
+    from pathlib import Path
+
+    from bummerl_client.stdio import default_log_dir, match_log_dir
+
+    folder = match_log_dir(args.match_id, Path(args.dir) if args.dir else default_log_dir())
+    logs = sorted(folder.glob("seat*.log")) if folder.is_dir() else []
+    if not logs:
+        raise SystemExit(f"bummerl bot logs: no bot log of match {args.match_id} in {folder.parent}")
+    for log in logs:
+        print(f"==> {log} <==")
+        sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
+    return 0
+
+
 def add_parsers(sub: Any) -> None:
     """Add ``ladder`` and ``bot`` to the ``bummerl`` command line."""
     lad = sub.add_parser("ladder", help="run a ladder locally, or create, follow and manage ladders on a server")
@@ -369,6 +385,10 @@ def add_parsers(sub: Any) -> None:
     bot = sub.add_parser("bot", help="connect a bot and play its assigned matches; register and manage bots")
     bsub = bot.add_subparsers(dest="bot_cmd", required=True)
     cli_organize.add_bot_parsers(bsub)
+    bl = bsub.add_parser("logs", help="print what an exec: bot wrote to stderr in a match (per seat)")
+    bl.add_argument("match_id", help="the match id")
+    bl.add_argument("--dir", default=None, help="log folder (default: BUMMERL_BOT_LOG_DIR or "
+                                                "~/.local/share/bummerl/bot-logs)")
     br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")
     br.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     br.add_argument("--token", default=None, help="bot token (default: BUMMERL_BOT_TOKEN)")
@@ -378,6 +398,8 @@ def add_parsers(sub: Any) -> None:
 def dispatch(args: argparse.Namespace) -> int:
     if cli_organize.handles(args):
         return cli_organize.dispatch(args)
+    if args.cmd == "bot" and args.bot_cmd == "logs":
+        return bot_logs(args)
     if args.cmd == "bot":
         return asyncio.run(bot_run(args))
     if args.ladder_cmd == "run":

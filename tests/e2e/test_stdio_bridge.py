@@ -101,3 +101,34 @@ async def test_join_reads_the_token_from_the_environment_and_exits_with_one_line
     assert m.tokens[0] not in proc.stderr + proc.stdout
     assert '"fault": "unparsable"' in proc.stdout
     assert other.returncode == 0
+
+
+async def test_bot_logs_are_kept_per_match_capped_and_pruned(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A bot's stderr goes to <log dir>/<match id>/seat<N>.log, cut at LOG_CAP_BYTES; old match
+    folders are removed; ``bummerl bot logs MATCH`` prints them."""
+    import os
+    import time
+
+    from bummerl.__main__ import main
+    from bummerl_client import stdio
+    from bummerl_client.bot import InfoSet
+
+    monkeypatch.setenv("BUMMERL_BOT_LOG_DIR", str(tmp_path))
+    monkeypatch.setattr(stdio, "LOG_CAP_BYTES", 1000)
+    old = tmp_path / "oldmatch"
+    old.mkdir()
+    week_ago = time.time() - 8 * 86400
+    os.utime(old, (week_ago, week_ago))
+    monkeypatch.setattr(stdio, "_pruned_at", 0.0)
+    script = "head -c 5000 /dev/zero >&2; while read -r l; do echo 0; done"
+    bot = StdioBot(["sh", "-c", script])
+    info = InfoSet({"match_id": "m123", "seat": 1, "variant": "schnapsen-at", "version": "1",
+                    "deal": {"to_act": 1}, "legal_actions": [{"id": 0, "text": "play AC"}]})
+    await bot.achoose(info)
+    await bot.aclose()
+    log = tmp_path / "m123" / "seat1.log"
+    text = log.read_text()
+    assert text.startswith("\0" * 1000 + "\n[bummerl: log truncated at 1000 bytes; 4000 more bytes dropped]")
+    assert not old.exists()  # older than the retention: pruned
+    assert main(["bot", "logs", "m123"]) == 0
+    assert "seat1.log" in capsys.readouterr().out

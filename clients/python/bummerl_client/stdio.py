@@ -10,8 +10,13 @@ answers one line per decision on stdout. The protocol is documented in
 * bot -> server: one line per ``decide``: the chosen action's id (``"12"``) or text
   (``"play QH"``). The bot must flush stdout after each line.
 
-The child runs under asyncio (it never blocks the event loop), its stderr goes to a log file,
-and each decision has a time limit: the seat's move time left on the server clock plus
+The child runs under asyncio (it never blocks the event loop). **Process model**: one process per
+match (started at the match's first decision, told the match in ``hello``, ended after ``over``),
+so a crash costs that match only and the next match starts a fresh process. Its stderr goes to
+``<log dir>/<match id>/seat<N>.log`` (:func:`default_log_dir`; at most :data:`LOG_CAP_BYTES` a
+file, then a truncation mark; match folders older than :data:`LOG_RETENTION_DAYS` days, or beyond
+the newest :data:`LOG_KEEP_MATCHES`, are removed); ``bummerl bot logs MATCH`` prints them. Each
+decision has a time limit: the seat's move time left on the server clock plus
 ``grace_s`` (so that the server's timeout policy acts first), or ``decision_timeout_s`` without a
 clock. Faults raise :class:`~bummerl_client.bot.BotFault`: ``timeout``, ``crash`` (the process
 exited), ``unparsable`` (an empty or non-UTF-8 line; the runner checks the rest).
@@ -25,7 +30,8 @@ import itertools
 import json
 import os
 import shlex
-import tempfile
+import shutil
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -35,10 +41,64 @@ from .bot import Bot, BotFault, InfoSet
 PROTOCOL_VERSION = 1
 _counter = itertools.count()
 
+LOG_CAP_BYTES = 1024 * 1024
+"""Most bytes of a bot's stderr kept per match and seat; the rest is dropped (and counted)."""
+LOG_RETENTION_DAYS = 7.0
+"""Match log folders older than this many days are removed when a new one is made."""
+LOG_KEEP_MATCHES = 1000
+"""At most this many match log folders are kept (the newest)."""
+_pruned_at = 0.0
+
 
 def default_log_dir() -> Path:
-    """Where bot stderr logs go by default: ``$TMPDIR/bummerl-bots``."""
-    return Path(tempfile.gettempdir()) / "bummerl-bots"
+    """Where bot stderr logs go: ``$BUMMERL_BOT_LOG_DIR``, else ``$XDG_DATA_HOME/bummerl/bot-logs``
+    (``~/.local/share/bummerl/bot-logs``), one folder per match id."""
+    if os.environ.get("BUMMERL_BOT_LOG_DIR"):
+        return Path(os.environ["BUMMERL_BOT_LOG_DIR"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "bummerl" / "bot-logs"
+
+
+def match_log_dir(match_id: str, root: Path | None = None) -> Path:
+    """The folder of one match's bot logs (``seat<N>.log`` inside)."""
+    safe = "".join(c for c in match_id if c.isalnum()) or f"local-{os.getpid()}-{next(_counter)}"
+    return (root or default_log_dir()) / safe
+
+
+def prune_logs(root: Path, now: float | None = None) -> int:
+    """Remove match log folders under ``root`` older than :data:`LOG_RETENTION_DAYS` or beyond the
+    newest :data:`LOG_KEEP_MATCHES`; returns how many. Errors are ignored (another process may be
+    pruning too)."""
+    now = time.time() if now is None else now
+    try:
+        dirs = sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: d.stat().st_mtime, reverse=True)
+    except OSError:
+        return 0
+    gone = 0
+    for i, d in enumerate(dirs):
+        with contextlib.suppress(OSError):
+            if i >= LOG_KEEP_MATCHES or now - d.stat().st_mtime > LOG_RETENTION_DAYS * 86400:
+                shutil.rmtree(d, ignore_errors=True)
+                gone += 1
+    return gone
+
+
+async def _copy_capped(src: asyncio.StreamReader, dst: IO[bytes], cap: int) -> None:
+    """Copy a child's stderr to ``dst`` up to ``cap`` bytes, then a truncation mark; the rest is
+    read and dropped so that the child never blocks on a full pipe."""
+    kept = dropped = 0
+    while chunk := await src.read(65536):
+        if kept < cap:
+            part = chunk[: cap - kept]
+            dst.write(part)
+            dst.flush()
+            kept += len(part)
+            dropped += len(chunk) - len(part)
+        else:
+            dropped += len(chunk)
+    if dropped:
+        dst.write(f"\n[bummerl: log truncated at {cap} bytes; {dropped} more bytes dropped]\n".encode())
+        dst.flush()
 
 
 class StdioBot(Bot):
@@ -64,23 +124,32 @@ class StdioBot(Bot):
         self.log_path = Path(log_path) if log_path else None
         self.proc: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
+        self._copier: asyncio.Task[None] | None = None
 
     def _where(self) -> str:
         return f" (its stderr is in {self.log_path})" if self.log_path else ""
 
     async def _start(self, info: InfoSet) -> asyncio.subprocess.Process:
+        global _pruned_at
         if self.log_path is None:
-            default_log_dir().mkdir(parents=True, exist_ok=True)
-            stem = f"{self.name.removeprefix('exec:')}-{os.getpid()}-{next(_counter)}"
-            self.log_path = default_log_dir() / f"{''.join(c if c.isalnum() or c in '-_.' else '_' for c in stem)}.log"
+            root = default_log_dir()
+            folder = match_log_dir(str(info.raw.get("match_id", "")), root)
+            folder.mkdir(parents=True, exist_ok=True)
+            self.log_path = folder / f"seat{info.seat}.log"
+            if time.monotonic() - _pruned_at > 3600 or not _pruned_at:  # at most hourly per process
+                _pruned_at = time.monotonic()
+                await asyncio.to_thread(prune_logs, root)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in aclose
         try:
             proc = await asyncio.create_subprocess_exec(
-                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._log,
-                limit=4 * 1024 * 1024,
+                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, limit=4 * 1024 * 1024,
             )
         except OSError as e:
             raise BotFault("crash", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
+        assert proc.stderr is not None
+        self._copier = asyncio.create_task(_copy_capped(proc.stderr, self._log, LOG_CAP_BYTES))
         self.proc = proc
         await self._send({"type": "hello", "protocol": PROTOCOL_VERSION, "match_id": info.raw.get("match_id", ""),
                           "seat": info.seat, "variant": info.variant})
@@ -153,6 +222,10 @@ class StdioBot(Bot):
             transport = getattr(proc, "_transport", None)  # close the pipes now, not at garbage collection
             if transport is not None:
                 transport.close()
+        if self._copier is not None:  # the pipe closes with the child: the copy ends
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._copier, 5)
+            self._copier = None
         if self._log is not None:
             self._log.close()
             self._log = None
