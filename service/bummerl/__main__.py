@@ -319,10 +319,14 @@ def _bench(args: argparse.Namespace) -> int:
             def f(x: float | None, sign: str = "+") -> str:
                 return "unbounded" if x is None else f"{x:{sign}.1f}"
 
-            print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
-                  f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
+            print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} "
+                  f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])} Elo), LOS {r['los']:.3f}, score {r['score']:.3f}, "
                   f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
                   f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
+    elif args.what == "sprt":  # error rates of the ladder's SPRT, simulated (bummerl.ladder.sprt_sim)
+        from bummerl.ladder.sprt_sim import print_bench
+
+        return print_bench(args.runs, args.seed or 1, args.json)
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -396,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong"])
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt"])
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0)
@@ -416,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
+    b.add_argument("--runs", type=int, default=2000, help="sprt: simulated SPRT runs per true Elo and shape")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
