@@ -93,6 +93,11 @@ class Settings:
     rate_actions_per_s: int = 0
     """SubmitAction calls per seat and second; 0 = unlimited (local use)."""
 
+    rate_auth_failures_per_min: int = 60
+    """Failed authentications (missing or wrong seat, bot or admin token) per peer address and
+    minute; past it such calls get RESOURCE_EXHAUSTED instead of UNAUTHENTICATED /
+    PERMISSION_DENIED (calls with a valid token are never refused). 0 = not counted."""
+
     http_max_connections: int = 1000
     """Open connections of the REST gateway; more are answered 503 and closed."""
 
@@ -121,7 +126,7 @@ class Settings:
         if self.data_dir is not None and not isinstance(self.data_dir, Path):
             object.__setattr__(self, "data_dir", Path(self.data_dir))
         for name in ("redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
-                     "http_max_connections"):
+                     "rate_auth_failures_per_min", "http_max_connections"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
                 raise ValueError(f"{name} must be an int in 0..1000000, got {value!r}")

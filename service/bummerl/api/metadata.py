@@ -41,3 +41,19 @@ def bearer_token(context: Any) -> str | None:
     if scheme.lower() != "bearer" or not token:
         return None
     return token
+
+
+def peer_host(context: Any) -> str:
+    """The caller's address without the port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``,
+    ``ipv6:[::1]:5678`` -> ``ipv6:[::1]``), for per-peer rate limits; "" when the context has none.
+    Works for ``grpc.aio`` and gateway contexts.
+
+    >>> class Ctx:
+    ...     def peer(self):
+    ...         return "ipv6:[::1]:40312"
+    >>> peer_host(Ctx())
+    'ipv6:[::1]'
+    """
+    peer = getattr(context, "peer", None)
+    text = str(peer() if callable(peer) else "")
+    return text.rsplit(":", 1)[0] if text.count(":") > 1 else text
