@@ -18,6 +18,20 @@ import redis.asyncio as aioredis
 from bummerl.store import ENV_REDIS_URL, EmbeddedValkey, MatchStore
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_data_in_the_home_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``bummerl serve`` keeps its data in ``$XDG_DATA_HOME/bummerl`` by default: point it (for
+    this process and every subprocess) at a temp dir, so no test writes into the real home
+    directory even if it forgets ``--ephemeral``."""
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = old
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """URL of the Redis/Valkey the tests use (``unix://...`` for the embedded one)."""
