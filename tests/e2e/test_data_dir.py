@@ -7,15 +7,12 @@ home directory)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from e2e_servers import free_port
+from e2e_servers import free_port, serve
 
 from bummerl.config import Settings, default_data_dir
 
@@ -24,25 +21,6 @@ def env_for(xdg: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BUMMERL_")}  # no BUMMERL_REDIS_URL
     env.update(XDG_DATA_HOME=str(xdg), BUMMERL_HTTP_PORT="0", BUMMERL_METRICS_PORT="0")
     return env
-
-
-@contextmanager
-def serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
-    """``bummerl serve``; yields (process, stdout lines up to 'gRPC listening'); SIGTERM at the end."""
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=env)
-    lines: list[str] = []
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line.rstrip("\n"))
-            if "gRPC listening" in line:
-                break
-        yield proc, lines
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(30)
 
 
 def test_serve_keeps_matches_in_the_default_data_dir_across_a_restart(tmp_path: Path) -> None:
