@@ -773,8 +773,13 @@ def _closing(resp: web.Response) -> web.Response:
 
 
 def _peer_of(request: web.Request) -> str:
+    """The client's address in grpc's peer format (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``), so
+    that per-peer limits count a client alike over REST and gRPC."""
     peer = request.transport.get_extra_info("peername") if request.transport else None
-    return f"ipv4:{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unknown"
+    if not isinstance(peer, tuple):
+        return "unknown"
+    host, port = peer[0], peer[1]
+    return f"ipv6:[{host}]:{port}" if ":" in str(host) else f"ipv4:{host}:{port}"
 
 
 def _status_from(exc: BaseException, context: GatewayContext) -> errors.Status:
