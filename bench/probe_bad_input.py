@@ -162,7 +162,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k != "BUMMERL_REDIS_URL"}
     env["BUMMERL_HTTP_BODY_TIMEOUT_S"] = "2"
     proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--port", str(port), "--http-port",
-                             str(http_port), "--metrics-port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             str(http_port), "--metrics-port", "0", "--ephemeral"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env)
     try:
         assert proc.stdout is not None

@@ -1,7 +1,7 @@
 """``bummerl`` command line: ``serve``, ``play``, ``ladder``, ``bot``, ``verify``, ``bench``.
 
     bummerl serve [--port 50051] [--http-port 8080] [--metrics-port 9095] [--redis-url URL]
-                  [--data-dir DIR] [--demo greedy,random] [--variant schnapsen-at]
+                  [--data-dir DIR | --ephemeral] [--demo greedy,random] [--variant schnapsen-at]
     bummerl play --variant schnapsen-at --bots greedy,random [--server HOST:PORT] [--seed N]
                  [--option name=value ...] [--tc 5+0.1] [--timeout-policy forfeit-match] [--json]
     bummerl bench engine --variant schnapsen-at --seconds 10 [--json]
@@ -12,7 +12,10 @@
                                                     (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
     bummerl verify RECORD.json [...] | --server HOST:PORT --match ID   (exit 1 at the first mismatch)
 
-Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey. The admin
+Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey that keeps its
+data (append-only file) in ``--data-dir``, by default ``$XDG_DATA_HOME/bummerl`` or
+``~/.local/share/bummerl``; ``--ephemeral`` (and ``--demo`` without ``--data-dir``) keeps nothing.
+It says which at start-up. The admin
 token (``--admin-token`` or ``BUMMERL_ADMIN_TOKEN``) guards CreateMatch; ``bummerl play`` sends it.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -30,7 +34,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from bummerl.config import Settings
+from bummerl.config import Settings, default_data_dir
 from bummerl.rules import UnknownVariantError, find_variant
 
 
@@ -110,6 +114,22 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
     return summary
 
 
+def _storage(settings: Settings, demo: bool) -> tuple[Settings, str]:
+    """The settings ``bummerl serve`` runs with and its start-up line on where the data lives: a
+    Redis URL as given; else the embedded Valkey in ``data_dir``, in :func:`default_data_dir`
+    when none is given, or, with ``ephemeral`` or a ``--demo`` without a data dir, in a temporary
+    directory that is deleted at the end."""
+    if settings.redis_url:
+        return settings, "bummerl: redis at BUMMERL_REDIS_URL / --redis-url"
+    if settings.data_dir is None and not settings.ephemeral and not demo:
+        settings = dataclasses.replace(settings, data_dir=default_data_dir())
+    if settings.data_dir is None:
+        why = "--ephemeral" if settings.ephemeral else "--demo without --data-dir"
+        return settings, (f"bummerl: redis embedded Valkey, EPHEMERAL ({why}): every ladder, bot and match is lost "
+                          "when this server stops")
+    return settings, f"bummerl: redis embedded Valkey, data kept in {settings.data_dir} (append-only file)"
+
+
 def _serve_workers(args: argparse.Namespace) -> int:
     """``serve --workers N``: N server processes sharing the gRPC and REST ports on purpose
     (SO_REUSEPORT) and one Redis (the embedded Valkey is started here, once); Prometheus
@@ -124,10 +144,13 @@ def _serve_workers(args: argparse.Namespace) -> int:
 
     given = Settings.from_env(**{k: v for k, v in {"port": args.port, "http_port": args.http_port,
                                                    "metrics_port": args.metrics_port, "host": args.host,
-                                                   "redis_url": args.redis_url}.items() if v is not None})
+                                                   "redis_url": args.redis_url, "data_dir": args.data_dir,
+                                                   "ephemeral": args.ephemeral or None}.items() if v is not None})
     if given.port == 0:
         raise SystemExit("bummerl serve: --workers needs a fixed --port (the workers share it)")
-    redis_url, embedded = resolve_redis_url(given.redis_url, args.data_dir)
+    given, where = _storage(given, demo=False)
+    redis_url, embedded = resolve_redis_url(given.redis_url, str(given.data_dir) if given.data_dir else None)
+    print(where, flush=True)
     prom_dir = tempfile.mkdtemp(prefix="bummerl-prom-")
     env = {**os.environ, "BUMMERL_REDIS_URL": redis_url, "PROMETHEUS_MULTIPROC_DIR": prom_dir}
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = prom_dir  # before bummerl.metrics is imported here
@@ -186,9 +209,9 @@ async def _serve(args: argparse.Namespace) -> int:
 
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
              "redis_url": args.redis_url, "data_dir": args.data_dir, "admin_token": args.admin_token,
-             "idle_limit_s": args.idle_limit, "reuse_port": args.reuse_port or None}
+             "idle_limit_s": args.idle_limit, "reuse_port": args.reuse_port or None, "ephemeral": args.ephemeral or None}
     # flags win over BUMMERL_* variables, which win over the defaults
-    settings = Settings.from_env(**{k: v for k, v in given.items() if v is not None})
+    settings, where = _storage(Settings.from_env(**{k: v for k, v in given.items() if v is not None}), bool(args.demo))
     logging.basicConfig(level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     rt = Runtime(settings)
     await rt.start()
@@ -196,12 +219,12 @@ async def _serve(args: argparse.Namespace) -> int:
     metrics.watch_gc()
     stop = asyncio.Event()
     pacer = asyncio.create_task(GcPacer(settings.gc_pace_ms).run(stop), name="bummerl-gc") if settings.gc_pace_ms else None
+    print(where, flush=True)
     print(f"bummerl: gRPC listening on {rt.target}", flush=True)
     if rt.http_port:
         print(f"bummerl: REST/JSON on http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}/v1/variants", flush=True)
     if rt.metrics_port:
         print(f"bummerl: metrics on http://{rt.target.rsplit(':', 1)[0]}:{rt.metrics_port}/metrics", flush=True)
-    print(f"bummerl: redis {'embedded Valkey' if rt.embedded else 'at BUMMERL_REDIS_URL'}", flush=True)
     loop = asyncio.get_running_loop()
     print(f"bummerl: event loop {loop_name(loop)}", flush=True)
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -321,10 +344,14 @@ def _bench(args: argparse.Namespace) -> int:
             def f(x: float | None, sign: str = "+") -> str:
                 return "unbounded" if x is None else f"{x:{sign}.1f}"
 
-            print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
-                  f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
+            print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} "
+                  f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])} Elo), LOS {r['los']:.3f}, score {r['score']:.3f}, "
                   f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
                   f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
+    elif args.what == "sprt":  # error rates of the ladder's SPRT, simulated (bummerl.ladder.sprt_sim)
+        from bummerl.ladder.sprt_sim import print_bench
+
+        return print_bench(args.runs, args.seed or 1, args.json)
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -438,7 +465,13 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--reuse-port", action="store_true",
                    help="share the ports with other processes (SO_REUSEPORT); default: a port in use is an error")
     s.add_argument("--redis-url", default=None, help="Redis URL (default: BUMMERL_REDIS_URL or embedded Valkey)")
-    s.add_argument("--data-dir", default=None, help="data dir of the embedded Valkey")
+    keep = s.add_mutually_exclusive_group()
+    keep.add_argument("--data-dir", default=None,
+                      help="data dir of the embedded Valkey (append-only file, kept across restarts; default: "
+                           "BUMMERL_DATA_DIR, else $XDG_DATA_HOME/bummerl or ~/.local/share/bummerl)")
+    keep.add_argument("--ephemeral", action="store_true",
+                      help="keep nothing: the embedded Valkey in a temporary directory, every ladder, bot and match "
+                           "lost at the end (BUMMERL_EPHEMERAL; also the default of --demo without --data-dir)")
     s.add_argument("--demo", default=None, help="play one demo Bummerl with these bots first, e.g. greedy,random")
     s.add_argument("--variant", default="schnapsen-at")
     s.add_argument("--seed", type=int, default=None)
@@ -486,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong"])
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt"])
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0)
@@ -506,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
+    b.add_argument("--runs", type=int, default=2000, help="sprt: simulated SPRT runs per true Elo and shape")
     b.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:

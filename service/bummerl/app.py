@@ -29,6 +29,7 @@ from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gatew
 from bummerl.api.servicer import GameServicer
 from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, Reaper
+from bummerl.core.limits import Limit, RateLimiter
 from bummerl.ladder.service import LadderDriver, LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
 
@@ -103,8 +104,10 @@ class Runtime:
         self._driver_task = asyncio.create_task(LadderDriver(self.ladders).run(self._reaper_stop), name="bummerl-ladders")
         metrics.set_active_matches(await self.store.active_count())
         self._gauge_task = asyncio.create_task(self._refresh_gauges(self._reaper_stop), name="bummerl-gauges")
-        servicer = GameServicer(self.service)
-        ladder_servicer = LadderServicer(self.ladders)
+        auth_limiter = RateLimiter(self.store, {"auth": Limit(s.rate_auth_failures_per_min, 60_000)},
+                                   self.service.now_ms)
+        servicer = GameServicer(self.service, auth_limiter)
+        ladder_servicer = LadderServicer(self.ladders, auth_limiter)
         self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
         await self.server.start()
         port = self.gateway_port if self.gateway_port is not None else (s.http_port or None)

@@ -693,7 +693,7 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
         results.append({
             "variant": v, "bot": bot, "opponent": opponent, "pairs": len(merged["pairs"]), "seed": seed,
             "elo": fin(est.elo), "elo_ci95": fin(est.elo_ci95),
-            "elo_low": fin(est.elo - est.elo_ci95), "elo_high": fin(est.elo + est.elo_ci95),
+            "elo_low": fin(est.elo_low), "elo_high": fin(est.elo_high),
             "los": round(est.los, 4), "score": round(est.score, 4), "pentanomial": pentanomial(merged["pairs"]),
             "gp_margin_per_deal": round(statistics.fmean(merged["gp"]), 3) if merged["gp"] else 0.0,
             "mean_decision_ms": round(1000 * merged["think_s"] / max(1, merged["decisions"]), 2),

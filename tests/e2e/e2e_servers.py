@@ -1,5 +1,6 @@
 """Server processes for end-to-end tests: a free loopback port and ``bummerl serve`` on a given
-Redis, so that a test can kill a server and start another on the same port and Redis."""
+Redis, so that a test can kill a server and start another on the same port and Redis; and
+:func:`serve`, a ``bummerl serve`` with its start-up lines, terminated at the end."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -45,3 +47,25 @@ def server_fleet(redis_url: str, count: int) -> Iterator[tuple[list[int], list[s
             if p.poll() is None:
                 p.kill()
             p.wait()
+
+
+@contextmanager
+def serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """Start ``bummerl serve``; yield (process, stdout lines up to 'gRPC listening'), or the
+    whole output if it exited first."""
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if "gRPC listening" in line or "REST/JSON" in line and len(lines) > 1:
+                break
+        if proc.poll() is None:
+            time.sleep(0.3)  # let the REST line follow
+        yield proc, lines
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(20)

@@ -11,11 +11,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
-from e2e_servers import free_port
+from e2e_servers import free_port, serve
 
 
 def env_with(redis_url: str, **extra: str) -> dict[str, str]:
@@ -23,28 +21,6 @@ def env_with(redis_url: str, **extra: str) -> dict[str, str]:
     env["BUMMERL_REDIS_URL"] = redis_url
     env.update(extra)
     return env
-
-
-@contextmanager
-def serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
-    """Start ``bummerl serve``; yield (process, stdout lines up to 'gRPC listening'), or the
-    whole output if it exited first."""
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=env)
-    lines: list[str] = []
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line.rstrip("\n"))
-            if "gRPC listening" in line or "REST/JSON" in line and len(lines) > 1:
-                break
-        if proc.poll() is None:
-            time.sleep(0.3)  # let the REST line follow
-        yield proc, lines
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(20)
 
 
 def test_serve_takes_its_ports_from_the_environment(redis_url: str) -> None:

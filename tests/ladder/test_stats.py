@@ -7,8 +7,12 @@ import math
 
 import pytest
 
+from bummerl.ladder.sprt_sim import error_rates, tilt, tolerance
 from bummerl.ladder.stats import (
+    PENTANOMIAL,
+    TRINOMIAL,
     Sprt,
+    cells_of,
     elo_from_score,
     estimate,
     head_to_head,
@@ -76,19 +80,111 @@ def test_one_unit_or_no_spread_gives_an_unknown_interval() -> None:
 
 
 def test_sprt_llr_hand_computed_and_verdicts() -> None:
+    """LLR_alt2 times N on the table with 1/2 added to every pentanomial cell."""
     sprt = Sprt(elo0=0, elo1=10, alpha=0.05, beta=0.05)
     a, b = sprt.bounds
     assert a == pytest.approx(math.log(0.05 / 0.95)) and b == pytest.approx(math.log(0.95 / 0.05))  # -+2.944
-    pairs = [0.75] * 30 + [0.5] * 60 + [0.25] * 10  # m 0.55, var 0.0225, N 100
+    pairs = [0.75] * 30 + [0.5] * 60 + [0.25] * 10  # counts [0, 10, 60, 30, 0]
+    # regularised counts [0.5, 10.5, 60.5, 30.5, 0.5]: N 102.5, sum 56.25, sum of squares 33.4375
+    n, m = 102.5, 56.25 / 102.5  # m 0.548780
+    var = 33.4375 / 102.5 - m * m  # 0.025061
     s1 = 1 / (1 + 10 ** (-10 / 400))  # 0.514387
-    expected = 100 * (s1 - 0.5) * (2 * 0.55 - 0.5 - s1) / (2 * 0.0225)
-    assert sprt.llr(pairs) == pytest.approx(expected)  # 2.7373
+    expected = n * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * var)
+    assert sprt.llr(pairs) == pytest.approx(expected)  # 2.447
+    assert sprt.llr_from_sums(100, sum(pairs), sum(x * x for x in pairs), PENTANOMIAL) == pytest.approx(expected)
     assert sprt.verdict(pairs) == ""
-    assert sprt.verdict(pairs * 2) == "H1"  # N 200: 5.47 >= 2.944
+    assert sprt.verdict(pairs * 2) == "H1"  # N 200
     losing = [0.25] * 30 + [0.5] * 60 + [0.75] * 10
     assert sprt.llr(losing) < a and sprt.verdict(losing) == "H0"
+    assert sprt.llr([]) == 0.0
     with pytest.raises(ValueError, match="elo1 > elo0"):
         Sprt(elo0=5, elo1=5)
+    with pytest.raises(ValueError, match="prior"):
+        Sprt(prior=0)
+
+
+def test_sprt_a_few_equal_pairs_do_not_decide() -> None:
+    """Two pairs of 3/4 (or five of 1/2) have no measurable spread: the LLR stays far inside the
+    bounds instead of dividing by a made-up variance of 1e-3 (which accepted H1 after two pairs)."""
+    sprt = Sprt(elo0=0, elo1=10)
+    a, b = sprt.bounds
+    for units in ([0.75, 0.75], [0.75] * 3, [0.5] * 5, [1.0, 1.0], [0.25, 0.25]):
+        assert a < sprt.llr(units) < b and sprt.verdict(units) == "", units
+    # two pairs of 3/4, regularised [0.5, 0.5, 0.5, 2.5, 0.5]: N 4.5, m 2.75 / 4.5, E[x^2] 2.0625 / 4.5
+    m = 2.75 / 4.5
+    var = 2.0625 / 4.5 - m * m
+    s1 = score_from_elo(10)
+    assert sprt.llr([0.75, 0.75]) == pytest.approx(4.5 * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * var))  # 0.079
+
+
+def test_sprt_of_games_regularises_the_trinomial() -> None:
+    """Single games (0, 1/2, 1) get 1/2 in each of the three trinomial cells, as pairs get it in
+    the five pentanomial ones; pairs without a drawn game so far are read as the trinomial too."""
+    sprt = Sprt(elo0=0, elo1=10)
+    games = [1.0] * 7 + [0.0] * 3
+    assert cells_of(games) == TRINOMIAL and cells_of([0.75, 0.5]) == PENTANOMIAL
+    # regularised counts [3.5, 0.5, 7.5] of 0, 1/2, 1: N 11.5, sum 7.75, sum of squares 7.625
+    m = 7.75 / 11.5
+    var = 7.625 / 11.5 - m * m
+    s1 = score_from_elo(10)
+    expected = 11.5 * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * var)
+    assert sprt.llr(games) == pytest.approx(expected)
+    assert sprt.llr(games, PENTANOMIAL) != pytest.approx(expected)  # the table decides the prior
+    assert sprt.verdict([1.0] * 3) == ""  # three won games
+
+
+def test_sprt_error_rates_of_a_seeded_simulation() -> None:
+    """A small version of ``bummerl bench sprt``: 300 runs at true elo0 and 300 at true elo1 (a
+    wider [0, 40] so that runs are short) keep both error rates near the nominal 5%: at most
+    5% + 3 standard errors of 300 runs (0.038). The 1e-3 variance of before gave ~0.11 / ~0.15
+    on these shapes."""
+    sprt = Sprt(elo0=0, elo1=40, alpha=0.05, beta=0.05)
+    limit = 0.05 + tolerance(0.05, 300)
+    rows = error_rates(sprt, runs=300, seed=7, shapes=["pairs, random vs random", "games, no draws"])
+    for r in rows:
+        assert r["false_positive"] <= limit and r["false_negative"] <= limit, r
+        assert r["mean_units_elo0"] > 20 and r["mean_units_elo1"] > 20 and r["within"], r
+
+
+def test_tilt_moves_a_shape_to_the_score_of_an_elo() -> None:
+    p = tilt([48, 0, 195, 0, 57], PENTANOMIAL, score_from_elo(10))
+    assert sum(p) == pytest.approx(1) and min(p) > 0
+    assert sum(a * q for a, q in zip(PENTANOMIAL, p, strict=True)) == pytest.approx(score_from_elo(10))
+    with pytest.raises(ValueError, match="outside"):
+        tilt([1, 1, 1], TRINOMIAL, 1.0)
+
+
+def test_interval_is_the_elo_of_the_score_interval_not_a_symmetric_half_width() -> None:
+    """The 95% interval of the Elo difference is elo() of the score interval, which is lopsided
+    away from a score of 1/2; an end of the score interval at or past 1 is unbounded."""
+    pairs = [0.75] * 30 + [0.5] * 60 + [0.25] * 10  # mean 0.55, var 0.0225
+    est = estimate(pairs)
+    se = math.sqrt(0.0225 / 100)
+    assert est.elo_low == pytest.approx(-400 * math.log10(1 / (0.55 - 1.959964 * se) - 1), rel=1e-5)  # 14.3
+    assert est.elo_high == pytest.approx(-400 * math.log10(1 / (0.55 + 1.959964 * se) - 1), rel=1e-5)  # 55.6
+    assert est.elo_low < est.elo < est.elo_high
+    assert est.elo_ci95 == pytest.approx((est.elo_high - est.elo_low) / 2)
+    assert est.elo_high - est.elo != pytest.approx(est.elo - est.elo_low, rel=1e-3)  # not symmetric
+    near_top = estimate([1.0] * 11 + [0.5])  # mean 0.958: the upper end of the score interval passes 1
+    assert near_top.elo_high == math.inf and near_top.elo_ci95 == math.inf
+    assert 0 < near_top.elo_low < near_top.elo
+
+
+def test_bench_strong_prints_the_interval_of_ladder_stats() -> None:
+    """``bummerl bench strong`` reports elo_low / elo_high of :func:`estimate` on its own pairs
+    (rebuilt from its pentanomial), not ``elo -/+ elo_ci95``."""
+    from bummerl.bench import bench_strong
+
+    [r] = bench_strong(pairs=12, variant="schnapsen-at", bot="greedy", opponent="random")
+    pairs = [cell / 4 for cell, count in enumerate(r["pentanomial"]) for _ in range(count)]
+    est = estimate(pairs)
+
+    def fin(x: float) -> float | None:
+        return round(x, 1) if math.isfinite(x) else None
+
+    assert r["pairs"] == len(pairs) == 12 and r["score"] == pytest.approx(est.score, abs=1e-4)
+    assert (r["elo"], r["elo_low"], r["elo_high"]) == (fin(est.elo), fin(est.elo_low), fin(est.elo_high))
+    assert r["elo_low"] is not None and r["elo_low"] > 0  # greedy beats random; elo - half width was -482
 
 
 def test_placement_scores_of_teams_and_free_for_all() -> None:

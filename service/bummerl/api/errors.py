@@ -49,6 +49,7 @@ import grpc
 import grpc.aio
 import redis.exceptions
 
+from bummerl.api.metadata import peer_host
 from bummerl.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -241,12 +242,35 @@ async def abort_with(context: Any, exc: BaseException) -> None:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+async def _counted_auth_failure(servicer: Any, context: Any, exc: Exception) -> Exception:
+    """``exc``, or a ResourceExhaustedError when ``exc`` is a failed authentication and the peer
+    is past the ``auth`` limit of ``servicer.auth_limiter`` (see :func:`map_errors`). When Redis
+    cannot count it, the authentication error itself is answered."""
+    limiter = getattr(servicer, "auth_limiter", None)
+    if limiter is None or not isinstance(exc, UnauthenticatedError | PermissionDeniedError):
+        return exc
+    try:
+        await limiter.check("auth", peer_host(context))
+    except ResourceExhaustedError as over:
+        return over
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        pass
+    return exc
+
+
 def map_errors(fn: F) -> F:
     """Decorator for ``grpc.aio`` handler methods ``(self, request, context)``: coroutine
     functions (unary responses) and async generator functions (streamed responses).
 
     Domain exceptions abort the RPC with their status (:func:`status_of`); an abort the handler
     made itself (``grpc.aio.AbortError``) and cancellation pass through untouched.
+
+    Failed authentication (UnauthenticatedError, PermissionDeniedError: a missing or wrong seat,
+    bot or admin token, another seat's token) is counted per peer address when the servicer has
+    an ``auth_limiter`` (:class:`bummerl.core.limits.RateLimiter` with an ``auth`` limit): past
+    the limit the call is answered RESOURCE_EXHAUSTED with ``bummerl-retry-after-ms`` instead.
+    Calls with a valid token are never refused by it, so bots behind one address keep playing
+    while another of them sends wrong tokens.
     """
     if inspect.isasyncgenfunction(fn):
 
@@ -258,7 +282,7 @@ def map_errors(fn: F) -> F:
             except grpc.aio.AbortError:
                 raise
             except Exception as exc:  # the one place that maps every error
-                await abort_with(context, exc)
+                await abort_with(context, await _counted_auth_failure(self, context, exc))
 
         return stream_wrapper  # type: ignore[return-value]
 
@@ -272,7 +296,7 @@ def map_errors(fn: F) -> F:
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
-            await abort_with(context, exc)
+            await abort_with(context, await _counted_auth_failure(self, context, exc))
 
     return unary_wrapper  # type: ignore[return-value]
 

@@ -428,11 +428,71 @@ def _header_safe(name: str, value: str) -> bool:
     return not name.endswith("-bin") and name.isascii() and value.isascii() and "\r" not in value + name and "\n" not in value + name
 
 
+def _parse_error_text(exc: BaseException | None, message: str | None = None) -> str:
+    """The first line of an HTTP parse error without the echoed bytes (``Invalid character in
+    chunk size``), at most 200 characters."""
+    what = str(getattr(exc, "message", None) or message or type(exc).__name__)
+    what = re.split(r""":\s*b['"]""", what.strip().splitlines()[0] if what.strip() else "")[0].rstrip(": ")
+    return errors.clip(what or type(exc).__name__, 200)
+
+
+class _ExpectedFaults:
+    """One log line per kind of expected fault (a client that went away, ...) at most every
+    ``every_s`` seconds, with how many more happened meanwhile: such faults are the network's, not
+    bugs, so they get neither a traceback nor a line each."""
+
+    MAX_KINDS = 256
+    """Kinds remembered at most (the texts of parse errors vary); past it the memory starts over."""
+
+    def __init__(self, every_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every_s = every_s
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._since: dict[str, int] = {}
+
+    def note(self, what: str, peer: str | None) -> None:
+        """Log ``what`` (from ``peer``) unless it was logged less than ``every_s`` seconds ago."""
+        now = self.clock()
+        if len(self._last) >= self.MAX_KINDS and what not in self._last:
+            self._last.clear()
+            self._since.clear()
+        last = self._last.get(what)
+        if last is not None and now - last < self.every_s:
+            self._since[what] = self._since.get(what, 0) + 1
+            return
+        more = self._since.pop(what, 0)
+        self._last[what] = now
+        log.info("gateway: %s (%s)%s", what, peer or "unknown peer",
+                 f"; {more} more in the last {now - last:.0f} s" if more and last is not None else "")
+
+
+_faults = _ExpectedFaults()
+
+
 class _JsonErrorHandler(RequestHandler):
     """aiohttp's connection handler with JSON error responses for requests that fail before a
     route sees them (bad request line, headers, chunk sizes or trailers): ``400`` (or aiohttp's
     status) with ``{"code": "INVALID_ARGUMENT", "reason": "MALFORMED_REQUEST", "message": ...}``,
-    logged at INFO without a traceback; the connection is closed."""
+    logged at INFO without a traceback (one line per kind and minute, :class:`_ExpectedFaults`); the
+    connection is closed.
+
+    A framing error in the body of the request a route is reading (a bad chunk size after the
+    first chunks): aiohttp's C parser drops that body and queues a 400 for after the request, so
+    the route would wait for the rest of the body until its timeout (408). :meth:`data_received`
+    hands the error to the body instead, and the route answers 400 at once and closes."""
+
+    def data_received(self, data: bytes) -> None:
+        queue = getattr(self, "_messages", None)
+        queued = len(queue) if queue is not None else 0
+        super().data_received(data)
+        current = getattr(self, "_current_request", None)
+        if queue is None or current is None or len(queue) <= queued:
+            return
+        exc = getattr(queue[-1][0], "exc", None)  # aiohttp's _ErrInfo of the framing error
+        body = current.content
+        if isinstance(exc, HttpProcessingError) and not body.at_eof() and body.exception() is None:
+            body.set_exception(exc)
+            body.feed_eof()  # nothing more of this body will come: aiohttp must not wait for it after the 400
 
     def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
@@ -440,10 +500,8 @@ class _JsonErrorHandler(RequestHandler):
             log.error("gateway: error handling a request from %s", request.remote, exc_info=exc)
             code, reason, text = grpc.StatusCode.INTERNAL, "INTERNAL", "internal error"
         else:
-            what = str(getattr(exc, "message", None) or message or type(exc).__name__)
-            what = re.split(r""":\s*b['"]""", what.strip().splitlines()[0] if what.strip() else "")[0].rstrip(": ")
-            text = f"malformed HTTP request: {errors.clip(what or type(exc).__name__, 200)}"
-            log.info("gateway: %s from %s", text, request.remote)
+            text = f"malformed HTTP request: {_parse_error_text(exc, message)}"
+            _faults.note(text, request.remote)
             code, reason = grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
         if request.writer.output_size > 0:
             raise ConnectionError("response already started, cannot send the error")
@@ -617,8 +675,12 @@ class Gateway:
                 return _closing(self._json(request, 413, _error_body(st)))
             except (HttpProcessingError, ClientPayloadError, ValueError) as exc:
                 code = grpc.StatusCode.INVALID_ARGUMENT
-                st = errors.Status(code, f"malformed request body: {errors.clip(type(exc).__name__)}")
+                st = errors.Status(code, f"malformed request body: {_parse_error_text(exc)}")
                 return _closing(self._json(request, 400, _error_body(st)))
+            except ConnectionError:  # the client went away before its body arrived: nothing to answer
+                code = grpc.StatusCode.CANCELLED
+                _faults.note("client disconnected before its request body arrived", request.remote)
+                return _closing(web.Response(status=499))
             try:
                 message = build_request(route, params, query, body)
             except BadRequest as exc:
@@ -711,8 +773,13 @@ def _closing(resp: web.Response) -> web.Response:
 
 
 def _peer_of(request: web.Request) -> str:
+    """The client's address in grpc's peer format (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``), so
+    that per-peer limits count a client alike over REST and gRPC."""
     peer = request.transport.get_extra_info("peername") if request.transport else None
-    return f"ipv4:{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unknown"
+    if not isinstance(peer, tuple):
+        return "unknown"
+    host, port = peer[0], peer[1]
+    return f"ipv6:[{host}]:{port}" if ":" in str(host) else f"ipv4:{host}:{port}"
 
 
 def _status_from(exc: BaseException, context: GatewayContext) -> errors.Status:

@@ -9,8 +9,8 @@ from typing import Any
 
 from bummerl.api import codec
 from bummerl.api.errors import map_errors
-from bummerl.api.metadata import bearer_token
-from bummerl.api.servicer import _peer_host
+from bummerl.api.metadata import bearer_token, peer_host
+from bummerl.core.limits import RateLimiter
 from bummerl.ladder.service import LadderService, LadderSpec
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
 
@@ -23,10 +23,12 @@ def _ladder_pb(d: dict[str, Any]) -> ladder_pb2.Ladder:
 
 class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
     """The ladder RPCs. Admin calls read the admin token, StreamAssignments the bot token, from
-    ``authorization: Bearer <token>``."""
+    ``authorization: Bearer <token>``. ``auth_limiter``: counts failed authentications per peer
+    (:func:`bummerl.api.errors.map_errors`); None = not counted."""
 
-    def __init__(self, ladders: LadderService) -> None:
+    def __init__(self, ladders: LadderService, auth_limiter: RateLimiter | None = None) -> None:
         self.ladders = ladders
+        self.auth_limiter = auth_limiter
 
     @map_errors
     async def RegisterBot(self, request: Any, context: Any) -> ladder_pb2.RegisterBotResponse:
@@ -72,7 +74,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
 
     @map_errors
     async def StreamLadder(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.LadderEvent]:
-        async for ev in self.ladders.stream_ladder(request.ladder_id, _peer_host(context)):
+        async for ev in self.ladders.stream_ladder(request.ladder_id, peer_host(context)):
             yield codec.dict_to_pb(ev, ladder_pb2.LadderEvent)
 
     @map_errors

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from bummerl.core.errors import UnauthenticatedError
+
 AUTHORIZATION = "authorization"
 
 
@@ -25,7 +27,9 @@ def metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str 
 def bearer_token(context: Any) -> str | None:
     """The token of an ``authorization: Bearer <token>`` entry in ``context.invocation_metadata()``,
     or None when absent or not a Bearer credential. Works for ``grpc.aio`` and gateway contexts.
-    Never log the result.
+    Never log the result. Raises UnauthenticatedError (401 over REST) when the value is not
+    printable ASCII: every token the server issues is, and a REST header that is not UTF-8
+    arrives with surrogate escapes that no hash accepts.
 
     >>> class Ctx:
     ...     def invocation_metadata(self):
@@ -36,8 +40,26 @@ def bearer_token(context: Any) -> str | None:
     value = metadata_value(context.invocation_metadata(), AUTHORIZATION)
     if value is None:
         return None
+    if not (value.isascii() and value.isprintable()):
+        raise UnauthenticatedError("the authorization header is not printable ASCII; send Bearer <token>")
     scheme, _, token = value.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         return None
     return token
+
+
+def peer_host(context: Any) -> str:
+    """The caller's address without the port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``,
+    ``ipv6:[::1]:5678`` -> ``ipv6:[::1]``), for per-peer rate limits; "" when the context has none.
+    Works for ``grpc.aio`` and gateway contexts.
+
+    >>> class Ctx:
+    ...     def peer(self):
+    ...         return "ipv6:[::1]:40312"
+    >>> peer_host(Ctx())
+    'ipv6:[::1]'
+    """
+    peer = getattr(context, "peer", None)
+    text = str(peer() if callable(peer) else "")
+    return text.rsplit(":", 1)[0] if text.count(":") > 1 else text

@@ -9,8 +9,9 @@ from typing import Any
 
 from bummerl.api import codec
 from bummerl.api.errors import map_errors
-from bummerl.api.metadata import bearer_token
+from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core import MatchService, Update
+from bummerl.core.limits import RateLimiter
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 
@@ -39,19 +40,14 @@ def _update_fields(u: Update) -> dict[str, Any]:
     }
 
 
-def _peer_host(context: Any) -> str:
-    """The caller's address without the port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``), for rate
-    limits; "" when the context has none."""
-    peer = getattr(context, "peer", None)
-    text = str(peer() if callable(peer) else "")
-    return text.rsplit(":", 1)[0] if text.count(":") > 1 else text
-
-
 class GameServicer(game_pb2_grpc.GameServiceServicer):
-    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata."""
+    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata.
+    ``auth_limiter``: counts failed authentications per peer (:func:`bummerl.api.errors.map_errors`);
+    None = not counted."""
 
-    def __init__(self, service: MatchService) -> None:
+    def __init__(self, service: MatchService, auth_limiter: RateLimiter | None = None) -> None:
         self.service = service
+        self.auth_limiter = auth_limiter
 
     @map_errors
     async def ListVariants(self, request: Any, context: Any) -> game_pb2.ListVariantsResponse:
@@ -66,7 +62,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             timeout_policy=request.timeout_policy or None,
             idle_limit_ms=request.idle_limit_ms if request.HasField("idle_limit_ms") else None,
             admin_token=bearer_token(context),
-            caller=_peer_host(context),
+            caller=peer_host(context),
         )
         return game_pb2.CreateMatchResponse(
             match_id=created.match_id,

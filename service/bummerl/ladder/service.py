@@ -75,7 +75,7 @@ from bummerl.store.keys import aux_key
 
 from . import botstats
 from .feeds import Feeds
-from .stats import Sprt, estimate, head_to_head, pentanomial, placement_scores
+from .stats import PENTANOMIAL, TRINOMIAL, Sprt, estimate, head_to_head, pentanomial, placement_scores
 
 log = logging.getLogger(__name__)
 
@@ -1100,12 +1100,14 @@ def pair_table(cfg: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[
     for (a, b), side in sorted(pairings.items()):
         units = side["pairs"] if cfg.get("duplicate_deals") else side["games"]
         est = estimate(units)
-        llr = sprt.llr(units) if sprt else 0.0
+        # two-seat duplicate pairs score 0, 1/4 ... 1 (pentanomial), single games 0, 1/2, 1
+        cells = PENTANOMIAL if cfg.get("duplicate_deals") and not seated else TRINOMIAL
+        llr = sprt.llr(units, cells) if sprt else 0.0
         pairs.append({
             "a": a, "b": b, "a_name": names.get(a, a), "b_name": names.get(b, b), "elo": est.elo,
             "elo_ci95": est.elo_ci95, "los": est.los, "deal_pairs": len(side["pairs"]), "games": len(side["games"]),
             "pentanomial": [] if seated else pentanomial(side["pairs"]), "sprt_llr": llr,
-            "sprt_result": sprt.verdict(units) if sprt else "",
+            "sprt_result": sprt.verdict(units, cells) if sprt else "",
         })
     return pairs
 

@@ -10,15 +10,25 @@ Formulas (the ones fastchess and fishtest publish):
   ``x`` in ``{0, 1/4, 1/2, 3/4, 1}`` (its two game scores averaged). Over ``N`` pairs with
   frequencies ``p_i``: mean ``m = sum p_i x_i``, per-pair variance ``var = sum p_i (x_i - m)^2``,
   standard error ``se = sqrt(var / N)``. The 95% interval of the score is ``m -/+ 1.959964 se``,
-  mapped through ``elo()``; ``elo_ci95`` is half its width (fastchess ``elo.cpp``,
-  ``EloPentanomial``). Trinomial: the same with game scores ``{0, 1/2, 1}`` and ``N`` games.
+  mapped through ``elo()``: ``elo_low..elo_high``, which is not symmetric around ``elo``
+  (-inf / +inf where the score bound leaves (0, 1)); ``elo_ci95`` is half its width (fastchess
+  ``elo.cpp``, ``EloPentanomial``). Trinomial: the same with game scores ``{0, 1/2, 1}`` and ``N`` games.
   Pairs cancel the luck of the deal, so their ``var`` is smaller than two independent games'.
 * LOS: ``Phi((m - 1/2) / se)`` (fastchess ``los``; Phi the normal CDF).
-* SPRT, normal approximation of the generalised SPRT (Michel Van den Bergh, fishtest
-  ``stat_util.py``, ``LLR_logistic``): with ``s0 = s(elo0)``, ``s1 = s(elo1)``,
+* SPRT, normal approximation of the generalised SPRT (Michel Van den Bergh; fishtest
+  ``LLRcalc.py``, ``LLR_alt2``, times the number of units; not ``LLR_logistic``, which solves for
+  the exact maximum-likelihood distributions): with ``s0 = s(elo0)``, ``s1 = s(elo1)``,
   ``LLR = N * (s1 - s0) * (2 m - s0 - s1) / (2 var)``; bounds ``A = ln(beta / (1 - alpha))``,
   ``B = ln((1 - beta) / alpha)``: accept H1 (``elo >= elo1``) when ``LLR >= B``, H0 when
-  ``LLR <= A``, else continue. Elo bounds are logistic Elo.
+  ``LLR <= A``, else continue. Elo bounds are logistic Elo. ``N``, ``m`` and ``var`` are
+  *regularised* as fishtest's ``results_to_pdf`` and fastchess's ``SPRT::getLLR`` do, by a small
+  count in every cell of the pentanomial (pairs: 0, 1/4, 1/2, 3/4, 1) or trinomial (games: 0,
+  1/2, 1) table. They add 1e-3 to an empty cell, which is enough for their exact LLR but not for
+  this approximation: after two pairs of 3/4 the variance is ~5e-4 and the LLR ~15, far past
+  ``B``. Here every cell gets ``Sprt.prior`` = 1/2 (the Jeffreys prior of a multinomial), so a
+  handful of equal units no longer decides the test; after a few hundred units the prior no
+  longer matters. ``bummerl bench sprt`` (:mod:`bummerl.ladder.sprt_sim`) measures the error
+  rates this gives.
 
 Scores are from the first bot's side: 1 = it won, 1/2 = drawn, 0 = it lost.
 
@@ -37,9 +47,6 @@ from dataclasses import dataclass
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal distribution."""
-
-_CLAMP = 1e-6
-
 
 def elo_from_score(s: float) -> float:
     """Logistic Elo difference of an expected score ``s`` in (0, 1); +-inf at the ends.
@@ -70,7 +77,10 @@ def _phi(x: float) -> float:
 @dataclass(frozen=True)
 class Estimate:
     """``elo`` (a - b), ``elo_ci95`` (half width of the 95% interval; inf when unknown), ``los``
-    (0..1), ``score`` (mean per game), ``var`` (per unit: pair or game), ``n`` (units)."""
+    (0..1), ``score`` (mean per game), ``var`` (per unit: pair or game), ``n`` (units),
+    ``elo_low`` / ``elo_high`` (the 95% interval of the Elo difference, logistic Elo; -inf / +inf
+    when unbounded or unknown). The interval is that of the score mapped through
+    :func:`elo_from_score`, so ``elo - elo_ci95`` is *not* its lower end unless ``score`` is 1/2."""
 
     elo: float
     elo_ci95: float
@@ -78,13 +88,17 @@ class Estimate:
     score: float
     var: float
     n: int
+    elo_low: float = -math.inf
+    elo_high: float = math.inf
 
 
 def estimate(values: Sequence[float]) -> Estimate:
     """Elo, interval and LOS from per-unit scores in [0, 1]: pair scores (pentanomial, each the
     mean of a pair's two games) or single game scores (trinomial). With fewer than two units
     the spread is unknown: the interval is infinite and LOS 0.5 (not "+/- 0, LOS 1" from a
-    variance of one value); with units that all scored the same the interval is infinite too."""
+    variance of one value); with units that all scored the same the interval is infinite too.
+    An end of the score interval outside (0, 1) makes that end of the Elo interval infinite
+    (and ``elo_ci95`` inf), not a figure of a clamped score."""
     n = len(values)
     if n == 0:
         return Estimate(0.0, math.inf, 0.5, 0.5, 0.0, 0)
@@ -93,13 +107,11 @@ def estimate(values: Sequence[float]) -> Estimate:
         return Estimate(elo_from_score(m), math.inf, 0.5, m, 0.0, 1)
     var = sum((x - m) ** 2 for x in values) / n
     se = math.sqrt(var / n)
-    lo, hi = m - Z95 * se, m + Z95 * se
-    elo_lo = elo_from_score(min(max(lo, _CLAMP), 1 - _CLAMP))
-    elo_hi = elo_from_score(min(max(hi, _CLAMP), 1 - _CLAMP))
     los = (1.0 if m > 0.5 else 0.0 if m < 0.5 else 0.5) if se == 0 else _phi((m - 0.5) / se)
     if m in (0.0, 1.0) or var == 0:  # every unit lost, won or scored alike: the interval is unknown
         return Estimate(elo_from_score(m), math.inf, los, m, var, n)
-    return Estimate(elo_from_score(m), (elo_hi - elo_lo) / 2, los, m, var, n)
+    elo_low, elo_high = elo_from_score(m - Z95 * se), elo_from_score(m + Z95 * se)
+    return Estimate(elo_from_score(m), (elo_high - elo_low) / 2, los, m, var, n, elo_low, elo_high)
 
 
 def placement_scores(placements: Sequence[int], team_of: Sequence[int]) -> list[float]:
@@ -152,40 +164,72 @@ def pentanomial(pair_scores: Sequence[float]) -> list[int]:
     return counts
 
 
+PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Scores of a duplicate pair (its two games averaged): the cells of the pentanomial table."""
+TRINOMIAL = (0.0, 0.5, 1.0)
+"""Scores of a single game (loss, draw, win): the cells of the trinomial table."""
+
+
+def cells_of(values: Sequence[float]) -> tuple[float, ...]:
+    """The table the unit scores ``values`` belong to: :data:`TRINOMIAL` when every value is 0,
+    1/2 or 1 (games; also duplicate pairs that had no drawn game so far), else
+    :data:`PENTANOMIAL`."""
+    return TRINOMIAL if all(x in TRINOMIAL for x in values) else PENTANOMIAL
+
+
 @dataclass(frozen=True)
 class Sprt:
-    """SPRT settings: H0 ``elo <= elo0``, H1 ``elo >= elo1`` (logistic Elo), error rates."""
+    """SPRT settings: H0 ``elo <= elo0``, H1 ``elo >= elo1`` (logistic Elo), error rates
+    ``alpha`` (accepting H1 at ``elo0``) and ``beta`` (accepting H0 at ``elo1``), and ``prior``,
+    the count added to every cell of the result table before the LLR is taken (see the module
+    docstring). Raises ValueError on ``elo1 <= elo0``, rates outside (0, 0.5) or ``prior <= 0``."""
 
     elo0: float = 0.0
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    prior: float = 0.5
 
     def __post_init__(self) -> None:
         if not self.elo1 > self.elo0:
             raise ValueError("sprt needs elo1 > elo0")
         if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
             raise ValueError("sprt alpha and beta must be in (0, 0.5)")
+        if not self.prior > 0:
+            raise ValueError("sprt prior must be > 0")
 
     @property
     def bounds(self) -> tuple[float, float]:
         """``(A, B)``: accept H0 at ``LLR <= A``, H1 at ``LLR >= B``."""
         return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
 
-    def llr(self, values: Sequence[float]) -> float:
-        """Log-likelihood ratio of H1 against H0 from per-unit scores (pairs or games)."""
-        n = len(values)
-        if n < 2:
-            return 0.0
-        m = sum(values) / n
-        var = sum((x - m) ** 2 for x in values) / n
-        if var <= 0:
-            var = 1e-3  # every result equal so far: regularise instead of dividing by zero
-        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
-        return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * var)
+    def llr(self, values: Sequence[float], cells: Sequence[float] | None = None) -> float:
+        """Log-likelihood ratio of H1 against H0 from per-unit scores (pairs or games), each cell
+        of ``cells`` (:data:`PENTANOMIAL` or :data:`TRINOMIAL`; default :func:`cells_of`
+        ``values``) counted ``prior`` more times. 0.0 without units.
 
-    def verdict(self, values: Sequence[float]) -> str:
+        >>> round(Sprt().llr([0.75, 0.75]), 3)  # two pairs of 3/4 no longer accept H1 (B = 2.944)
+        0.079
+        """
+        if not values:
+            return 0.0
+        return self.llr_from_sums(len(values), sum(values), sum(x * x for x in values),
+                                  cells_of(values) if cells is None else cells)
+
+    def llr_from_sums(self, n: int, total: float, total_sq: float, cells: Sequence[float]) -> float:
+        """:meth:`llr` from ``n`` units, the sum of their scores and the sum of their squares
+        (so a sequential run updates three numbers per unit instead of re-reading its units)."""
+        if n <= 0:
+            return 0.0
+        c = self.prior
+        big_n = n + c * len(cells)
+        m = (total + c * sum(cells)) / big_n
+        var = (total_sq + c * sum(x * x for x in cells)) / big_n - m * m
+        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        return big_n * (s1 - s0) * (2 * m - s0 - s1) / (2 * var)
+
+    def verdict(self, values: Sequence[float], cells: Sequence[float] | None = None) -> str:
         """``"H1"``, ``"H0"`` or ``""`` (undecided)."""
         a, b = self.bounds
-        llr = self.llr(values)
+        llr = self.llr(values, cells)
         return "H1" if llr >= b else "H0" if llr <= a else ""

