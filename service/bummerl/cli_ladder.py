@@ -323,6 +323,34 @@ async def bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def bot_check(args: argparse.Namespace) -> int:
+    """``bummerl bot check``: :class:`bummerl_client.harness.BotTestHarness`; exit 1 on any fault."""
+    from dataclasses import asdict
+
+    from bummerl.rules import UnknownVariantError, find_variant
+    from bummerl_client.__main__ import bot_from_spec
+    from bummerl_client.harness import BotTestHarness
+
+    try:
+        bot_from_spec(args.bot)
+        bot_from_spec(args.opponent)
+        variants = None if args.variant == "all" else [find_variant(args.variant).id]
+    except (ValueError, UnknownVariantError) as e:
+        raise SystemExit(f"bummerl bot check: {e}") from None
+    report = BotTestHarness(lambda: bot_from_spec(args.bot), variants, args.matches, args.opponent, args.seed,
+                            args.decision_timeout).run()
+    if args.json:
+        print(json.dumps({"ok": report.ok, "matches": report.matches, "decisions": report.decisions,
+                          "problems": [asdict(p) for p in report.problems], "slowest_ms": report.slowest_ms}))
+    else:
+        for p in report.problems:
+            print(f"FAULT {p.variant} seat {p.seat} version {p.version}: {p.kind}: {p.detail}")
+        print(f"{'the bot complies' if report.ok else f'{len(report.problems)} fault(s)'}: {report.matches} "
+              f"match(es) played to the end, {report.decisions} decisions; slowest decision "
+              f"{max(report.slowest_ms.values(), default=0):.0f} ms")
+    return 0 if report.ok else 1
+
+
 def bot_logs(args: argparse.Namespace) -> int:
     """Print each seat's stderr log of a match (the stdio bridge's, :mod:`bummerl_client.stdio`)."""
     from pathlib import Path
@@ -385,6 +413,15 @@ def add_parsers(sub: Any) -> None:
     bot = sub.add_parser("bot", help="connect a bot and play its assigned matches; register and manage bots")
     bsub = bot.add_subparsers(dest="bot_cmd", required=True)
     cli_organize.add_bot_parsers(bsub)
+    bc = bsub.add_parser("check", help="check a bot offline: it plays every variant against bundled bots on the "
+                                       "rules engine, and every protocol fault is reported (exit 1)")
+    bc.add_argument("--bot", required=True, help="the bot: exec:COMMAND, random, greedy, strong[:...]")
+    bc.add_argument("--variant", default="all", help="a variant id, or all (default)")
+    bc.add_argument("--matches", type=int, default=1, help="matches per variant (default 1)")
+    bc.add_argument("--opponent", default="random", help="the bundled bot in the other seats (default random)")
+    bc.add_argument("--seed", type=int, default=1, help="seed of the decks (default 1)")
+    bc.add_argument("--decision-timeout", type=float, default=10.0, help="seconds per decision (default 10)")
+    bc.add_argument("--json", action="store_true", help="one JSON object with the report")
     bl = bsub.add_parser("logs", help="print what an exec: bot wrote to stderr in a match (per seat)")
     bl.add_argument("match_id", help="the match id")
     bl.add_argument("--dir", default=None, help="log folder (default: BUMMERL_BOT_LOG_DIR or "
@@ -400,6 +437,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cli_organize.dispatch(args)
     if args.cmd == "bot" and args.bot_cmd == "logs":
         return bot_logs(args)
+    if args.cmd == "bot" and args.bot_cmd == "check":
+        return bot_check(args)
     if args.cmd == "bot":
         return asyncio.run(bot_run(args))
     if args.ladder_cmd == "run":

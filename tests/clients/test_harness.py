@@ -1,0 +1,65 @@
+"""BotTestHarness and ``bummerl bot check`` (issue 21): a bot plays every variant offline against
+bundled opponents; every protocol fault is reported with its variant, seat and version."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from bummerl_client.bots import make_bot
+from bummerl_client.harness import BotTestHarness
+from bummerl_client.stdio import StdioBot
+
+FIRST_LEGAL = '''
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "decide":
+        assert isinstance(msg["information_set"]["version"], str)  # proto3 JSON, as a server sends it
+        print(msg["information_set"]["legal_actions"][0]["id"], flush=True)
+'''
+
+NONSENSE = '''
+import json, sys
+for line in sys.stdin:
+    if json.loads(line)["type"] == "decide":
+        print("play ZZ", flush=True)
+'''
+
+
+def test_a_bundled_bot_complies_in_every_variant() -> None:
+    report = BotTestHarness(lambda: make_bot("greedy", seed=2)).run()
+    assert report.ok, report.problems
+    assert report.matches == 11 and report.decisions > 11
+
+
+def test_an_exec_bot_that_answers_well_complies(tmp_path: Path) -> None:
+    script = tmp_path / "first.py"
+    script.write_text(FIRST_LEGAL)
+    report = BotTestHarness(lambda: StdioBot([sys.executable, str(script)]),
+                            variants=["schnapsen-at", "talonschnapsen"], matches=2).run()
+    assert report.ok, report.problems
+    assert report.matches == 4
+
+
+def test_faults_are_reported_with_variant_seat_and_version(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(NONSENSE)
+    report = BotTestHarness(lambda: StdioBot([sys.executable, str(bad)]), variants=["santase"]).run()
+    (p,) = report.problems
+    assert (p.variant, p.kind, p.seat) == ("santase", "unparsable", 0) and "ZZ" in p.detail and p.version >= 1
+    crash = BotTestHarness(lambda: StdioBot(["sh", "-c", "exit 3"]), variants=["schnapsen-at"]).run()
+    assert [x.kind for x in crash.problems] == ["crash"]
+
+
+def test_bot_check_command(tmp_path: Path, capsys: Any) -> None:
+    from bummerl.__main__ import main
+
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(FIRST_LEGAL)
+    bad.write_text(NONSENSE)
+    assert main(["bot", "check", "--bot", f"exec:{sys.executable} {good}", "--variant", "schnapsen-at"]) == 0
+    assert "complies" in capsys.readouterr().out
+    assert main(["bot", "check", "--bot", f"exec:{sys.executable} {bad}", "--variant", "schnapsen-at"]) == 1
+    assert "unparsable" in capsys.readouterr().out
