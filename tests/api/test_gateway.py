@@ -219,7 +219,7 @@ async def test_stale_version_is_409_with_current_version(servers) -> None:
     assert status == 409
     error = json.loads(payload)
     assert error["code"] == "ABORTED" and str(CURRENT_VERSION) in error["message"]
-    assert error["metadata"] == {"bummerl-current-version": str(CURRENT_VERSION)}
+    assert error["metadata"] == {"current_version": str(CURRENT_VERSION)}  # the ErrorInfo's name
     assert headers["bummerl-current-version"] == str(CURRENT_VERSION)
 
 
@@ -245,7 +245,7 @@ async def test_ndjson_stream_error_after_first_message(servers) -> None:
     lines = [json.loads(line) for line in payload.decode().splitlines()]
     assert status == 200 and lines[0]["result"]["version"] == "5"
     assert lines[1] == {"error": {"code": "ABORTED", "message": lines[1]["error"]["message"], "reason": "STALE_VERSION",
-                                  "metadata": {"bummerl-current-version": "5"}}}
+                                  "metadata": {"current_version": "5"}}}
 
 
 async def test_stream_error_before_first_message_is_a_status(servers) -> None:

@@ -22,7 +22,8 @@ Responses (proto3 JSON, proto field names, every field printed, int64 as strings
   the first message are ordinary error responses;
 * errors: the HTTP status of :data:`bummerl.api.errors.HTTP_STATUS` and
   ``{"code": "NOT_FOUND", "message": "...", "metadata": {...}}`` (``metadata`` only when the RPC
-  set trailing metadata, e.g. ``bummerl-current-version``, which is also sent as a header).
+  set trailing metadata, named as in the gRPC ``ErrorInfo``: ``current_version`` for the trailer
+  ``bummerl-current-version``, which is also sent as that HTTP header).
   Unknown paths give 404, a known path with another method 405, a bad body/parameter 400.
 
 Client-streaming RPCs are not served. HTTP/1.1 keep-alive is supported; bodies up to
@@ -419,8 +420,9 @@ def _error_body(status: errors.Status) -> dict[str, Any]:
     reason = errors.reason_of(status)
     if reason:
         body["reason"] = reason
-    if status.trailing_metadata:
-        body["metadata"] = dict(status.trailing_metadata)
+    if status.trailing_metadata:  # named as in the gRPC ErrorInfo: bummerl-current-version -> current_version
+        body["metadata"] = {k.removeprefix("bummerl-").replace("-", "_"): v for k, v in status.trailing_metadata
+                            if not k.endswith("-bin")}
     return body
 
 
