@@ -450,7 +450,8 @@ def _verify_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``bummerl`` command line (every flag with its help and default)."""
     p = argparse.ArgumentParser(prog="bummerl", description="Bummerl game server for the Schnapsen family")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="run the gRPC/REST server")
@@ -473,19 +474,21 @@ def main(argv: list[str] | None = None) -> int:
                       help="keep nothing: the embedded Valkey in a temporary directory, every ladder, bot and match "
                            "lost at the end (BUMMERL_EPHEMERAL; also the default of --demo without --data-dir)")
     s.add_argument("--demo", default=None, help="play one demo Bummerl with these bots first, e.g. greedy,random")
-    s.add_argument("--variant", default="schnapsen-at")
-    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--variant", default="schnapsen-at", help="variant of the --demo match (default schnapsen-at)")
+    s.add_argument("--seed", type=int, default=None, help="deck seed of the --demo match (default: secret random)")
     s.add_argument("--admin-token", default=None,
                    help="secret needed to create matches (default: BUMMERL_ADMIN_TOKEN; none = anyone may)")
     s.add_argument("--idle-limit", type=float, default=None, metavar="SECONDS",
                    help="end matches without a time control after this long without an action (0 = never; "
                         "default: BUMMERL_IDLE_LIMIT_S or 86400)")
-    pl = sub.add_parser("play", help="play one Bummerl between two bots through a server")
-    pl.add_argument("--variant", default="schnapsen-at")
+    pl = sub.add_parser("play", help="play one match (a Bummerl) between bots, one per seat (2, 3 or 4 by variant), "
+                                     "through a server")
+    pl.add_argument("--variant", default="schnapsen-at", help="variant id or alias (default schnapsen-at)")
     pl.add_argument("--bots", default="greedy,random",
-                    help="two of: random, greedy, strong[:budget_ms=50,samples=N,seed=S], exec:COMMAND")
+                    help="one per seat (2, 3 or 4, as the variant seats), comma-separated: random, greedy, "
+                         "strong[:budget_ms=50,samples=N,seed=S], exec:COMMAND (default greedy,random)")
     pl.add_argument("--server", default=None, help="HOST:PORT (default: start a local server)")
-    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--seed", type=int, default=None, help="deck seed (default: secret random)")
     pl.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
     pl.add_argument("--json", action="store_true", help="last line: one JSON object with the result")
     pl.add_argument("--tc", default=None, metavar="TC",
@@ -519,11 +522,11 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt"])
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt"], help="which figures to print")
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
-    b.add_argument("--seconds", type=float, default=10.0)
-    b.add_argument("--matches", type=int, default=64)
+    b.add_argument("--seconds", type=float, default=10.0, help="how long to measure, seconds (default 10)")
+    b.add_argument("--matches", type=int, default=64, help="concurrent matches (service, timeouts, ladder; default 64)")
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
@@ -540,7 +543,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
     b.add_argument("--runs", type=int, default=2000, help="sprt: simulated SPRT runs per true Elo and shape")
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="one JSON line with the figures")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
     args = p.parse_args(argv)
     try:
         if args.cmd == "serve":

@@ -400,7 +400,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--json", action="store_true", help="last line: the final leaderboard as JSON")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     e = lsub.add_parser("export", help="the match records of a ladder (JSON lines, JSON or transcripts)")
-    e.add_argument("--ladder", required=True)
+    e.add_argument("--ladder", required=True, help="ladder id")
     e.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
     e.add_argument("--out", default=None, help="file to write (default: standard output)")
     e.add_argument("--format", choices=["jsonl", "json", "text"], default="jsonl",
@@ -429,7 +429,7 @@ def add_parsers(sub: Any) -> None:
     br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")
     br.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     br.add_argument("--token", default=None, help="bot token (default: BUMMERL_BOT_TOKEN)")
-    br.add_argument("--server", default="localhost:50051")
+    br.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
 
 
 def dispatch(args: argparse.Namespace) -> int:

@@ -474,7 +474,8 @@ def register(spec: VariantSpec) -> VariantSpec:
 def find_variant(name: str) -> VariantSpec:
     """The variant with this id or alias (``"sixty-six"`` -> ``snaps-original66``, OPEN-GEN-1).
 
-    Raises :class:`UnknownVariantError` listing the known ids.
+    Raises :class:`UnknownVariantError` listing the known ids, each with its aliases, e.g.
+    ``snaps-original66 (or sixty-six, ...)``.
     """
     from . import variants  # noqa: F401  (registers the built-in variants)
 
@@ -483,7 +484,9 @@ def find_variant(name: str) -> VariantSpec:
     try:
         return _REGISTRY[key]
     except KeyError:
-        raise UnknownVariantError(f"unknown variant {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        known = ", ".join(v.id + (f" (or {', '.join(v.aliases)})" if v.aliases else "")
+                          for v in sorted(_REGISTRY.values(), key=lambda v: v.id))
+        raise UnknownVariantError(f"unknown variant {name!r}; known: {known}") from None
 
 
 _CONFIGURED: dict[tuple[str, tuple[tuple[str, OptionValue], ...]], Rules] = {}
