@@ -556,6 +556,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "play":
             return asyncio.run(_play_cmd(args))
         if args.cmd in ("ladder", "bot"):
+            from bummerl import cli_ladder
+
             return cli_ladder.dispatch(args)
         if args.cmd == "verify":
             return _verify_cmd(args)

@@ -65,7 +65,7 @@ def test_two_servers_share_a_port_only_when_asked(redis_url: str) -> None:
 @pytest.mark.parametrize(("argv", "expected"), [
     (["play", "--bots", "greedy,nosuch"], "bummerl play: unknown bot 'nosuch'; known: greedy, random"),
     (["play", "--bots", "greedy,exec:no-such-program-here"], "bummerl play: exec: executable not found: no-such-program"),
-    (["play", "--variant", "nope"], "bummerl play: INVALID_ARGUMENT: unknown variant 'nope'; known: bauernschnapsen, santase,"),
+    (["play", "--variant", "nope"], "bummerl play: INVALID_ARGUMENT: unknown variant 'nope'; known: bauernschnapsen, santase (or santase-bg, bulgarian-66),"),
     (["play", "--option", "nope=1"], "bummerl play: INVALID_ARGUMENT: option 'nope': unknown option"),
     (["play", "--option", "match_target=many"], "bummerl play: INVALID_ARGUMENT: option 'match_target'"),
     (["play", "--server", "127.0.0.1:1"], "bummerl play: cannot reach the server at 127.0.0.1:1"),
