@@ -204,15 +204,16 @@ def _run_on_event_loop(main: Coroutine[Any, Any, int]) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     from bummerl import metrics
-    from bummerl.app import GcPacer, Runtime, loop_name, tune_gc
+    from bummerl.app import GcPacer, Runtime, configure_logging, loop_name, tune_gc
     from bummerl_client import AsyncClient
 
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
              "redis_url": args.redis_url, "data_dir": args.data_dir, "admin_token": args.admin_token,
-             "idle_limit_s": args.idle_limit, "reuse_port": args.reuse_port or None, "ephemeral": args.ephemeral or None}
+             "idle_limit_s": args.idle_limit, "reuse_port": args.reuse_port or None, "ephemeral": args.ephemeral or None,
+             "log_format": args.log_format, "access_log": args.access_log or None}
     # flags win over BUMMERL_* variables, which win over the defaults
     settings, where = _storage(Settings.from_env(**{k: v for k, v in given.items() if v is not None}), bool(args.demo))
-    logging.basicConfig(level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings)
     rt = Runtime(settings)
     await rt.start()
     tune_gc()
@@ -473,6 +474,10 @@ def build_parser() -> argparse.ArgumentParser:
     keep.add_argument("--ephemeral", action="store_true",
                       help="keep nothing: the embedded Valkey in a temporary directory, every ladder, bot and match "
                            "lost at the end (BUMMERL_EPHEMERAL; also the default of --demo without --data-dir)")
+    s.add_argument("--log-format", choices=["text", "json"], default=None,
+                   help="text lines or one JSON object per line (default: BUMMERL_LOG_FORMAT or text)")
+    s.add_argument("--access-log", action="store_true",
+                   help="log every call at INFO on the bummerl.access logger (default: BUMMERL_ACCESS_LOG or off)")
     s.add_argument("--demo", default=None, help="play one demo Bummerl with these bots first, e.g. greedy,random")
     s.add_argument("--variant", default="schnapsen-at", help="variant of the --demo match (default schnapsen-at)")
     s.add_argument("--seed", type=int, default=None, help="deck seed of the --demo match (default: secret random)")

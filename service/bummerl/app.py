@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -179,6 +181,30 @@ GC_THRESHOLD = (20_000, 50, 100)
 allocates thousands of short-lived containers, so at the default the young generation is collected
 every few requests (~1 ms each) and a full collection of every cached match (tens of ms) now and
 then, which is what the p99 latency sees."""
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object per log record: ``ts`` (ISO 8601, UTC, milliseconds), ``level``,
+    ``logger``, ``message``, and ``exc`` (the traceback) when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+               "level": record.levelname, "logger": record.name, "message": record.getMessage()}
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def configure_logging(settings: Settings) -> None:
+    """Root logging from ``settings``: level, ``text`` or ``json`` lines on stderr; the access log
+    (``bummerl.access``) at INFO when ``access_log`` is on, else silent."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonLogFormatter() if settings.log_format == "json"
+                         else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level_number)
+    logging.getLogger("bummerl.access").setLevel(logging.INFO if settings.access_log else logging.WARNING)
 
 
 class GcPacer:

@@ -140,11 +140,21 @@ class Settings:
     log_level: str = "INFO"
     """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
 
+    log_format: str = "text"
+    """``text`` (one human-readable line per record) or ``json`` (one JSON object per line:
+    ``ts``, ``level``, ``logger``, ``message`` and ``exc`` with the traceback of a bug)."""
+
+    access_log: bool = False
+    """Log every call (gRPC and REST: method, status, milliseconds; never a token or request
+    content) at INFO on its own logger, ``bummerl.access``; off by default (a line per call)."""
+
     def __post_init__(self) -> None:
         for name in ("port", "http_port", "metrics_port"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 65535:
                 raise ValueError(f"{name} must be an int in 0..65535, got {value!r}")
+        if self.log_format not in ("text", "json"):
+            raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
         level = str(self.log_level).upper()
         if level not in _LOG_LEVELS:
             raise ValueError(f"log_level must be one of {', '.join(_LOG_LEVELS)}, got {self.log_level!r}")

@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from e2e_servers import free_port, serve
+from e2e_servers import free_port, serve, start_server
 
 
 def env_with(redis_url: str, **extra: str) -> dict[str, str]:
@@ -193,3 +193,23 @@ def test_serve_refuses_an_unknown_event_loop(redis_url: str) -> None:
                          env=env_with(redis_url, BUMMERL_EVENT_LOOP="libuv"), timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip() == "bummerl serve: event_loop must be one of auto, uvloop, asyncio, got 'libuv'"
+
+
+def test_json_logs_and_an_access_log_at_info(redis_url: str) -> None:
+    """``--log-format json``: one JSON object per line; ``--access-log``: one INFO line per call on
+    the bummerl.access logger, with no token in it."""
+    from bummerl_client import Client
+
+    port = free_port()
+    proc = start_server(redis_url, port, "--log-format", "json", "--access-log", "--admin-token", "sekrit-admin")
+    try:
+        with Client(f"127.0.0.1:{port}") as c:
+            c.list_variants()
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=20)[0]
+    records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    access = [r for r in records if r["logger"] == "bummerl.access"]
+    assert access and access[0]["level"] == "INFO" and "ListVariants OK" in access[0]["message"]
+    assert all(set(r) >= {"ts", "level", "logger", "message"} for r in records)
+    assert "sekrit-admin" not in out

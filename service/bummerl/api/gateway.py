@@ -714,7 +714,7 @@ class Gateway:
             raise
         finally:
             rec.done(t0, code)
-            access.debug("http %s %s -> %s/%s %s %.1f ms", request.method, errors.clip(raw_path, 200), route.service,
+            access.info("http %s %s -> %s/%s %s %.1f ms", request.method, errors.clip(raw_path, 200), route.service,
                          route.method.name, code.name, (time.perf_counter() - t0) * 1000)
 
     async def _stream(self, request: web.Request, route: Route, message: Message, context: GatewayContext,

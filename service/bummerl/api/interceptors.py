@@ -236,12 +236,12 @@ class MalformedRequestInterceptor(_WrappingInterceptor):
 
 
 class AccessLogInterceptor(_WrappingInterceptor):
-    """Logs one DEBUG line per call on the ``bummerl.access`` logger: method, status code and
-    milliseconds (the REST gateway logs its calls on the same logger). No request content, no
-    tokens."""
+    """Logs one INFO line per call on the ``bummerl.access`` logger (on with ``access_log``):
+    method, status code and milliseconds (the REST gateway logs its calls on the same logger). No
+    request content, no tokens."""
 
     def _applies(self, handler: grpc.RpcMethodHandler) -> bool:
-        return bool(handler.unary_unary) and access.isEnabledFor(logging.DEBUG)
+        return bool(handler.unary_unary) and access.isEnabledFor(logging.INFO)
 
     def _wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
         behavior = handler.unary_unary
@@ -255,7 +255,7 @@ class AccessLogInterceptor(_WrappingInterceptor):
                 exc = e
                 raise
             finally:
-                access.debug("grpc %s %s %.1f ms", method, _final_code(context, exc).name, (time.perf_counter() - t0) * 1000)
+                access.info("grpc %s %s %.1f ms", method, _final_code(context, exc).name, (time.perf_counter() - t0) * 1000)
 
         return grpc.unary_unary_rpc_method_handler(logged, request_deserializer=handler.request_deserializer,
                                                    response_serializer=handler.response_serializer)
@@ -264,6 +264,6 @@ class AccessLogInterceptor(_WrappingInterceptor):
 def build_interceptors(settings: Any = None) -> list[grpc.aio.ServerInterceptor]:
     """The server's interceptor chain, outermost first, built from ``settings``
     (:class:`bummerl.config.Settings`): metrics (always on: recording is cheap and
-    ``metrics_port`` only decides whether they are served), the access log (DEBUG), and the
+    ``metrics_port`` only decides whether they are served), the access log (INFO on ``bummerl.access``), and the
     malformed-request guard (innermost, so that its INVALID_ARGUMENT is counted)."""
     return [MetricsInterceptor(), AccessLogInterceptor(), MalformedRequestInterceptor()]
