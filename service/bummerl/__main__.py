@@ -523,9 +523,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--admin-token", default=None,
                       help="admin token: the full record at any time (default: BUMMERL_ADMIN_TOKEN)")
     show.add_argument("--format", choices=["text", "json", "jsonl"], default="text", help="output (default text)")
-    from bummerl import cli_ladder
+    from bummerl import cli_ladder, loadtest
 
     cli_ladder.add_parsers(sub)
+    loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
     b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt"], help="which figures to print")
     b.add_argument("--variant", default=None,
@@ -568,6 +569,10 @@ def main(argv: list[str] | None = None) -> int:
             return _verify_cmd(args)
         if args.cmd == "match":
             return _match_show(args)
+        if args.cmd == "loadtest":
+            from bummerl import loadtest as lt
+
+            return lt.run(args)
         return _bench(args)
     except KeyboardInterrupt:
         return 130
