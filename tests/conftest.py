@@ -19,30 +19,20 @@ from bummerl.store import ENV_REDIS_URL, EmbeddedValkey, MatchStore
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _no_data_in_the_home_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """``bummerl serve`` keeps its data in ``$XDG_DATA_HOME/bummerl`` by default: point it (for
-    this process and every subprocess) at a temp dir, so no test writes into the real home
-    directory even if it forgets ``--ephemeral``."""
-    old = os.environ.get("XDG_DATA_HOME")
-    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+def _nothing_in_the_home_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What the code keeps in the user's data dir goes to temp dirs, for this process and every
+    subprocess: ``bummerl serve``'s data (``$XDG_DATA_HOME/bummerl``, even if a test forgets
+    ``--ephemeral``) and the stdio bridge's bot logs (``BUMMERL_BOT_LOG_DIR``)."""
+    names = ("XDG_DATA_HOME", "BUMMERL_BOT_LOG_DIR")
+    old = {n: os.environ.get(n) for n in names}
+    for n in names:
+        os.environ[n] = str(tmp_path_factory.mktemp(n.lower()))
     yield
-    if old is None:
-        os.environ.pop("XDG_DATA_HOME", None)
-    else:
-        os.environ["XDG_DATA_HOME"] = old
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _bot_logs_in_a_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Bots' stderr logs (the stdio bridge) go to a temp dir, never the user's data dir; server
-    and bot processes the tests start inherit it."""
-    old = os.environ.get("BUMMERL_BOT_LOG_DIR")
-    os.environ["BUMMERL_BOT_LOG_DIR"] = str(tmp_path_factory.mktemp("bot-logs"))
-    yield
-    if old is None:
-        os.environ.pop("BUMMERL_BOT_LOG_DIR", None)
-    else:
-        os.environ["BUMMERL_BOT_LOG_DIR"] = old
+    for n, v in old.items():
+        if v is None:
+            os.environ.pop(n, None)
+        else:
+            os.environ[n] = v
 
 
 @pytest.fixture(scope="session")

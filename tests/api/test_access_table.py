@@ -11,7 +11,6 @@ import re
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ import pytest
 from google.protobuf import json_format
 
 from bummerl.app import Runtime
-from bummerl.config import Settings
 from bummerl.v1 import game_pb2, game_pb2_grpc, ladder_pb2, ladder_pb2_grpc
 
 ADMIN = "access-admin"
@@ -45,14 +43,9 @@ def table() -> dict[str, dict[str, Any]]:
     return rows
 
 
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    # every denied cell is a failed authentication from 127.0.0.1: no per-peer limit here
-    # (tests/api/test_hostile_input.py and tests/core/test_limits.py test that limit)
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN,
-                                 rate_auth_failures_per_min=0)
-    async with Runtime(settings, gateway_port=0) as r:
-        yield r
+# every denied cell is a failed authentication from 127.0.0.1: no per-peer limit here
+# (tests/core/test_limits.py and tests/api/test_hostile_input.py test that limit)
+SERVER_SETTINGS = {"admin_token": ADMIN, "rate_auth_failures_per_min": 0}
 
 
 class World:

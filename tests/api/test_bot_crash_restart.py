@@ -7,14 +7,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bummerl.app import Runtime
-from bummerl.config import Settings
 from bummerl_client import AsyncClient
 from bummerl_client.__main__ import bot_from_spec
 from bummerl_client.botrunner import run_bot
@@ -35,11 +31,7 @@ for line in sys.stdin:
 '''
 
 
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN)
-    async with Runtime(settings, gateway_port=0) as r:
-        yield r
+SERVER_SETTINGS = {"admin_token": ADMIN}
 
 
 async def test_a_crashed_bot_process_is_restarted_for_its_next_game(rt: Runtime, tmp_path: Path) -> None:

@@ -7,24 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from bummerl.__main__ import main
 from bummerl.app import Runtime
 from bummerl.cli_organize import MIN_PAIRS_FOR_ELO, elo_cell
-from bummerl.config import Settings
 
 ADMIN = "org-admin"
 
 
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN)
-    async with Runtime(settings, gateway_port=0) as r:
-        yield r
+SERVER_SETTINGS = {"admin_token": ADMIN}
 
 
 async def run(capsys: Any, *argv: str) -> Any:

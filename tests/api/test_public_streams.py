@@ -7,24 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
 
 from bummerl.app import Runtime
-from bummerl.config import Settings
 from bummerl.ladder.service import STREAMS_PER_BOT, STREAMS_PER_PEER
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
 
 ADMIN = "adm"
 
 
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN)
-    async with Runtime(settings, gateway_port=0) as r:
-        yield r
+SERVER_SETTINGS = {"admin_token": ADMIN}
 
 
 async def test_many_anonymous_ladder_streams_do_not_starve_a_bot(rt: Runtime) -> None:

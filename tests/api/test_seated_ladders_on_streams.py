@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from bummerl.app import Runtime
-from bummerl.config import Settings
 from bummerl.rules import list_variants
 from bummerl_client import AsyncClient
 from bummerl_client.botrunner import run_bot
@@ -22,11 +20,7 @@ ADMIN = "adm"
 SEATED = [v.id for v in list_variants() if v.num_players > 2]
 
 
-@pytest.fixture
-async def rt(redis_url: str) -> AsyncIterator[Runtime]:
-    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, admin_token=ADMIN)
-    async with Runtime(settings, gateway_port=0) as r:
-        yield r
+SERVER_SETTINGS = {"admin_token": ADMIN}
 
 
 def test_every_seated_game_is_covered() -> None:
