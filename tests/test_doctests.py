@@ -14,6 +14,7 @@ MODULES = [
     "bummerl.config",
     "bummerl.core.errors",
     "bummerl.api.metadata",
+    "bummerl.ladder.formats",
     "bummerl_client",
 ]
 

@@ -32,7 +32,8 @@ from bummerl.api.servicer import GameServicer
 from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, Reaper
 from bummerl.core.limits import Limit, RateLimiter
-from bummerl.ladder.service import LadderDriver, LadderService
+from bummerl.ladder.driver import LadderDriver
+from bummerl.ladder.service import LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
 
 log = logging.getLogger(__name__)

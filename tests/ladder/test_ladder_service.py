@@ -12,7 +12,8 @@ import uuid
 import pytest
 
 from bummerl.core.errors import InvalidArgumentError, PermissionDeniedError, UnauthenticatedError
-from bummerl.ladder.service import LadderDriver, LadderService, LadderSpec
+from bummerl.ladder.driver import LadderDriver
+from bummerl.ladder.service import LadderService, LadderSpec
 
 
 async def register(ladders: LadderService, n: int) -> list[dict[str, str]]:

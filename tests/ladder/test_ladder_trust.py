@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from bummerl.core.errors import InvalidArgumentError
-from bummerl.ladder.service import CLAIM_LEASE_MS, MAX_GAMES, LadderDriver, LadderService, LadderSpec
+from bummerl.ladder.driver import CLAIM_LEASE_MS, LadderDriver
+from bummerl.ladder.formats import MAX_GAMES
+from bummerl.ladder.service import LadderService, LadderSpec
 from bummerl.store.keys import aux_key
 
 from .test_ladder_service import register
@@ -81,7 +83,7 @@ async def test_a_claimed_game_is_started_once_by_racing_processes(ladders: Ladde
                                                  concurrency=1, seed=8), admin_token="adm")
     lid = lad["ladder_id"]
     pending, running = aux_key("ladder", lid, "pending"), aux_key("ladder", lid, "running")
-    assert await ladders._claim(keys=[pending, running], args=[1, ladders.matches.now_ms()])  # ... and dies
+    assert await ladders.scheduler.claim_script(keys=[pending, running], args=[1, ladders.matches.now_ms()])  # ... and dies
     drivers = [LadderDriver(ladders) for _ in range(3)]
     await asyncio.gather(*(d.run_once() for d in drivers))
     (game,) = await running_games(ladders, lid)
@@ -89,7 +91,7 @@ async def test_a_claimed_game_is_started_once_by_racing_processes(ladders: Ladde
     game["claimed_ms"] -= CLAIM_LEASE_MS
     await ladders.redis.hset(running, str(game["game"]), json.dumps(game))
     cfg = await ladders.ladder(lid)
-    await asyncio.gather(*(d.run_once() for d in drivers), *(ladders._start(cfg, dict(game)) for _ in range(3)))
+    await asyncio.gather(*(d.run_once() for d in drivers), *(ladders.scheduler.start(cfg, dict(game)) for _ in range(3)))
     for b in tokens:
         queue = await ladders.redis.xrange(aux_key("botq", b))
         assert [json.loads(f[b"a"])["match_id"] for _, f in queue].count(game["match_id"]) == 1
@@ -99,7 +101,7 @@ async def test_a_claimed_game_is_started_once_by_racing_processes(ladders: Ladde
     await finish(ladders, started, tokens)
     await drivers[0].run_once()
     assert [r["game"] for r in await ladders.results(lid)] == [0]
-    await ladders._start(cfg, dict(game))  # a late start of the recorded game
+    await ladders.scheduler.start(cfg, dict(game))  # a late start of the recorded game
     assert all(g["game"] != 0 for g in await running_games(ladders, lid))
     assert [r["game"] for r in await ladders.results(lid)] == [0]
 
@@ -264,7 +266,7 @@ async def test_the_driver_logs_one_line_while_redis_is_down(ladders: LadderServi
     await asyncio.sleep(1.0)
     stop.set()
     await task
-    lines = [r for r in caplog.records if r.name == "bummerl.ladder.service"]
+    lines = [r for r in caplog.records if r.name == "bummerl.ladder.driver"]
     assert len(lines) == 1 and "redis unavailable" in lines[0].getMessage() and lines[0].exc_info is None
     assert 2 <= calls <= 8  # backoff: 0.02, 0.04, ... instead of every 10 ms
 
@@ -272,7 +274,7 @@ async def test_the_driver_logs_one_line_while_redis_is_down(ladders: LadderServi
 def test_running_standings_equal_a_full_recompute() -> None:
     """Standings folded in chunks (as successive leaderboard reads do) equal the leaderboard
     computed over every result at once: a read costs the new results, not all of them."""
-    from bummerl.ladder.service import Standings, leaderboard
+    from bummerl.ladder.standings import Standings, leaderboard
 
     rng = random.Random(3)
     bots = [f"b{i}" for i in range(5)]
@@ -296,7 +298,7 @@ async def test_leaderboard_reads_fold_only_new_results(ladders: LadderService) -
     lad = await ladders.create_ladder(LadderSpec("b", "schnapsen-at", list(tokens), rounds=2, deals_per_game=1,
                                                  concurrency=2, seed=4), admin_token="adm")
     lid = lad["ladder_id"]
-    from bummerl.ladder.service import leaderboard
+    from bummerl.ladder.standings import leaderboard
 
     for _ in range(2):
         await LadderDriver(ladders).run_once()
@@ -304,6 +306,6 @@ async def test_leaderboard_reads_fold_only_new_results(ladders: LadderService) -
             await finish(ladders, g, tokens)
         await LadderDriver(ladders).run_once()
         board = await ladders.leaderboard(lid)
-        full = leaderboard(await ladders._config(lid), await ladders.results(lid))
+        full = leaderboard(await ladders.config(lid), await ladders.results(lid))
         assert board["entries"] == full["entries"] and board["pairs"] == full["pairs"]
     assert ladders._boards[lid].standings.count == 4

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from bummerl.core.errors import FailedPreconditionError, PermissionDeniedError, UnauthenticatedError
-from bummerl.ladder.service import LadderDriver, LadderService, LadderSpec
+from bummerl.ladder.driver import LadderDriver
+from bummerl.ladder.service import LadderService, LadderSpec
 
 from .test_ladder_service import register
 from .test_ladder_trust import finish, running_games

@@ -21,7 +21,9 @@ from openskill.models import PlackettLuce
 from bummerl.app import Runtime
 from bummerl.config import Settings
 from bummerl.core.errors import InvalidArgumentError
-from bummerl.ladder.service import LadderService, LadderSpec, leaderboard, seatings
+from bummerl.ladder.formats import seatings
+from bummerl.ladder.service import LadderService, LadderSpec
+from bummerl.ladder.standings import leaderboard
 from bummerl.ladder.stats import placement_scores
 from bummerl_client import AsyncClient
 from bummerl_client.botrunner import run_bot

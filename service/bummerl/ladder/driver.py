@@ -1,0 +1,230 @@
+"""The scheduler of ladders in Redis (docs/DESIGN.md §5): any number of server processes claim,
+start and record the games of every running ladder, each exactly once.
+
+:class:`Scheduler` does one pass over a ladder (:meth:`Scheduler.drive`): it records finished
+games (``finish.lua``: the game leaves the running hash and its result is appended in one step,
+and its duplicate set is counted down), starts claimed games (a process that died after its
+claim is taken over after :data:`CLAIM_LEASE_MS`; each seat is assigned once, ``assign.lua``, the
+start is marked once and never for a recorded game, ``started.lua``) and claims new ones up to the
+concurrency (``claim.lua``), unless the ladder is paused or waits for its bots. Formats are asked
+whether the ladder may stop early (:meth:`bummerl.ladder.formats.Format.decided`).
+:class:`LadderDriver` runs a pass over every running ladder every ``poll_ms`` in each process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from bummerl import metrics
+from bummerl.rules import find_variant
+from bummerl.store.errors import MatchExistsError
+from bummerl.store.keys import aux_key
+
+from . import botstats
+from .formats import find_format
+from .standings import _outcome, pair_table, seated_result
+
+if TYPE_CHECKING:
+    from .service import LadderService
+
+log = logging.getLogger(__name__)
+
+CLAIM_LEASE_MS = 10_000
+"""A claimed game that its process has not started within this many ms (the process died) is
+started by another process; starting twice is harmless (the match id is fixed, each seat is
+assigned once, the ``started`` mark and event happen once)."""
+
+ASSIGNED_TTL_MS = 40 * 24 * 3600 * 1000
+"""How long the once-only mark of a seat's assignment is kept (longer than any retention)."""
+
+
+def _lua(name: str) -> str:
+    return resources.files("bummerl.ladder").joinpath(name).read_text(encoding="utf-8")
+
+
+class Scheduler:
+    """Claims, starts and records the games of ``ladders``' running ladders (one per service)."""
+
+    def __init__(self, ladders: LadderService) -> None:
+        self.ladders = ladders
+        redis = ladders.redis
+        self.claim_script = redis.register_script(_lua("claim.lua"))
+        self.finish_script = redis.register_script(_lua("finish.lua"))
+        self.started_script = redis.register_script(_lua("started.lua"))
+        self.assign_script = redis.register_script(_lua("assign.lua"))
+
+    async def drive(self, ladder_id: str) -> int:
+        """One pass over a running ladder: record finished games, (re)create and assign claimed
+        games, claim new ones up to the concurrency. Returns the number of results recorded.
+        Safe to run in any number of processes at once."""
+        cfg = await self.ladders.config(ladder_id)
+        running_key = aux_key("ladder", ladder_id, "running")
+        recorded = 0
+        now = self.ladders.matches.now_ms()
+        for raw in (await self.ladders.redis.hgetall(running_key)).values():
+            game = json.loads(raw)
+            if not game.get("assigned"):
+                if now - int(game.get("claimed_ms") or 0) >= CLAIM_LEASE_MS:  # its claimer died
+                    await self.start(cfg, game)
+                continue
+            if await self.ladders.store.is_over(game["match_id"]):
+                recorded += await self.record(cfg, game)
+        pending_key = aux_key("ladder", ladder_id, "pending")
+        paused = (await self.ladders.redis.get(aux_key("ladder", ladder_id, "status"))) == b"paused"
+        while not paused and not await self.ladders.waiting_for_bots(cfg):
+            raw = await self.claim_script(keys=[pending_key, running_key],
+                                          args=[cfg["concurrency"], self.ladders.matches.now_ms()])
+            if not raw:
+                break
+            await self.start(cfg, json.loads(raw))
+        if recorded or not await self.ladders.redis.hlen(running_key):
+            await self.maybe_finish(cfg)
+        return recorded
+
+    async def start(self, cfg: dict[str, Any], game: dict[str, Any]) -> None:
+        """Create a claimed game's match, assign its seats and mark it started. Idempotent, for the
+        process that claimed it and for one that takes over after :data:`CLAIM_LEASE_MS`: the match
+        id is fixed (created once), each seat is assigned once (assign.lua), and the ``started``
+        mark and event happen once (started.lua), never for a game already recorded."""
+        bots = game["bots"]
+        hashes = [(await self.ladders.bot(b))["token_hash"] for b in bots]
+        try:
+            await self.ladders.matches.create_match(
+                cfg["variant"], cfg["options"], [cfg["bot_names"][b] for b in bots], game["seed"],
+                time_control=cfg["time_control"], timeout_policy=cfg["timeout_policy"], trusted=True,
+                max_deals=cfg["deals_per_game"], suit_perm=game.get("suit_perm") or (), seat_bot_hashes=hashes,
+                match_id=game["match_id"], ladder_id=cfg["ladder_id"], ladder_set=int(game["pair"]),
+            )
+        except MatchExistsError:
+            pass  # another process created it before it could mark the game started
+        for seat, b in enumerate(bots):
+            await self.assign(b, {"match_id": game["match_id"], "seat": seat, "variant": cfg["variant"],
+                                   "ladder_id": cfg["ladder_id"]})
+        game["assigned"] = True
+        if await self.started_script(keys=[aux_key("ladder", cfg["ladder_id"], "running")],
+                               args=[str(game["game"]), json.dumps(game)]):
+            await self.ladders.event(cfg["ladder_id"], {"type": "started", "game": game["game"],
+                                                 "match_id": game["match_id"], "bots": bots})
+
+    async def record(self, cfg: dict[str, Any], game: dict[str, Any]) -> int:
+        s = await self.ladders.matches.summary(game["match_id"])
+        if len(game["bots"]) != 2:
+            result = seated_result(game, s, cfg.get("team_of_seat") or find_variant(cfg["variant"]).team_of_seat)
+        else:
+            res = s["match_result"]
+            w = int(res["winner"])
+            scores = [0.5, 0.5] if w < 0 else [1.0 if i == w else 0.0 for i in (0, 1)]
+            deals_won = [sum(1 for d in s["deal_results"] if d["winner"] == i) for i in (0, 1)]
+            result = {
+                "game": game["game"], "pair": game["pair"], "leg": game["leg"], "match_id": game["match_id"],
+                "bots": game["bots"], "winner": w, "scores": scores, "reason": res["reason"], "deals_won": deals_won,
+                "deals": len(s["deal_results"]),
+                "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
+            }
+        seats = await self.ladders.matches.seat_stats(game["match_id"])
+        result["stats"] = [botstats.game_stats(seats[i], *_outcome(result, i)) for i in range(len(game["bots"]))]
+        lid = cfg["ladder_id"]
+        done = await self.finish_script(
+            keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results"),
+                  aux_key("ladder", lid, "setleft")],
+            args=[str(game["game"]), json.dumps(result), str(game["pair"])],
+        )
+        if int(done) != 1:
+            return 0
+        pipe = self.ladders.redis.pipeline(transaction=False)  # every ladder's totals of each bot (ListBots)
+        for bot, st in zip(game["bots"], result["stats"], strict=True):
+            for k, v in botstats.flatten(st).items():
+                if v:
+                    pipe.hincrby(aux_key("botstats", bot), k, v)
+            metrics.bot_game(cfg.get("bot_names", {}).get(bot, bot), st)
+        await pipe.execute()
+        await self.ladders.event(lid, {"type": "result", "result": result})
+        fmt = find_format(cfg["format"])
+        if fmt.stops_early:
+            board = await self.ladders.board(cfg)
+            async with board.lock:
+                pairs = await asyncio.to_thread(pair_table, cfg, list(board.results))
+            if fmt.decided(pairs):
+                await self.ladders.redis.delete(aux_key("ladder", lid, "pending"))
+        return 1
+
+    async def maybe_finish(self, cfg: dict[str, Any]) -> None:
+        lid = cfg["ladder_id"]
+        pipe = self.ladders.redis.pipeline(transaction=False)
+        pipe.llen(aux_key("ladder", lid, "pending"))
+        pipe.hlen(aux_key("ladder", lid, "running"))
+        pending, running = await pipe.execute()
+        if pending or running:
+            return
+        if await self.ladders.redis.srem(aux_key("ladders", "running"), lid) != 1:
+            return  # another process finished it
+        status_key = aux_key("ladder", lid, "status")
+        if (await self.ladders.redis.get(status_key)) != b"stopped":
+            await self.ladders.redis.set(status_key, "finished")
+        final = await self.ladders.leaderboard(lid)
+        board = {k: final[k] for k in ("ladder_id", "entries", "pairs")}
+        await self.ladders.event(lid, {"type": "finished", "leaderboard": board})
+
+    async def assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
+        """Append ``assignment`` to the bot's queue unless that seat of that match was assigned
+        before (assign.lua: once per seat, whichever process starts the game)."""
+        once = aux_key("assigned", assignment["match_id"], str(assignment["seat"]))
+        await self.assign_script(keys=[aux_key("botq", bot_id), once],
+                                args=[json.dumps(assignment), ASSIGNED_TTL_MS])
+
+
+class LadderDriver:
+    """Runs :meth:`Scheduler.drive` for every running ladder every ``poll_ms`` (one per
+    server process, like the reaper)."""
+
+    def __init__(self, ladders: LadderService, poll_ms: int = 100,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        self.ladders = ladders
+        self.poll_ms = poll_ms
+        self._sleep = sleep
+
+    async def run_once(self) -> int:
+        """One pass over every running ladder; returns the results recorded. Redis errors
+        propagate (the caller backs off); any other error of one ladder is logged with its
+        traceback (a bug) and the other ladders go on."""
+        done = 0
+        for lid in await self.ladders.running_ladders():
+            try:
+                done += await self.ladders.drive(lid)
+            except (RedisError, OSError):
+                raise
+            except Exception:  # noqa: BLE001 - one ladder's trouble must not stop the others
+                log.exception("ladder driver: ladder %s failed this pass; retrying", lid)
+        return done
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Drive every ``poll_ms`` until ``stop``. While Redis is unreachable: one log line when it
+        goes and one when it is back, retrying with a backoff that doubles up to 5 s (an expected
+        fault, no traceback)."""
+        delay = self.poll_ms / 1000
+        down = False
+        while not stop.is_set():
+            try:
+                await self.run_once()
+                if down:
+                    log.warning("ladder driver: redis reachable again; driving")
+                down, delay = False, self.poll_ms / 1000
+            except (RedisError, OSError) as e:
+                if not down:
+                    log.warning("ladder driver: redis unavailable (%s: %s); retrying with backoff",
+                                type(e).__name__, str(e)[:200])
+                down, delay = True, min(max(delay * 2, 0.2), 5.0)
+            except Exception:  # noqa: BLE001 - a bug: logged, retried
+                log.exception("ladder driver: pass failed; retrying")
+                delay = min(max(delay * 2, 0.2), 5.0)
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=delay)
+            except TimeoutError:
+                pass
