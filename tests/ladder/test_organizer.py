@@ -98,3 +98,16 @@ async def test_per_bot_statistics_in_the_leaderboard_the_bot_list_and_metrics(la
     listed = next(b for b in await ladders.list_bots() if b["bot_id"] == a)
     assert listed["stats"]["games"] == 2 and listed["stats"]["illegal_actions"] == 1
     assert metrics.BOT_FAULTS.labels("all", "illegal_actions")._value.get() == before + 1  # no bot name label
+
+
+def test_create_ladder_defaults_come_from_ladder_spec() -> None:
+    """CreateLadder takes its defaults from LadderSpec (and Sprt), not restated in the servicer."""
+    from bummerl.ladder.stats import Sprt
+
+    spec = LadderSpec.from_request({"name": "", "variant": "santase", "bot_ids": ["a", "b"], "format": "",
+                                    "rounds": 0, "concurrency": 0, "timeout_policy": "", "duplicate_deals": True,
+                                    "sprt": {"elo0": 0.0, "elo1": 25.0, "alpha": 0.0, "beta": 0.0}})
+    default = LadderSpec("", "santase", ["a", "b"])
+    assert (spec.format, spec.rounds, spec.concurrency, spec.timeout_policy) == \
+        (default.format, default.rounds, default.concurrency, default.timeout_policy)
+    assert Sprt(**(spec.sprt or {})) == Sprt(elo1=25.0)

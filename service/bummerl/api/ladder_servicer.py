@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import grpc
+import grpc.aio
+
 from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
@@ -45,18 +48,9 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
             yield codec.dict_to_pb(a, ladder_pb2.Assignment)
 
     @map_errors
-    async def CreateLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
-        d = codec.pb_to_dict(request)
-        spec = LadderSpec(
-            name=d["name"], variant=d["variant"], bot_ids=d["bot_ids"], format=d["format"] or "round_robin",
-            rounds=d["rounds"] or 1, duplicate_deals=d["duplicate_deals"], deals_per_game=d["deals_per_game"],
-            options=d["options"], time_control=d.get("time_control"),
-            timeout_policy=d["timeout_policy"] or "forfeit-match",
-            sprt={**{"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05},
-                  **{k: v for k, v in (d.get("sprt") or {}).items() if v}},
-            concurrency=d["concurrency"] or 4, seed=d.get("seed"),
-            start_when_connected=d["start_when_connected"], connect_timeout_ms=d["connect_timeout_ms"],
-        )
+    async def CreateLadder(self, request: ladder_pb2.CreateLadderRequest,
+                           context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.Ladder:
+        spec = LadderSpec.from_request(codec.pb_to_dict(request))
         return _ladder_pb(await self.ladders.create_ladder(spec, bearer_token(context)))
 
     @map_errors

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import json
 import logging
@@ -42,7 +43,7 @@ import random
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +106,20 @@ class LadderSpec:
     """Start no game until every bot is connected (or ``connect_timeout_ms`` has passed)."""
     connect_timeout_ms: int = 0
     """With ``start_when_connected``: ms to wait for the bots; 0 = :data:`CONNECT_TIMEOUT_MS`."""
+
+    @classmethod
+    def from_request(cls, d: Mapping[str, Any]) -> LadderSpec:
+        """A spec from a ``CreateLadderRequest`` as a dict (proto field names, short enum names):
+        a field left at its proto default (0, "", unset) takes this class's default, and an SPRT
+        field left at 0 takes :class:`~bummerl.ladder.stats.Sprt`'s; ``duplicate_deals`` is taken
+        as sent (a proto bool has no "unset")."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names and v not in (None, "", 0, {}) and k != "sprt"}
+        kw.update(name=str(d.get("name") or ""), variant=str(d.get("variant") or ""),
+                  bot_ids=list(d.get("bot_ids") or ()))
+        kw["duplicate_deals"] = bool(d.get("duplicate_deals"))
+        kw["sprt"] = {k: v for k, v in (d.get("sprt") or {}).items() if v} or None
+        return cls(**kw)
 
 
 PUBLIC_STREAM_KEYS = 16
