@@ -8,9 +8,13 @@ Errors: every RPC error is raised as :class:`BummerlError` with ``code`` (a ``gr
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import grpc.aio
@@ -129,8 +133,6 @@ class AsyncClient:
 
     async def wait_ready(self, timeout_s: float = 10.0) -> None:
         """Wait until the channel is connected (raises asyncio.TimeoutError)."""
-        import asyncio
-
         await asyncio.wait_for(self.channel.channel_ready(), timeout_s)
 
     async def list_variants(self) -> list[dict[str, Any]]:
@@ -302,12 +304,41 @@ class AsyncClient:
 
 
 class Client:
-    """Blocking client with the same methods as :class:`AsyncClient` (``stream`` is an iterator)."""
+    """Blocking client with the methods of :class:`AsyncClient` (one implementation of each call
+    and of the error mapping): every call runs on the :class:`AsyncClient` on an event loop in a
+    background thread of this client (as python-chess's ``SimpleEngine`` wraps its async engine),
+    and its streams (``stream``, ``assignments``, ``stream_ladder``) are plain iterators. Close it
+    (``with Client(...) as c:``) to stop the thread."""
 
     def __init__(self, target: str) -> None:
         self.target = target
-        self.channel = grpc.insecure_channel(target)
-        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="bummerl-client", daemon=True)
+        self._thread.start()
+
+        async def make() -> AsyncClient:
+            return AsyncClient(target)
+
+        self.aio: AsyncClient = self._run(make())
+        """The :class:`AsyncClient` the calls run on (on this client's loop)."""
+
+    def _run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def _iterate(self, agen: AsyncIterator[Any]) -> Iterator[Any]:
+        try:
+            while True:
+                try:
+                    yield self._run(agen.__anext__())
+                except StopAsyncIteration:
+                    return
+        finally:
+            aclose = getattr(agen, "aclose", None)
+            if aclose is not None and self._loop.is_running():
+                self._run(aclose())
+
+    if TYPE_CHECKING:  # the calls are AsyncClient's, made blocking below
+        def __getattr__(self, name: str) -> Any: ...
 
     def __enter__(self) -> Client:
         return self
@@ -316,52 +347,28 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        self.channel.close()
+        if self._loop.is_running():
+            self._run(self.aio.close())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+            self._loop.close()
 
-    def _call(self, fn: Any, req: Message, token: str | None = None) -> dict[str, Any]:
-        try:
-            return to_dict(fn(req, metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
 
-    def list_variants(self) -> list[dict[str, Any]]:
-        return self._call(self.stub.ListVariants, game_pb2.ListVariantsRequest())["variants"]  # type: ignore[no-any-return]
+def _blocking(name: str, fn: Any) -> Any:
+    if inspect.isasyncgenfunction(fn):
+        @functools.wraps(fn)
+        def stream(self: Client, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            return self._iterate(getattr(self.aio, name)(*args, **kwargs))
+        return stream
 
-    def create_match(
-        self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
-        seed: int | None = None, *, time_control: Mapping[str, Any] | None = None, timeout_policy: str | None = None,
-        idle_limit_ms: int | None = None, admin_token: str | None = None,
-    ) -> CreatedMatch:
-        """Create a match. ``time_control``: ``{"base_ms", "increment_ms", "move_cap_ms",
-        "lag_compensation_ms", "scope": "match" | "deal"}`` (milliseconds; e.g.
-        ``TimeControl.parse("5+0.1").to_dict()``); ``timeout_policy``: ``forfeit-match`` (server
-        default), ``forfeit-deal`` or ``default-move``; ``idle_limit_ms``: None = server default;
-        ``admin_token``: needed when the server has one (PERMISSION_DENIED otherwise)."""
-        req = _create_request(variant, options, seats, seed, time_control, timeout_policy, idle_limit_ms)
-        try:
-            return _created(self.stub.CreateMatch(req, metadata=_auth(admin_token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
+    @functools.wraps(fn)
+    def call(self: Client, *args: Any, **kwargs: Any) -> Any:
+        return self._run(getattr(self.aio, name)(*args, **kwargs))
+    return call
 
-    def information_set(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
-        return self._call(self.stub.GetInformationSet, game_pb2.GetInformationSetRequest(match_id=match_id, seat=seat), token)
 
-    def submit_action(self, match_id: str, seat: int, token: str, expected_version: int, action: int | str) -> dict[str, Any]:
-        return self._call(self.stub.SubmitAction, _submit_request(match_id, seat, expected_version, action), token)
-
-    def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> Iterator[dict[str, Any]]:
-        call = self.stub.StreamMatch(
-            game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token)
-        )
-        try:
-            for upd in call:
-                yield to_dict(upd)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-
-    def resign(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
-        return self._call(self.stub.Resign, game_pb2.ResignRequest(match_id=match_id, seat=seat), token)
-
-    def match_record(self, match_id: str, token: str | None = None) -> dict[str, Any]:
-        """See :meth:`AsyncClient.match_record`."""
-        return self._call(self.stub.GetMatchRecord, game_pb2.GetMatchRecordRequest(match_id=match_id), token)
+for _name, _fn in list(vars(AsyncClient).items()):
+    if not _name.startswith("_") and _name not in ("close", "wait_ready") and (
+            inspect.iscoroutinefunction(_fn) or inspect.isasyncgenfunction(_fn)):
+        setattr(Client, _name, _blocking(_name, _fn))
+Client.wait_ready = _blocking("wait_ready", AsyncClient.wait_ready)  # type: ignore[attr-defined]
