@@ -103,6 +103,7 @@ class Runtime:
         self.reaper = Reaper(self.service, poll_ms=s.reaper_poll_ms)
         self._reaper_stop.clear()
         self._reaper_task = asyncio.create_task(self.reaper.run(self._reaper_stop), name="bummerl-reaper")
+        metrics.BOT_NAMES = s.metrics_bot_names
         self.ladders = LadderService(self.service)
         self._driver_task = asyncio.create_task(LadderDriver(self.ladders).run(self._reaper_stop), name="bummerl-ladders")
         metrics.set_active_matches(await self.store.active_count())

@@ -144,6 +144,10 @@ class Settings:
     """``text`` (one human-readable line per record) or ``json`` (one JSON object per line:
     ``ts``, ``level``, ``logger``, ``message`` and ``exc`` with the traceback of a bug)."""
 
+    metrics_bot_names: bool = False
+    """Label the ``bummerl_bot_*`` metrics with bot names; off: every bot counts under
+    ``bot="all"``, so the label stays bounded whoever registers bots (set it when you know them)."""
+
     access_log: bool = False
     """Log every call (gRPC and REST: method, status, milliseconds; never a token or request
     content) at INFO on its own logger, ``bummerl.access``; off by default (a line per call)."""

@@ -119,10 +119,10 @@ def timeout(variant: str, policy: str) -> None:
     TIMEOUTS.labels(variant, policy).inc()
 
 
-BOT_NAMES = os.environ.get("BUMMERL_METRICS_BOT_NAMES", "") not in ("", "0", "false")
-"""Label the ``bummerl_bot_*`` series with bot names (``BUMMERL_METRICS_BOT_NAMES=1``, set by the
-admin who knows how many bots there are); otherwise every bot is counted under ``bot="all"``, so
-the label stays bounded whoever registers bots."""
+BOT_NAMES = False
+"""Label the ``bummerl_bot_*`` series with bot names (the setting ``metrics_bot_names``,
+``BUMMERL_METRICS_BOT_NAMES=1``, applied at start-up by :class:`bummerl.app.Runtime`); otherwise
+every bot is counted under ``bot="all"``, so the label stays bounded whoever registers bots."""
 
 BOT_GAMES = Counter("bummerl_bot_games_total", "Ladder games finished, by bot and outcome.", ("bot", "outcome"))
 BOT_FAULTS = Counter("bummerl_bot_faults_total",
