@@ -46,8 +46,8 @@ text of the current view. While a deal is being shuffled every seat sees only th
 
 ``resample_from_infostate(player, sampler)`` (for ``ISMCTSBot``) deals the cards hidden from
 ``player`` anew (a uniform permutation of every card that player has not seen, over the places
-it has not seen) and replays the deal's actions on it; the result gives ``player`` exactly the
-same information set. It does not infer voids from earlier play (a card an opponent could not
+it has not seen) and replays the deal's actions on it, checked (a deal in which a past action
+would be illegal is drawn again); the result gives ``player`` exactly the same information set. It does not infer voids from earlier play (a card an opponent could not
 have held may be dealt to him), as is usual for determinized search.
 """
 
@@ -63,7 +63,14 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from bummerl.rules import InvalidOptionError, action_to_string, find_variant, information_set, list_variants
+from bummerl.rules import (
+    IllegalActionError,
+    InvalidOptionError,
+    action_to_string,
+    find_variant,
+    information_set,
+    list_variants,
+)
 from bummerl.rules import actions as A
 from bummerl.rules.cards import card_code
 from bummerl.rules.state import MatchState
@@ -78,6 +85,7 @@ GAME_NAME = "bummerl"
 #: Unset option (the variant's default): ``""`` for an enum option, ``-1`` for an int or bool one.
 UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(CATALOGUE.items())}
 _PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, **UNSET}
+_RESAMPLE_TRIES = 200
 _GAMES: dict[str, BummerlGame] = {}  # games of unpickled states, by parameters
 _CARD_RE = re.compile(r'"([ATKQJ9][CSHD])"')
 
@@ -225,16 +233,21 @@ class _Core:
         if data["actions"] is not None:
             self.m, self.start = self.replay(self.decks, data["actions"])
 
-    def replay(self, decks: tuple[tuple[int, ...], ...], actions: list[int]) -> tuple[MatchState, MatchState | None]:
-        """The match replayed on ``decks`` with ``actions`` (unchecked), and its state at the
-        start of the last deal (match mode; None in deal mode)."""
+    def replay(self, decks: tuple[tuple[int, ...], ...], actions: list[int],
+               checked: bool = False) -> tuple[MatchState, MatchState | None]:
+        """The match replayed on ``decks`` with ``actions`` (``checked``: raises
+        IllegalActionError for an action not legal there), and its state at the start of the
+        last deal (match mode; None in deal mode)."""
         g = self.game
         m = MatchState(g.rules, 0, decks, self.first_dealer, g.max_deals)
         last = len(decks) - 1
         track = g.mode == "match"
         start = m.copy() if track and last == 0 else None
         for a in actions:
-            m.step(a)
+            if checked:
+                m.apply(a)
+            else:
+                m.step(a)
             if start is None and track and m.deal_number == last:
                 start = m.copy()
         return m, start
@@ -393,7 +406,10 @@ class BummerlState(pyspiel.State):
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> BummerlState:
         """A state that ``player_id`` cannot tell from this one (module docstring), drawn with
         ``probability_sampler`` (OpenSpiel's sampler, a callable giving a float in [0, 1); None =
-        Python's ``random``). Raises RuntimeError if no such deal was found (a bug)."""
+        Python's ``random``). Earlier actions are replayed checked, so a deal in which a past action
+        would have been illegal (a trump named from a suit the seat held, 4 alsó without the four
+        jacks) is refused and another drawn: up to 100 uniform permutations of the hidden cards,
+        then 100 single swaps of two of them. Raises RuntimeError if none fits."""
         rng = random.Random(int(probability_sampler() * 2**53) if probability_sampler is not None
                             else random.getrandbits(53))
         c = self._core
@@ -407,16 +423,32 @@ class BummerlState(pyspiel.State):
         k = len(c.decks) - 1
         seen = {_code_id(x) for x in _CARD_RE.findall(want)}
         pool = [x for x in c.decks[k] if x not in seen]
-        for _ in range(20):
+        for attempt in range(_RESAMPLE_TRIES):
             perm = pool[:]
-            rng.shuffle(perm)
+            if attempt < _RESAMPLE_TRIES // 2:
+                rng.shuffle(perm)
+            elif len(perm) >= 2:  # past actions that needed a hidden card (a trump named from a
+                i, j = rng.sample(range(len(perm)), 2)  # suit held, a contract's cards): swap two
+                perm[i], perm[j] = perm[j], perm[i]
             sigma = dict(zip(pool, perm, strict=True))
             decks = (*c.decks[:k], tuple(sigma.get(x, x) for x in c.decks[k]))
-            nc.m, nc.start = c.replay(decks, [a for _, a in c.m.actions])
+            actions = [_relabel(a, sigma) for _, a in c.m.actions]  # a hidden discard lays away the new card
+            try:
+                nc.m, nc.start = c.replay(decks, actions, checked=True)
+            except IllegalActionError:
+                continue
             nc.decks = decks
             if json.dumps(new.info(player_id), sort_keys=True) == want:
                 return new
-        raise RuntimeError("no deal consistent with the information set was found")
+        raise RuntimeError(f"no deal consistent with seat {player_id}'s information set found in {_RESAMPLE_TRIES} tries")
+
+
+def _relabel(a: int, sigma: Mapping[int, int]) -> int:
+    """Action ``a`` with the card it names replaced by ``sigma`` (only a ``discard`` can name a
+    card hidden from the resampling seat: cards played or shown are seen by everybody)."""
+    if A.DISCARD <= a < A.BID:
+        return A.DISCARD + sigma.get(a - A.DISCARD, a - A.DISCARD)
+    return a
 
 
 def _code_id(code: str) -> int:
