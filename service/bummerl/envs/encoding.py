@@ -11,7 +11,7 @@ is always the observing seat (one policy serves every seat). ``n`` = the variant
 Cards are the engine's ids (``suit * 6 + rank``, suits ``C S H D``, ranks ``A T K Q J 9``; 24
 slots in every variant, the 20-card decks leave the 9s at 0).
 
-Observation pieces (the current view; ``Encoder.pieces(False)``), in order:
+Every entry is in [0, 1]. Observation pieces (the current view; ``Encoder.pieces(False)``), in order:
 
 ================  ==========  ================================================================
 name              shape       meaning
@@ -24,7 +24,7 @@ dealer            (n,)        dealer of the deal (relative)
 hand              (24,)       own hand
 trump_suit        (4,)        trump suit (zeros while not named / no trump)
 trump_card        (24,)       face-up trump card under the talon
-talon             (2,)        talon size / deck size; deal number / 32
+talon             (2,)        talon size / deck size; deal number / 32 (at most 1)
 talon_state       (4,)        ``TALON_STATE_*`` one-hot (unspecified, open, closed, exhausted)
 closed_by         (n,)        seat that closed the talon (relative)
 current_trick     (n, 24)     card each seat put into the trick in progress
@@ -39,10 +39,10 @@ contract          (18,)       contract of the deal (``einfacher_rufer`` + :data:
                               none), one-hot
 declarer          (n,)        declarer of the contract (relative)
 kontra_level      (5,)        multiplier level 0..4 (x1 .. x16), one-hot
-own_points        (1,)        own deal points / 66 where the variant lets a player look at his
+own_points        (1,)        own deal points / 66 (at most 1) where the variant lets a player look at his
                               tricks (``own_tricks``, OBI-PLAY-1), else 0
-game_points       (n,)        match game points / match target (counted up)
-sets_won          (n,)        sets (Bummerls) won / sets to win
+game_points       (n,)        match game points / match target (counted up; at most 1)
+sets_won          (n,)        sets (Bummerls) won / sets to win (at most 1)
 ================  ==========  ================================================================
 
 The information state (``Encoder.pieces(True)``) is the observation plus the deal's public
@@ -163,10 +163,10 @@ class Encoder:
         target = max(1, int(match.get("target", 1) or 1))
         sets_to_win = max(1, int(match.get("sets_to_win", 1) or 1))
         for s, gp in enumerate(match.get("game_points", ())):
-            v["game_points"][rel(s)] = float(gp) / target
+            v["game_points"][rel(s)] = min(1.0, float(gp) / target)
         for s, w in enumerate(match.get("sets_won", ())):
-            v["sets_won"][rel(s)] = float(w) / sets_to_win
-        v["talon"][1] = float(match.get("deal_number", 0)) / 32.0
+            v["sets_won"][rel(s)] = min(1.0, float(w) / sets_to_win)
+        v["talon"][1] = min(1.0, float(match.get("deal_number", 0)) / 32.0)
         one(v["dealer"], rel(match.get("dealer", -1)))
         deal = info.get("deal")
         if deal is None:
@@ -198,7 +198,7 @@ class Encoder:
         v["kontra_level"][min(4, max(0, int(contract.get("kontra_level", 0))))] = 1.0
         own = deal.get("own_tricks")
         if own:
-            v["own_points"][0] = float(own.get("deal_points", 0)) / 66.0
+            v["own_points"][0] = min(1.0, float(own.get("deal_points", 0)) / 66.0)
         history: Sequence[Mapping[str, Any]] = deal.get("history", ())
         if perfect_recall and len(history) > self.rows:
             raise ValueError(f"deal history of {len(history)} events exceeds the {self.rows} rows of the tensor")

@@ -56,7 +56,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,6 +75,7 @@ from bummerl.rules.cards import card_code
 from bummerl.rules.state import MatchState
 from bummerl.rules.variant import CATALOGUE, Rules
 
+from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
 from .encoding import Encoder
 
 __all__ = ["GAME_NAME", "BummerlGame", "BummerlState", "DeterminizedMCTSBot", "game_facts", "load",
@@ -88,27 +88,6 @@ _PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deal
 _RESAMPLE_TRIES = 200
 _GAMES: dict[str, BummerlGame] = {}  # games of unpickled states, by parameters
 _CARD_RE = re.compile(r'"([ATKQJ9][CSHD])"')
-
-
-def max_deal_points(rules: Rules) -> int:
-    """The most game points one deal can credit a seat (the scoring tables of docs/RULES.md):
-    3 in the trick-and-draw deals (+3 for points carried by drawn deals, O66-SCORE-2), the
-    highest contract value times the highest multiplier (``max_kontra_level``) in the contract
-    games (BS-CON-1, HU3S-CON table)."""
-    cls = rules.spec.deal_class
-    values = getattr(sys.modules[cls.__module__], "VALUES", None) if cls is not None else None
-    if not values:
-        return 6 if rules.options.get("draw_carry_point") else 3
-    return int(max(values.values())) * 2 ** int(rules.options.get("max_kontra_level", 0))
-
-
-def _num_actions(rules: Rules) -> int:
-    kinds = rules.spec.action_kinds
-    return 1 + max(a for a in range(A.NUM_ACTIONS) if A.action_kind(a) in kinds)
-
-
-def _two_sides(rules: Rules) -> bool:
-    return len(set(rules.spec.team_of_seat)) == 2
 
 
 def game_facts(params: Mapping[str, Any]) -> tuple[Rules, str, int]:
@@ -173,11 +152,11 @@ class BummerlGame(pyspiel.Game):
             bound = sets * (r.set_goal + per_deal)
             teams = len(set(r.spec.team_of_seat))
             deals = self.max_deals or 2 * sets * (teams * max(1, r.set_goal - 1) + 1) + 4
-        two = _two_sides(r)
+        two = two_sides(r)
         utility = pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM
         per_deal_length = self.encoder.rows + len(self.deck)
         info = pyspiel.GameInfo(
-            num_distinct_actions=_num_actions(r),
+            num_distinct_actions=num_actions(r),
             max_chance_outcomes=max(len(self.deck), n, 24),
             num_players=n,
             min_utility=float(-bound if two else 0),
@@ -367,13 +346,7 @@ class BummerlState(pyspiel.State):
         n = c.game.rules.spec.num_players
         if not c.terminal or c.m is None:
             return [0.0] * n
-        results = c.m.results[:1] if c.game.mode == "deal" else c.m.results
-        tot = [sum(r.game_points[s] for r in results) for s in range(n)]
-        if not _two_sides(c.game.rules):
-            return [float(t) for t in tot]
-        team = c.game.rules.spec.team_of_seat
-        other = [next(o for o in range(n) if team[o] != team[s]) for s in range(n)]
-        return [float(tot[s] - tot[other[s]]) for s in range(n)]
+        return returns_of(c.game.rules, c.m.results[:1] if c.game.mode == "deal" else c.m.results)
 
     def __str__(self) -> str:
         c = self._core
@@ -492,26 +465,6 @@ class _Observer:
         if self.perfect_recall:
             return json.dumps(info, sort_keys=True, separators=(",", ":"))
         return observation_text(info)
-
-
-def observation_text(info: Mapping[str, Any]) -> str:
-    """A short text of the current view: ``"p0 lead to_act 0 | trump H (JH) talon 8 open |
-    hand AH TH | trick - | game 3:2"``."""
-    match = info.get("match") or {}
-    score = ":".join(str(x) for x in match.get("game_points", ()))
-    deal = info.get("deal")
-    if deal is None:
-        return f"p{info['seat']} shuffling deal {match.get('deal_number', 0)} | game {score}"
-    phase = str(deal.get("phase", "")).removeprefix("PHASE_").lower()
-    talon = str(deal.get("talon_state", "")).removeprefix("TALON_STATE_").lower()
-    trick = " ".join(f"{t['seat']}:{t['card']}" for t in deal.get("current_trick", ())) or "-"
-    trump = deal.get("trump_suit") or "-"
-    tc = f" ({deal['trump_card']})" if deal.get("trump_card") else ""
-    contract = ((deal.get("auction") or {}).get("contract") or {}).get("name", "")
-    extra = f" | contract {contract}" if contract else ""
-    return (f"p{info['seat']} {phase} to_act {deal.get('to_act', -1)} | trump {trump}{tc} talon "
-            f"{deal.get('talon_size', 0)} {talon} | hand {' '.join(deal.get('hand', ())) or '-'} | trick {trick}"
-            f"{extra} | game {score}")
 
 
 def load(variant: str = "schnapsen-at", **params: Any) -> BummerlGame:
