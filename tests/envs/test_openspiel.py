@@ -179,7 +179,7 @@ def test_tensors_do_not_leak_hidden_cards(variant: str) -> None:
     game = bos.load(variant, mode="deal")
     rng = random.Random(variant)
     checked = seen_by_holder = 0
-    for _ in range(12):
+    for _ in range(24):
         s = play_random(game.new_initial_state(), rng, rng.randrange(25, 70))
         if s.is_terminal():
             continue
