@@ -180,7 +180,7 @@ def test_tensors_do_not_leak_hidden_cards(variant: str) -> None:
     rng = random.Random(variant)
     checked = seen_by_holder = 0
     for _ in range(24):
-        s = play_random(game.new_initial_state(), rng, rng.randrange(25, 70))
+        s = play_random(game.new_initial_state(), rng, len(game.deck) + rng.randrange(2, 16))
         if s.is_terminal():
             continue
         for p in range(game.num_players()):
@@ -201,7 +201,7 @@ def test_resample_from_infostate_keeps_the_information_set(variant: str) -> None
     rng = random.Random(variant + "r")
     changed = 0
     for i in range(8):
-        s = play_random(game.new_initial_state(), rng, rng.randrange(25, 70))
+        s = play_random(game.new_initial_state(), rng, len(game.deck) + rng.randrange(2, 16))
         if s.is_terminal():
             continue
         p = s.current_player()
