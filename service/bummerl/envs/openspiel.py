@@ -86,6 +86,8 @@ GAME_NAME = "bummerl"
 UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(CATALOGUE.items())}
 _PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, **UNSET}
 _RESAMPLE_TRIES = 200
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _GAMES: dict[str, BummerlGame] = {}  # games of unpickled states, by parameters
 _CARD_RE = re.compile(r'"([ATKQJ9][CSHD])"')
 
@@ -179,7 +181,7 @@ class _Core:
     """The mutable part of a state, in one attribute so that OpenSpiel's clone (a ``deepcopy``
     of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
 
-    __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal")
+    __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left")
 
     def __init__(self, game: BummerlGame) -> None:
         self.game = game
@@ -189,6 +191,20 @@ class _Core:
         self.decks: tuple[tuple[int, ...], ...] = ()
         self.start: MatchState | None = None  # the match at the start of the current deal (match mode)
         self.terminal = False
+        self.player = _CHANCE                 # cached current player
+        self.legal: list[int] | None = None  # cached sorted legal actions of the player
+        self.left: list[int] = []             # cards not drawn yet while a deck is shuffled
+
+    def refresh(self) -> None:
+        """Recompute the cached current player after a change; forget the cached legal actions."""
+        self.legal = None
+        if self.first_dealer < 0 or self.deck is not None:
+            self.player = _CHANCE
+        elif self.terminal:
+            self.player = _TERMINAL
+        else:
+            assert self.m is not None
+            self.player = self.m.to_act
 
     def __getstate__(self) -> dict[str, Any]:
         """Plain data for pickling (OpenSpiel serialises a Python state's attributes with
@@ -209,8 +225,10 @@ class _Core:
         self.decks = tuple(tuple(d) for d in data["decks"])
         self.terminal = data["terminal"]
         self.m = self.start = None
+        self.left = [x for x in game.deck if x not in (self.deck or ())]
         if data["actions"] is not None:
             self.m, self.start = self.replay(self.decks, data["actions"])
+        self.refresh()
 
     def replay(self, decks: tuple[tuple[int, ...], ...], actions: list[int],
                checked: bool = False) -> tuple[MatchState, MatchState | None]:
@@ -240,6 +258,9 @@ class _Core:
         c.decks = self.decks
         c.start = self.start  # never changed in place
         c.terminal = self.terminal
+        c.player = self.player
+        c.legal = self.legal
+        c.left = self.left[:]
         return c
 
     @property
@@ -268,13 +289,18 @@ class _Core:
         m = self.m
         assert m is not None
         before = m.deal_number
-        m.apply(action)
+        legal = self.legal if self.legal is not None else m.legal_actions()
+        if action in legal:
+            m.step(action)
+        else:
+            m.apply(action)  # raises the engine's error
         if self.game.mode == "deal":
             self.terminal = bool(m.results)
         elif m.over:
             self.terminal = True
         elif m.deal_number != before:
             self.deck = []  # the next deal is shuffled by chance nodes
+            self.left = list(self.game.deck)
 
 
 class BummerlState(pyspiel.State):
@@ -292,29 +318,24 @@ class BummerlState(pyspiel.State):
 
     # ---------------------------------------------------------------- OpenSpiel API
     def current_player(self) -> int:
-        c = self._core
-        if c.dealing:
-            return int(pyspiel.PlayerId.CHANCE)
-        if c.terminal:
-            return int(pyspiel.PlayerId.TERMINAL)
-        assert c.m is not None
-        return c.m.to_act
+        return self._core.player
 
     def _legal_actions(self, player: int) -> list[int]:
         c = self._core
-        if c.terminal or c.dealing or c.m is None or player != c.m.to_act:
+        if player != c.player or player < 0:
             return []
-        return sorted(c.m.legal_actions())
+        if c.legal is None:
+            assert c.m is not None
+            c.legal = sorted(c.m.legal_actions())
+        return c.legal
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         c = self._core
         if c.first_dealer < 0:
             n = c.game.rules.spec.num_players
             return [(s, 1.0 / n) for s in range(n)]
-        assert c.deck is not None
-        left = [x for x in c.game.deck if x not in c.deck]
-        p = 1.0 / len(left)
-        return [(x, p) for x in left]
+        p = 1.0 / len(c.left)
+        return [(x, p) for x in c.left]
 
     def _apply_action(self, action: int) -> None:
         c = self._core
@@ -324,14 +345,17 @@ class BummerlState(pyspiel.State):
                 raise ValueError(f"first dealer must be a seat 0..{n - 1}, not {action}")
             c.first_dealer = int(action)
             c.deck = []
+            c.left = list(c.game.deck)
         elif c.deck is not None:
-            if action not in c.game.deck or action in c.deck:
+            if action not in c.left:
                 raise ValueError(f"card {action} is not left to deal")
             c.deck.append(int(action))
-            if len(c.deck) == len(c.game.deck):
+            c.left.remove(action)
+            if not c.left:
                 c.deal_in(tuple(c.deck))
         else:
             c.step(int(action))
+        c.refresh()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -391,6 +415,7 @@ class BummerlState(pyspiel.State):
         if c.m is None or c.dealing:
             if nc.deck:  # the cards shuffled so far are hidden from everybody
                 nc.deck = rng.sample(list(c.game.deck), len(nc.deck))
+                nc.left = [x for x in c.game.deck if x not in nc.deck]
             return new
         want = json.dumps(self.info(player_id), sort_keys=True)
         k = len(c.decks) - 1
@@ -411,6 +436,7 @@ class BummerlState(pyspiel.State):
             except IllegalActionError:
                 continue
             nc.decks = decks
+            nc.refresh()
             if json.dumps(new.info(player_id), sort_keys=True) == want:
                 return new
         raise RuntimeError(f"no deal consistent with seat {player_id}'s information set found in {_RESAMPLE_TRIES} tries")
