@@ -46,3 +46,21 @@ def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1) -> dict[
     return {"variant": variant, "wrapper_deals_per_s": round(wrapper, 1), "wrapper_actions_per_s": round(acts / dt, 1),
             "engine_deals_per_s": native["deals_per_s"], "ratio": round(wrapper / native["deals_per_s"], 3),
             "seconds": seconds}
+
+
+def main(variant: str, seconds: float, as_json: bool) -> int:
+    """``bummerl bench openspiel``: one line per variant (``all`` = every variant)."""
+    import json
+
+    from bummerl.rules import list_variants
+
+    variants = [v.id for v in list_variants()] if variant == "all" else [variant]
+    for v in variants:
+        r = bench_openspiel(v, seconds)
+        if as_json:
+            print(json.dumps(r))
+        else:
+            print(f"openspiel {v}: {r['wrapper_deals_per_s']:,.0f} random deals/s through pyspiel "
+                  f"({r['wrapper_actions_per_s']:,.0f} player actions/s, besides the chance nodes of the shuffle) vs engine "
+                  f"{r['engine_deals_per_s']:,.0f} deals/s = {r['ratio']}x ({seconds} s, one core)")
+    return 0

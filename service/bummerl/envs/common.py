@@ -39,12 +39,14 @@ def two_sides(rules: Rules) -> bool:
     return len(set(rules.spec.team_of_seat)) == 2
 
 
-def returns_of(rules: Rules, results: Sequence[DealResult]) -> list[float]:
-    """Game points per seat over ``results`` (finished deals): with two sides the points of the
-    seat's side minus the other side's (zero-sum), with three seats the points credited to the
-    seat (general-sum; STK-SCORE-1 credits the watcher too). Teammates are credited alike."""
+def returns_of(rules: Rules, results: Sequence[DealResult | Mapping[str, Any]]) -> list[float]:
+    """Game points per seat over ``results`` (finished deals: the engine's DealResult or the
+    ``DealResult`` dict of an information set): with two sides the points of the seat's side
+    minus the other side's (zero-sum), with three seats the points credited to the seat
+    (general-sum; STK-SCORE-1 credits the watcher too). Teammates are credited alike."""
     n = rules.spec.num_players
-    tot = [sum(r.game_points[s] for r in results) for s in range(n)]
+    points = [r["game_points"] if isinstance(r, Mapping) else r.game_points for r in results]
+    tot = [sum(int(gp[s]) for gp in points) for s in range(n)]
     if not two_sides(rules):
         return [float(t) for t in tot]
     team = rules.spec.team_of_seat

@@ -56,7 +56,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -72,14 +72,14 @@ from bummerl.rules import (
 )
 from bummerl.rules import actions as A
 from bummerl.rules.cards import card_code
-from bummerl.rules.state import MatchState
+from bummerl.rules.state import DealState, MatchState
 from bummerl.rules.variant import CATALOGUE, Rules
 
 from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
 from .encoding import Encoder
 
-__all__ = ["GAME_NAME", "BummerlGame", "BummerlState", "DeterminizedMCTSBot", "game_facts", "load",
-           "max_deal_points"]
+__all__ = ["GAME_NAME", "VARIANTS", "BummerlGame", "BummerlState", "DeterminizedMCTSBot", "game_facts", "load",
+           "openspiel_params"]
 
 GAME_NAME = "bummerl"
 #: Unset option (the variant's default): ``""`` for an enum option, ``-1`` for an int or bool one.
@@ -181,7 +181,8 @@ class _Core:
     """The mutable part of a state, in one attribute so that OpenSpiel's clone (a ``deepcopy``
     of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
 
-    __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left")
+    __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
+                 "sampler")
 
     def __init__(self, game: BummerlGame) -> None:
         self.game = game
@@ -194,6 +195,7 @@ class _Core:
         self.player = _CHANCE                 # cached current player
         self.legal: list[int] | None = None  # cached sorted legal actions of the player
         self.left: list[int] = []             # cards not drawn yet while a deck is shuffled
+        self.sampler: Any = None              # resample_from_infostate of a state built from a deal
 
     def refresh(self) -> None:
         """Recompute the cached current player after a change; forget the cached legal actions."""
@@ -226,6 +228,7 @@ class _Core:
         self.terminal = data["terminal"]
         self.m = self.start = None
         self.left = [x for x in game.deck if x not in (self.deck or ())]
+        self.sampler = None
         if data["actions"] is not None:
             self.m, self.start = self.replay(self.decks, data["actions"])
         self.refresh()
@@ -261,6 +264,7 @@ class _Core:
         c.player = self.player
         c.legal = self.legal
         c.left = self.left[:]
+        c.sampler = self.sampler
         return c
 
     @property
@@ -315,6 +319,24 @@ class BummerlState(pyspiel.State):
     @property
     def match(self) -> MatchState | None:
         return self._core.m
+
+    @classmethod
+    def from_deal(cls, game: BummerlGame, deal: DealState, dealer: int,
+                  sampler: Callable[[int, Any], BummerlState]) -> BummerlState:
+        """A ``mode=deal`` state holding ``deal`` (a two-player deal rebuilt from an information
+        set, :mod:`bummerl_client.bots.determinize`) whose ``resample_from_infostate(p, s)`` is
+        ``sampler(p, s)``. Such a state has no chance history and cannot be pickled."""
+        if game.mode != "deal":
+            raise ValueError("from_deal needs a game of mode 'deal'")
+        st = cls(game)
+        c = st._core
+        c.first_dealer = dealer
+        c.decks = (tuple(game.deck),)
+        c.m = MatchState(game.rules, 0, c.decks, dealer, game.max_deals)
+        c.m.deal = deal
+        c.sampler = sampler
+        c.refresh()
+        return st
 
     # ---------------------------------------------------------------- OpenSpiel API
     def current_player(self) -> int:
@@ -410,6 +432,8 @@ class BummerlState(pyspiel.State):
         rng = random.Random(int(probability_sampler() * 2**53) if probability_sampler is not None
                             else random.getrandbits(53))
         c = self._core
+        if c.sampler is not None:
+            return c.sampler(player_id, probability_sampler or random.random)  # type: ignore[no-any-return]
         new = self.clone()
         nc: _Core = new._core
         if c.m is None or c.dealing:
@@ -491,6 +515,16 @@ class _Observer:
         if self.perfect_recall:
             return json.dumps(info, sort_keys=True, separators=(",", ":"))
         return observation_text(info)
+
+
+def openspiel_params(variant: str, options: Mapping[str, str], mode: str = "match") -> dict[str, Any]:
+    """The game parameters of a table whose options are wire strings (an information set's
+    ``options``): enum options stay strings, int options become ints, bool options 0 / 1."""
+    out: dict[str, Any] = {"variant": variant, "mode": mode}
+    for k, v in options.items():
+        o = CATALOGUE[k]
+        out[k] = str(v) if o.type == "enum" else int(bool(o.parse(v))) if o.type == "bool" else int(v)
+    return out
 
 
 def load(variant: str = "schnapsen-at", **params: Any) -> BummerlGame:

@@ -30,6 +30,9 @@
 Table options are keyword arguments with their engine values or wire strings
 (``auto_declare=True``, ``match_target=3``); a bad one raises ``InvalidOptionError`` at
 ``env(...)``. ``infos[agent]`` holds ``{"legal_actions": [...], "text": [...]}`` for the seat to act.
+
+``env(..., server="HOST:PORT", token=..., match_id=..., seat=...)`` plays one seat of a live
+match instead (:mod:`bummerl.envs.remote`).
 """
 
 from __future__ import annotations
@@ -166,7 +169,17 @@ def raw_env(variant: str = "schnapsen-at", **kwargs: Any) -> BummerlEnv:
     return BummerlEnv(variant, **kwargs)
 
 
-def env(variant: str = "schnapsen-at", **kwargs: Any) -> BummerlEnv:
-    """``BummerlEnv(variant, **kwargs)`` (module docstring). PettingZoo's usual wrappers are not
-    applied: the engine already refuses illegal actions with a clear error."""
+def env(variant: str = "schnapsen-at", server: str | None = None, token: str | None = None,
+        match_id: str | None = None, seat: int = 0, **kwargs: Any) -> AECEnv:
+    """``BummerlEnv(variant, **kwargs)`` (module docstring); with ``server="HOST:PORT"`` the
+    remote env of :mod:`bummerl.envs.remote` that plays ``seat`` of match ``match_id`` on that
+    server with the seat's ``token``. PettingZoo's usual wrappers are not applied: the engine (or
+    the server) already refuses illegal actions with a clear error. Raises ValueError when
+    ``server`` is given without ``token`` and ``match_id``."""
+    if server is not None:
+        if not token or not match_id:
+            raise ValueError("a remote env needs the seat's token and the match_id")
+        from .remote import RemoteSeatEnv
+
+        return RemoteSeatEnv(variant, server, token, match_id, seat, **kwargs)
     return BummerlEnv(variant, **kwargs)
