@@ -122,3 +122,16 @@ def test_single_seat_is_reproducible_and_checks_its_arguments() -> None:
         SingleSeat("schnapsen-at", opponents="grandmaster")
     with pytest.raises(ValueError, match="seat"):
         SingleSeat("schnapsen-at", seat=2)
+
+
+def test_reinforce_example_runs() -> None:
+    """clients/python/examples/reinforce_linear.py trains and evaluates (a few seconds here; the
+    README quotes a run of minutes)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parents[2] / "clients/python/examples/reinforce_linear.py"
+    out = subprocess.run([sys.executable, str(script), "--minutes", "0.05", "--eval", "20"], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert "trained linear policy" in out and "uniform random" in out
