@@ -64,3 +64,73 @@ def main(variant: str, seconds: float, as_json: bool) -> int:
                   f"({r['wrapper_actions_per_s']:,.0f} player actions/s, besides the chance nodes of the shuffle) vs engine "
                   f"{r['engine_deals_per_s']:,.0f} deals/s = {r['ratio']}x ({seconds} s, one core)")
     return 0
+
+
+def ismcts_bot_class(variant: str, simulations: int) -> type:
+    """A :class:`bummerl_client.Bot` class (``cls(seed)``, as :func:`bummerl_client.bots.make_bot`
+    builds bundled bots) playing OpenSpiel's ``ISMCTSBot`` with ``simulations`` per decision
+    (UCT constant 1.5, one random rollout per leaf, a fresh search per decision) through
+    :func:`bummerl_client.bots.from_openspiel`; it counts ``decisions`` and ``think_s``."""
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from .adapters import OpenSpielBot
+    from .openspiel import load
+
+    game = load(variant, mode="deal")
+
+    class IsmctsBot(OpenSpielBot):
+        name = f"ismcts{simulations}"
+
+        def __init__(self, seed: int | None = None) -> None:
+            rs = np.random.RandomState(seed or 0)
+            super().__init__(ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 1.5, simulations,
+                                              random_state=rs), seed)
+            self.decisions = 0
+            self.think_s = 0.0
+
+        def choose(self, info: Any) -> int:
+            t0 = time.perf_counter()
+            a = super().choose(info)
+            self.decisions += 1
+            self.think_s += time.perf_counter() - t0
+            return a
+
+    return IsmctsBot
+
+
+def bench_ismcts(variant: str = "schnapsen-at", pairs: int = 200, simulations: int = 100,
+                 opponents: tuple[str, ...] = ("greedy", "strong"), seed: int = 1) -> list[dict[str, Any]]:
+    """OpenSpiel's ISMCTSBot (``simulations`` per decision) against each of ``opponents`` over
+    ``pairs`` duplicate deal pairs of ``variant``, by :func:`bummerl.bench.bench_strong` (the
+    same deals, seat swap and suit relabelling, Elo with the 95% interval from
+    :mod:`bummerl.ladder.stats`); the bot is registered for the run as ``ismcts<simulations>``."""
+    from bummerl import bench
+    from bummerl_client.bots import BOTS
+
+    name = f"ismcts{simulations}"
+    BOTS[name] = ismcts_bot_class(variant, simulations)
+    try:
+        return [r for o in opponents for r in bench.bench_strong(pairs, variant, name, o, 1, seed)]
+    finally:
+        del BOTS[name]
+
+
+if __name__ == "__main__":  # python -m bummerl.envs.bench ismcts --pairs 200 --simulations 100
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m bummerl.envs.bench",
+                                 description="OpenSpiel figures: 'openspiel' (playouts/s) or 'ismcts' (Elo)")
+    ap.add_argument("what", choices=["openspiel", "ismcts"])
+    ap.add_argument("--variant", default="schnapsen-at")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--pairs", type=int, default=200)
+    ap.add_argument("--simulations", type=int, default=100)
+    ap.add_argument("--opponents", default="greedy,strong")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if a.what == "openspiel":
+        raise SystemExit(main(a.variant, a.seconds, False))
+    for r in bench_ismcts(a.variant, a.pairs, a.simulations, tuple(a.opponents.split(",")), a.seed):
+        print(json.dumps(r))
