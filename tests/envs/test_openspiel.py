@@ -214,6 +214,23 @@ def test_resample_from_infostate_keeps_the_information_set(variant: str) -> None
     assert changed >= 1
 
 
+def test_resample_in_match_mode_replays_the_match() -> None:
+    """In match mode the resampled state replays every earlier deal on its own deck and deals the
+    current one anew; the next deal is shuffled by chance again."""
+    game = bos.load("snaps-original66", match_target=4)
+    rng = random.Random(9)
+    s = game.new_initial_state()
+    while not s.is_terminal() and (len(s._core.decks) < 2 or s.is_chance_node() or rng.random() < 0.7):
+        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()))
+    assert not s.is_terminal() and len(s._core.decks) >= 2
+    p = s.current_player()
+    r = s.resample_from_infostate(p, random.Random(1).random)
+    assert views(r, p) == views(s, p) and r._core.decks[:-1] == s._core.decks[:-1]
+    assert r.match.results == s.match.results
+    play_random(r, rng)
+    assert r.is_terminal() and r.match.over
+
+
 # --------------------------------------------------------------------------- search bots
 def play_deal(game, bots: dict[int, object], seed: int):
     """One deal with ``bots`` (seat -> pyspiel bot) and uniform random play elsewhere."""

@@ -40,7 +40,9 @@ take in ``match`` mode.
 Observations (:mod:`bummerl.envs.encoding`: every piece with its shape) are built only from
 ``information_set(state, seat)``, the dict the server sends that seat, so a tensor never holds a
 card the seat may not see: the information state (perfect recall within the deal) adds the deal's
-public history to the observation. The strings: the information state string is that
+public history to the observation. (Perfect recall as the server sends it: every public event and
+the seat's current hand, earlier deals by their results; not the order in which the seat drew the
+cards still in its hand, which changes nothing the seat can infer about hidden cards.) The strings: the information state string is that
 information set as canonical JSON (the legal actions left out), the observation string a short
 text of the current view. While a deal is being shuffled every seat sees only the match part.
 
