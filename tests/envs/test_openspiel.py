@@ -44,6 +44,28 @@ def test_random_sim_test_every_variant(variant: str, mode: str) -> None:
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sampled_deal_mode(variant: str) -> None:
+    """``deal=sampled``: no chance node, the decks and the first dealer come from a seed the state
+    draws from the game's ``seed`` (the same seed, the same deals); OpenSpiel cannot serialise
+    such Python states (it asks the game for its RNG state), so the random-simulation test runs
+    without serialisation; resample_from_infostate keeps the seat's views."""
+    params = {"variant": variant, "mode": "deal", "deal": "sampled", "seed": 4}
+    game = pyspiel.load_game("bummerl", params)
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    a, b = (pyspiel.load_game("bummerl", params).new_initial_state() for _ in range(2))
+    assert not a.is_chance_node() and str(a) == str(b)
+    assert str(game.new_initial_state()) != str(game.new_initial_state())
+    rng = random.Random(variant)
+    s = play_random(game.new_initial_state(), rng, rng.randrange(3, 12))
+    if not s.is_terminal():
+        p = s.current_player()
+        r = s.resample_from_infostate(p, random.Random(2).random)
+        assert views(r, p) == views(s, p)
+        assert play_random(r, rng).is_terminal()
+
+
 def test_game_facts() -> None:
     two = bos.load("schnapsen-at")
     t = two.get_type()
@@ -214,15 +236,17 @@ def test_resample_from_infostate_keeps_the_information_set(variant: str) -> None
     assert changed >= 1
 
 
-def test_resample_in_match_mode_replays_the_match() -> None:
+@pytest.mark.parametrize("deal", ["shuffle", "sampled"])
+def test_resample_in_match_mode_replays_the_match(deal: str) -> None:
     """In match mode the resampled state replays every earlier deal on its own deck and deals the
-    current one anew; the next deal is shuffled by chance again."""
-    game = bos.load("snaps-original66", match_target=4)
+    current one anew; the next deal is shuffled by chance again (``sampled``: by a new seed)."""
+    game = bos.load("snaps-original66", match_target=4, deal=deal, seed=2)
     rng = random.Random(9)
     s = game.new_initial_state()
-    while not s.is_terminal() and (len(s._core.decks) < 2 or s.is_chance_node() or rng.random() < 0.7):
+    while not s.is_terminal() and (s.match is None or s.match.deal_number < 1 or s.is_chance_node()
+                                   or rng.random() < 0.7):
         s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()))
-    assert not s.is_terminal() and len(s._core.decks) >= 2
+    assert not s.is_terminal() and s.match.deal_number >= 1
     p = s.current_player()
     r = s.resample_from_infostate(p, random.Random(1).random)
     assert views(r, p) == views(s, p) and r._core.decks[:-1] == s._core.decks[:-1]

@@ -14,6 +14,12 @@ Parameters:
   shuffled by chance nodes) or ``deal`` (one deal is the game);
 * ``max_deals`` (int): 0 (none) or a deal limit (SRV-5: the higher total wins after that many
   deals), which bounds a match;
+* ``deal`` (string): ``shuffle`` (default: explicit chance nodes, below) or ``sampled`` (no chance
+  node: the first dealer and every deck come from the engine's seed, SRV-1 / SRV-4, which each
+  new state draws from ``seed``; OpenSpiel's ``SAMPLED_STOCHASTIC``, faster for playouts; such
+  states cannot be serialised or pickled by OpenSpiel, which asks a sampled game for an RNG
+  state its Python games cannot give);
+* ``seed`` (int): the seed of the sampled deals, -1 (default) = a secret one;
 * every table option of docs/RULES.md §13.2 by name: an enum option as a string
   (``close_timing="after_draw"``, ``""`` = the variant's default), an int option as an int
   (``match_target=3``) and a bool option as an int (1 true, 0 false); -1 (their default) keeps
@@ -22,8 +28,8 @@ Parameters:
   and a bool parameter would have no "unset" value.) A bad value raises the engine's
   ``InvalidOptionError`` naming it; an option the variant does not have is refused the same way.
 
-Game facts: sequential, imperfect information, explicit stochastic. Chance nodes: the first
-dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card by card (top
+Game facts: sequential, imperfect information, explicit stochastic (``deal=shuffle``). Chance
+nodes: the first dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card by card (top
 first, uniform over the cards left, SRV-1; outcome = card id). Actions are the engine's ids
 (:mod:`bummerl.rules.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
 for the two-player trick-and-draw games, 89 with bidding, trump naming, laying away and kontra);
@@ -86,7 +92,9 @@ __all__ = ["GAME_NAME", "VARIANTS", "BummerlGame", "BummerlState", "Determinized
 GAME_NAME = "bummerl"
 #: Unset option (the variant's default): ``""`` for an enum option, ``-1`` for an int or bool one.
 UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(CATALOGUE.items())}
-_PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, **UNSET}
+_PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, "deal": "shuffle",
+                           "seed": -1, **UNSET}
+_OWN = ("variant", "mode", "max_deals", "deal", "seed")
 _RESAMPLE_TRIES = 200
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -96,11 +104,13 @@ _CARD_RE = re.compile(r'"([ATKQJ9][CSHD])"')
 
 def game_facts(params: Mapping[str, Any]) -> tuple[Rules, str, int]:
     """``(rules, mode, max_deals)`` of the game parameters; raises UnknownVariantError,
-    InvalidOptionError or ValueError (``mode``, ``max_deals``)."""
+    InvalidOptionError or ValueError (``mode``, ``max_deals``, ``deal``)."""
+    if str(params.get("deal", "shuffle")) not in ("shuffle", "sampled"):
+        raise ValueError(f"deal must be 'shuffle' or 'sampled', not {params.get('deal')!r}")
     spec = find_variant(str(params.get("variant", "schnapsen-at")))
     options: dict[str, object] = {}
     for k, v in params.items():
-        if k in ("variant", "mode", "max_deals") or v == UNSET.get(k, object()):
+        if k in _OWN or v == UNSET.get(k, object()):
             continue
         if k in CATALOGUE and CATALOGUE[k].type == "bool" and isinstance(v, int) and not isinstance(v, bool):
             if v not in (0, 1):
@@ -117,12 +127,13 @@ def game_facts(params: Mapping[str, Any]) -> tuple[Rules, str, int]:
     return rules, mode, max_deals
 
 
-def _game_type(utility: Any = None, num_players: int = 4) -> pyspiel.GameType:
+def _game_type(utility: Any = None, num_players: int = 4, sampled: bool = False) -> pyspiel.GameType:
+    chance = pyspiel.GameType.ChanceMode
     return pyspiel.GameType(
         short_name=GAME_NAME,
         long_name="Bummerl (Schnapsen family)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        chance_mode=chance.SAMPLED_STOCHASTIC if sampled else chance.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=utility if utility is not None else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -143,6 +154,9 @@ class BummerlGame(pyspiel.Game):
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         params = {**_PARAMS, **(params or {})}
         self.rules, self.mode, self.max_deals = game_facts(params)
+        self.sampled = params["deal"] == "sampled"
+        seed = int(params["seed"])
+        self._seeds = random.Random(seed) if seed >= 0 else random.SystemRandom()
         r = self.rules
         n = r.spec.num_players
         self.deck: tuple[int, ...] = tuple(sorted(r.deck))
@@ -168,10 +182,14 @@ class BummerlGame(pyspiel.Game):
             utility_sum=0.0 if two else None,
             max_game_length=1 + deals * per_deal_length,
         )
-        super().__init__(_game_type(utility, n), info, params)
+        super().__init__(_game_type(utility, n, self.sampled), info, params)
 
     def new_initial_state(self) -> BummerlState:
         return BummerlState(self)
+
+    def next_seed(self) -> int:
+        """The deal seed of a new state in ``deal=sampled`` mode (from the ``seed`` parameter)."""
+        return self._seeds.getrandbits(63)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         if params:
@@ -184,7 +202,7 @@ class _Core:
     of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
 
     __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
-                 "sampler")
+                 "sampler", "seed")
 
     def __init__(self, game: BummerlGame) -> None:
         self.game = game
@@ -198,6 +216,12 @@ class _Core:
         self.legal: list[int] | None = None  # cached sorted legal actions of the player
         self.left: list[int] = []             # cards not drawn yet while a deck is shuffled
         self.sampler: Any = None              # resample_from_infostate of a state built from a deal
+        self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
+        if game.sampled:  # every deck and the first dealer from the seed (SRV-1, SRV-4): no chance node
+            self.seed = game.next_seed()
+            self.m = MatchState(game.rules, self.seed, (), None, game.max_deals)
+            self.first_dealer = self.m.first_dealer
+            self.refresh()
 
     def refresh(self) -> None:
         """Recompute the cached current player after a change; forget the cached legal actions."""
@@ -214,7 +238,8 @@ class _Core:
         """Plain data for pickling (OpenSpiel serialises a Python state's attributes with
         pickle): the game's parameters, the chance outcomes and the actions; the match is
         replayed from them."""
-        return {"params": dict(self.game.get_parameters()), "first_dealer": self.first_dealer, "deck": self.deck,
+        return {"params": dict(self.game.get_parameters()), "seed": self.seed, "first_dealer": self.first_dealer,
+                "deck": self.deck,
                 "decks": self.decks, "terminal": self.terminal,
                 "actions": [a for _, a in self.m.actions] if self.m is not None else None}
 
@@ -224,6 +249,7 @@ class _Core:
         if game is None:
             game = _GAMES[key] = BummerlGame(data["params"])
         self.game = game
+        self.seed = data["seed"]
         self.first_dealer = data["first_dealer"]
         self.deck = data["deck"]
         self.decks = tuple(tuple(d) for d in data["decks"])
@@ -241,7 +267,7 @@ class _Core:
         IllegalActionError for an action not legal there), and its state at the start of the
         last deal (match mode; None in deal mode)."""
         g = self.game
-        m = MatchState(g.rules, 0, decks, self.first_dealer, g.max_deals)
+        m = MatchState(g.rules, self.seed, decks, self.first_dealer, g.max_deals)
         last = len(decks) - 1
         track = g.mode == "match"
         start = m.copy() if track and last == 0 else None
@@ -267,6 +293,7 @@ class _Core:
         c.legal = self.legal
         c.left = self.left[:]
         c.sampler = self.sampler
+        c.seed = self.seed
         return c
 
     @property
@@ -304,7 +331,7 @@ class _Core:
             self.terminal = bool(m.results)
         elif m.over:
             self.terminal = True
-        elif m.deal_number != before:
+        elif m.deal_number != before and not self.game.sampled:
             self.deck = []  # the next deal is shuffled by chance nodes
             self.left = list(self.game.deck)
 
@@ -401,7 +428,8 @@ class BummerlState(pyspiel.State):
         decks = " | ".join(" ".join(card_code(x) for x in d) for d in c.decks)
         acts = " ".join(str(a) for _, a in c.m.actions) if c.m is not None else ""
         dealing = "" if c.deck is None else " dealing " + " ".join(card_code(x) for x in c.deck)
-        return f"dealer {c.first_dealer}; decks {decks}; actions {acts}{dealing}"
+        seed = f"seed {c.seed}; " if c.game.sampled else ""
+        return f"{seed}dealer {c.first_dealer}; decks {decks}; actions {acts}{dealing}"
 
     # ---------------------------------------------------------------- views
     def info(self, player: int) -> dict[str, Any]:
@@ -424,6 +452,18 @@ class BummerlState(pyspiel.State):
                     "deal": None}
         return info
 
+    def _dealt_decks(self) -> tuple[tuple[int, ...], ...]:
+        """``deal=sampled``: the deck of every deal so far, from the seed (a play-off deal's from
+        its own variant's deck, as the engine dealt it)."""
+        m = self._core.m
+        assert m is not None
+        plan = m.rules.spec.plan
+        po = getattr(plan, "playoff_variant", None)
+        po_rules = find_variant(po).configure() if po else m.rules
+        return tuple(tuple(m.deck_for(i, po_rules if i < len(m.results) and m.results[i].playoff
+                                      else getattr(m.deal, "rules", m.rules) if i == m.deal_number else m.rules))
+                     for i in range(m.deal_number + 1))
+
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> BummerlState:
         """A state that ``player_id`` cannot tell from this one (module docstring), drawn with
         ``probability_sampler`` (OpenSpiel's sampler, a callable giving a float in [0, 1); None =
@@ -444,9 +484,10 @@ class BummerlState(pyspiel.State):
                 nc.left = [x for x in c.game.deck if x not in nc.deck]
             return new
         want = json.dumps(self.info(player_id), sort_keys=True)
-        k = len(c.decks) - 1
+        base = c.decks if not c.game.sampled else self._dealt_decks()
+        k = len(base) - 1
         seen = {_code_id(x) for x in _CARD_RE.findall(want)}
-        pool = [x for x in c.decks[k] if x not in seen]
+        pool = [x for x in base[k] if x not in seen]
         for attempt in range(_RESAMPLE_TRIES):
             perm = pool[:]
             if attempt < _RESAMPLE_TRIES // 2:
@@ -455,13 +496,15 @@ class BummerlState(pyspiel.State):
                 i, j = rng.sample(range(len(perm)), 2)  # suit held, a contract's cards): swap two
                 perm[i], perm[j] = perm[j], perm[i]
             sigma = dict(zip(pool, perm, strict=True))
-            decks = (*c.decks[:k], tuple(sigma.get(x, x) for x in c.decks[k]))
+            decks = (*base[:k], tuple(sigma.get(x, x) for x in base[k]))
             actions = [_relabel(a, sigma) for _, a in c.m.actions]  # a hidden discard lays away the new card
+            if c.game.sampled:
+                nc.seed = rng.getrandbits(63)  # later deals are hidden from everybody: a new seed
             try:
                 nc.m, nc.start = c.replay(decks, actions, checked=True)
             except IllegalActionError:
                 continue
-            nc.decks = decks
+            nc.decks = decks if not c.game.sampled else ()
             nc.refresh()
             if json.dumps(new.info(player_id), sort_keys=True) == want:
                 return new
