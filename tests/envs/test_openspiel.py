@@ -97,6 +97,10 @@ def test_parameters_are_checked() -> None:
         bos.load("schnapsen-at", mode="tournament")
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
         pyspiel.load_game("bummerl", {"no_such_option": 1})
+    # options of the three- and four-player games (BS-KON-2) are parameters too
+    assert bos.load("bauernschnapsen", mode="deal", max_kontra_level=2).max_utility() == 24 * 4
+    with pytest.raises(InvalidOptionError, match="max_kontra_level"):
+        bos.load("schnapsen-at", max_kontra_level=2)  # not an option of this variant
 
 
 def test_action_strings_and_illegal_actions() -> None:

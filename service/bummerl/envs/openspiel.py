@@ -29,8 +29,8 @@ Parameters:
   ``InvalidOptionError`` naming it; an option the variant does not have is refused the same way.
 
 Game facts: sequential, imperfect information, explicit stochastic (``deal=shuffle``). Chance
-nodes: the first dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card by card (top
-first, uniform over the cards left, SRV-1; outcome = card id). Actions are the engine's ids
+nodes: the first dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card
+by card (top first, uniform over the cards left, SRV-1; outcome = card id). Actions are the engine's ids
 (:mod:`bummerl.rules.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
 for the two-player trick-and-draw games, 89 with bidding, trump naming, laying away and kontra);
 ``action_to_string`` gives the text form (``"play QH"``, ``"marriage KH"``, ``"bid gang"``).
@@ -40,23 +40,24 @@ two partnerships of four seats) the game is zero-sum: a seat's return = the game
 was credited minus the other side's. With three seats it is general-sum: a seat's return = the
 game points credited to it (docs/RULES.md §13.1 scoring tables, STK-SCORE-1 included). ``mode =
 deal`` counts the first deal only; ``match`` every deal of the match (play-off deals are
-credited nothing). Utility range: :func:`max_deal_points` per deal, times the sets a match can
-take in ``match`` mode.
+credited nothing). Utility range: :func:`bummerl.envs.common.max_deal_points` per deal; in
+``match`` mode ``(2 * sets - 1) * (target + that)``.
 
 Observations (:mod:`bummerl.envs.encoding`: every piece with its shape) are built only from
 ``information_set(state, seat)``, the dict the server sends that seat, so a tensor never holds a
 card the seat may not see: the information state (perfect recall within the deal) adds the deal's
-public history to the observation. (Perfect recall as the server sends it: every public event and
-the seat's current hand, earlier deals by their results; not the order in which the seat drew the
-cards still in its hand, which changes nothing the seat can infer about hidden cards.) The strings: the information state string is that
-information set as canonical JSON (the legal actions left out), the observation string a short
-text of the current view. While a deal is being shuffled every seat sees only the match part.
+public history to the observation. (Perfect recall as the server sends it: every public event
+and the seat's current hand, earlier deals by their results; not the order in which the seat drew
+the cards still in its hand, which changes nothing the seat can infer about hidden cards.) The
+strings: the information state string is that information set as canonical JSON (the legal
+actions left out), the observation string a short text of the current view. While a deal is being shuffled every seat sees only the match part.
 
 ``resample_from_infostate(player, sampler)`` (for ``ISMCTSBot``) deals the cards hidden from
 ``player`` anew (a uniform permutation of every card that player has not seen, over the places
 it has not seen) and replays the deal's actions on it, checked (a deal in which a past action
-would be illegal is drawn again); the result gives ``player`` exactly the same information set. It does not infer voids from earlier play (a card an opponent could not
-have held may be dealt to him), as is usual for determinized search.
+would be illegal is drawn again); the result gives ``player`` exactly the same information set.
+It does not infer voids from earlier play (a card an opponent could not have held may be dealt
+to him), as is usual for determinized search.
 """
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ __all__ = ["GAME_NAME", "VARIANTS", "BummerlGame", "BummerlState", "Determinized
            "openspiel_params"]
 
 GAME_NAME = "bummerl"
+#: Variant ids (listing them also loads every variant module, which adds the options of the
+#: three- and four-player games to the catalogue).
+VARIANTS: tuple[str, ...] = tuple(s.id for s in list_variants())
 #: Unset option (the variant's default): ``""`` for an enum option, ``-1`` for an int or bool one.
 UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(CATALOGUE.items())}
 _PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, "deal": "shuffle",
@@ -127,7 +131,7 @@ def game_facts(params: Mapping[str, Any]) -> tuple[Rules, str, int]:
     return rules, mode, max_deals
 
 
-def _game_type(utility: Any = None, num_players: int = 4, sampled: bool = False) -> pyspiel.GameType:
+def _game_type(utility: Any = None, sampled: bool = False) -> pyspiel.GameType:
     chance = pyspiel.GameType.ChanceMode
     return pyspiel.GameType(
         short_name=GAME_NAME,
@@ -182,7 +186,7 @@ class BummerlGame(pyspiel.Game):
             utility_sum=0.0 if two else None,
             max_game_length=1 + deals * per_deal_length,
         )
-        super().__init__(_game_type(utility, n, self.sampled), info, params)
+        super().__init__(_game_type(utility, self.sampled), info, params)
 
     def new_initial_state(self) -> BummerlState:
         return BummerlState(self)
@@ -610,6 +614,3 @@ class DeterminizedMCTSBot(pyspiel.Bot):
 
 
 pyspiel.register_game(_game_type(), BummerlGame)
-
-#: Variant ids, for parametrised tests and benchmarks.
-VARIANTS: tuple[str, ...] = tuple(s.id for s in list_variants())
