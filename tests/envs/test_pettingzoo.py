@@ -44,15 +44,27 @@ def play(e, rng: random.Random) -> dict[str, float]:
     return total
 
 
+@pytest.mark.parametrize("rewards", ["deal", "match"])
 @pytest.mark.parametrize("variant", ["schnapsen-at", "snapszer-hu-2p", "stockschnapsen", "snapszer-hu-4p"])
-def test_rewards_add_up_to_the_match_game_points(variant: str) -> None:
-    e = env(variant, match_target=3) if variant != "snapszer-hu-4p" else env(variant, max_deals=3)
+def test_rewards_add_up_to_the_match_game_points(variant: str, rewards: str) -> None:
+    """Per deal or at the end, a seat's rewards add up to its game points of the match (§13.1)."""
+    opts = {"match_target": 3} if variant != "snapszer-hu-4p" else {"match_target": 1000, "max_deals": 3}
+    e = env(variant, rewards=rewards, **opts)
     e.reset(seed=11)
+    paid = []
+    orig = e._accumulate_rewards
+
+    def spy() -> None:
+        paid.append(any(e.rewards.values()))
+        orig()
+
+    e._accumulate_rewards = spy
     total = play(e, random.Random(2))
     m = e.match
-    assert m.over
+    assert m.over and len(m.results) >= 2
     want = returns_of(e.rules, m.results)
     assert [total[a] for a in e.possible_agents] == want and any(want)
+    assert sum(paid) == (1 if rewards == "match" else sum(any(returns_of(e.rules, [r])) for r in m.results))
 
 
 def test_deal_mode_ends_after_one_deal_and_render_shows_no_hidden_card() -> None:
@@ -73,6 +85,8 @@ def test_bad_options_and_actions() -> None:
         env("schnapsen-at", match_target=0)
     with pytest.raises(ValueError, match="mode"):
         env("schnapsen-at", mode="season")
+    with pytest.raises(ValueError, match="rewards"):
+        env("schnapsen-at", rewards="trick")
     e = env("schnapsen-at")
     e.reset(seed=1)
     obs = e.observe(e.agent_selection)

@@ -18,11 +18,11 @@
 * ``action_space(agent)``: ``Discrete(num_actions)`` over the engine's action ids (41 in the
   two-player games, 89 with bidding: :mod:`bummerl.rules.actions`); an illegal id raises the
   engine's ``IllegalActionError``;
-* rewards in game points, given when a deal ends: with two sides a seat gets the points its side
-  was credited minus the other side's, with three seats the points credited to it
-  (as the OpenSpiel game's returns); ``mode="deal"`` ends the episode after one deal,
-  ``mode="match"`` (default) after the match, so the episode's rewards add up to the match's
-  game points;
+* rewards in game points: with two sides a seat gets the points its side was credited minus
+  the other side's, with three seats the points credited to it (as the OpenSpiel game's
+  returns); ``rewards="deal"`` (default) pays each deal's points when it ends, ``"match"`` all of
+  them when the episode ends; ``mode="deal"`` ends the episode after one deal, ``mode="match"``
+  (default) after the match, so the episode's rewards add up to the match's game points;
 * ``render()``: ``render_mode="ansi"`` returns the text of the seat to act's view (no hidden
   card), ``"human"`` prints it;
 * ``reset(seed=...)``: the deals come from the engine's seed (SRV-1), drawn from ``seed``.
@@ -59,10 +59,13 @@ class BummerlEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "bummerl_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str = "schnapsen-at", mode: str = "match", perfect_recall: bool = False,
-                 render_mode: str | None = None, max_deals: int = 0, **options: Any) -> None:
+                 render_mode: str | None = None, max_deals: int = 0, rewards: str = "deal", **options: Any) -> None:
         super().__init__()
         if mode not in ("match", "deal"):
             raise ValueError(f"mode must be 'match' or 'deal', not {mode!r}")
+        if rewards not in ("deal", "match"):
+            raise ValueError(f"rewards must be 'deal' (when each deal ends) or 'match' (at the end), not {rewards!r}")
+        self.reward_timing = rewards
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.rules = find_variant(variant).configure(options)
@@ -133,12 +136,13 @@ class BummerlEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         m.apply(int(action))
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if len(m.results) > self._deals_credited:
+        end = m.over or (self.mode == "deal" and bool(m.results))
+        if len(m.results) > self._deals_credited and (end or self.reward_timing == "deal"):
             pts = returns_of(self.rules, m.results[self._deals_credited:len(m.results) if self.mode == "match" else 1])
             for s, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(pts[s])
             self._deals_credited = len(m.results)
-        if m.over or (self.mode == "deal" and m.results):
+        if end:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[m.to_act]
