@@ -295,3 +295,15 @@ def test_ismcts_and_determinized_mcts_play_whole_deals(variant: str) -> None:
     rets = s.returns()
     assert all(game.min_utility() <= x <= game.max_utility() for x in rets)
     assert any(rets)  # every deal credits somebody
+
+
+def test_bench_openspiel_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    """``bummerl bench openspiel`` (a benchmark, not a timed test: only that it measures)."""
+    from bummerl.__main__ import main
+
+    assert main(["bench", "openspiel", "--variant", "santase", "--seconds", "0.3", "--json"]) == 0
+    import json
+
+    r = json.loads(capsys.readouterr().out)
+    assert r["variant"] == "santase" and min(r["wrapper_deals_per_s"], r["sampled_deals_per_s"], r["engine_deals_per_s"]) > 0
+    assert r["ratio"] == pytest.approx(r["wrapper_deals_per_s"] / r["engine_deals_per_s"], abs=0.002)

@@ -10,8 +10,8 @@ import time
 from typing import Any
 
 
-def _playouts(game: Any, seconds: float, rng: random.Random) -> tuple[float, float]:
-    """Random deals through pyspiel for ``seconds``: ``(deals/s, player actions/s)``."""
+def _playouts(game: Any, seconds: float, rng: random.Random) -> tuple[int, int, float]:
+    """Random deals through pyspiel for ``seconds``: ``(deals, player actions, seconds)``."""
     choice = rng.choice
     deals = acts = 0
     t0 = time.perf_counter()
@@ -27,20 +27,19 @@ def _playouts(game: Any, seconds: float, rng: random.Random) -> tuple[float, flo
                     acts += 1
             s.returns()
             deals += 1
-    dt = time.perf_counter() - t0
-    return deals / dt, acts / dt
+    return deals, acts, time.perf_counter() - t0
 
 
-def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1) -> dict[str, Any]:
+def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1, slices: int = 10) -> dict[str, Any]:
     """Random deals of ``variant`` through ``pyspiel`` (``mode=deal``; uniform random actions
-    through ``legal_actions`` / ``apply_action``, ``returns`` at the end) for ``seconds`` / 3
-    with the deck drawn at chance nodes (``deal=shuffle``) and ``seconds`` / 3 with sampled
-    deals (``deal=sampled``, no chance node), then ``seconds`` / 3 of
-    :func:`bummerl.bench.bench_engine` (the engine's in-place hot path, random policy) on the
-    same thread. Returns ``{"variant", "wrapper_deals_per_s", "wrapper_actions_per_s",
-    "sampled_deals_per_s", "engine_deals_per_s", "ratio", "sampled_ratio", "seconds"}``;
-    actions per second count player actions only (chance outcomes left out, as the engine's
-    count has none)."""
+    through ``legal_actions`` / ``apply_action``, ``returns`` at the end) with the deck drawn at
+    chance nodes (``deal=shuffle``) and with sampled deals (``deal=sampled``, no chance node),
+    against :func:`bummerl.bench.bench_engine` (the engine's in-place hot path, random policy)
+    on the same thread: ``slices`` rounds of the three in turn, ``seconds`` in all, so that all
+    three see the same load of a shared machine. Returns ``{"variant", "wrapper_deals_per_s",
+    "wrapper_actions_per_s", "sampled_deals_per_s", "engine_deals_per_s", "ratio",
+    "sampled_ratio", "seconds"}``; actions per second count player actions only (chance
+    outcomes left out, as the engine's count has none)."""
     import pyspiel
 
     from bummerl import bench
@@ -48,12 +47,22 @@ def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1) -> dict[
     from . import openspiel  # noqa: F401  (registers the game)
 
     rng = random.Random(seed)
-    shuffle, acts = _playouts(pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal"}), seconds / 3, rng)
-    sampled, _ = _playouts(pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal", "deal": "sampled",
-                                                          "seed": seed}), seconds / 3, rng)
-    native = bench.bench_engine(variant, seconds / 3, seed=seed)["deals_per_s"]
-    return {"variant": variant, "wrapper_deals_per_s": round(shuffle, 1), "wrapper_actions_per_s": round(acts, 1),
-            "sampled_deals_per_s": round(sampled, 1), "engine_deals_per_s": native,
+    games = [pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal"}),
+             pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal", "deal": "sampled", "seed": seed})]
+    tot = [[0, 0, 0.0], [0, 0, 0.0], [0, 0, 0.0]]  # deals, actions, seconds: shuffle, sampled, engine
+    part = seconds / 3 / slices
+    for _ in range(slices):
+        for i, g in enumerate(games):
+            d, a, t = _playouts(g, part, rng)
+            tot[i][0] += d
+            tot[i][1] += a
+            tot[i][2] += t
+        e = bench.bench_engine(variant, part, seed=seed)
+        tot[2][0] += e["deals"]
+        tot[2][2] += e["seconds"]
+    shuffle, sampled, native = (x[0] / x[2] for x in tot)
+    return {"variant": variant, "wrapper_deals_per_s": round(shuffle, 1), "wrapper_actions_per_s": round(tot[0][1] / tot[0][2], 1),
+            "sampled_deals_per_s": round(sampled, 1), "engine_deals_per_s": round(native, 1),
             "ratio": round(shuffle / native, 3), "sampled_ratio": round(sampled / native, 3), "seconds": seconds}
 
 
