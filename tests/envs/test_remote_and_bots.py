@@ -129,3 +129,20 @@ def test_from_policy_sees_the_env_observation_and_must_choose_legally() -> None:
     m = new_match("schnapsen-at", seed=1)
     with pytest.raises(BotFault, match="illegal"):
         bad.choose(InfoSet(information_set(m, m.to_act)))
+
+
+async def test_policy_and_openspiel_bots_play_on_the_server(server: str) -> None:
+    """A policy and an OpenSpiel bot, as SDK bots, play a whole match over gRPC (``play_match``:
+    the server's information sets, streamed, answered by the bots)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from bummerl.envs.openspiel import load
+    from bummerl_client import AsyncClient, play_match
+
+    game = load("schnapsen-at", mode="deal")
+    rs = np.random.RandomState(2)
+    bots = [from_policy(lambda obs: int(np.flatnonzero(obs["action_mask"])[-1])),
+            from_openspiel(ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 1.5, 10, random_state=rs))]
+    async with AsyncClient(server) as client:
+        record = await play_match(client, "schnapsen-at", bots, options={"match_target": "2"}, seed=3)
+    assert record["match_result"]["reason"] == "target_reached"
