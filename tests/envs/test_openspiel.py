@@ -307,3 +307,16 @@ def test_bench_openspiel_prints_figures(capsys: pytest.CaptureFixture[str]) -> N
     r = json.loads(capsys.readouterr().out)
     assert r["variant"] == "santase" and min(r["wrapper_deals_per_s"], r["sampled_deals_per_s"], r["engine_deals_per_s"]) > 0
     assert r["ratio"] == pytest.approx(r["wrapper_deals_per_s"] / r["engine_deals_per_s"], abs=0.002)
+
+
+@pytest.mark.parametrize("deal", ["shuffle", "sampled"])
+def test_deal_mode_terminal_state_shows_the_finished_deal(deal: str) -> None:
+    """``mode=deal`` ends the engine's match with the deal (SRV-5 deal limit 1): the terminal
+    views show that deal over, with its history, not a next deal."""
+    game = bos.load("stockschnapsen", mode="deal", deal=deal, seed=1)
+    s = play_random(game.new_initial_state(), random.Random(4))
+    for p in range(3):
+        info = s.info(p)
+        assert info["match"]["over"] and info["deal"]["phase"] == "PHASE_OVER"
+        assert any("card_played" in e or "declared" in e for e in info["deal"]["history"])
+        assert info["match"]["deal_number"] == 0 and len(info["match"]["deals"]) == 1

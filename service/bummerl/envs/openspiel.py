@@ -158,6 +158,9 @@ class BummerlGame(pyspiel.Game):
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         params = {**_PARAMS, **(params or {})}
         self.rules, self.mode, self.max_deals = game_facts(params)
+        #: The engine's deal limit (SRV-5): 1 in ``mode=deal``, so that the match ends with the
+        #: deal and a terminal state shows the finished deal, not a next one.
+        self.engine_max_deals = 1 if self.mode == "deal" else self.max_deals
         self.sampled = params["deal"] == "sampled"
         seed = int(params["seed"])
         self._seeds = random.Random(seed) if seed >= 0 else random.SystemRandom()
@@ -223,7 +226,7 @@ class _Core:
         self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
         if game.sampled:  # every deck and the first dealer from the seed (SRV-1, SRV-4): no chance node
             self.seed = game.next_seed()
-            self.m = MatchState(game.rules, self.seed, (), None, game.max_deals)
+            self.m = MatchState(game.rules, self.seed, (), None, game.engine_max_deals)
             self.first_dealer = self.m.first_dealer
             self.refresh()
 
@@ -271,7 +274,7 @@ class _Core:
         IllegalActionError for an action not legal there), and its state at the start of the
         last deal (match mode; None in deal mode)."""
         g = self.game
-        m = MatchState(g.rules, self.seed, decks, self.first_dealer, g.max_deals)
+        m = MatchState(g.rules, self.seed, decks, self.first_dealer, g.engine_max_deals)
         last = len(decks) - 1
         track = g.mode == "match"
         start = m.copy() if track and last == 0 else None
@@ -310,7 +313,7 @@ class _Core:
         g = self.game
         self.decks = (*self.decks, deck)
         if self.m is None:
-            self.m = MatchState(g.rules, 0, self.decks, self.first_dealer, g.max_deals)
+            self.m = MatchState(g.rules, 0, self.decks, self.first_dealer, g.engine_max_deals)
         else:
             assert self.start is not None
             m = self.start.copy()
@@ -331,10 +334,8 @@ class _Core:
             m.step(action)
         else:
             m.apply(action)  # raises the engine's error
-        if self.game.mode == "deal":
-            self.terminal = bool(m.results)
-        elif m.over:
-            self.terminal = True
+        if m.over or (self.game.mode == "deal" and m.results):  # (a deal that ties at the target
+            self.terminal = True  # goes on to a play-off deal despite the deal limit: STK-MATCH-2)
         elif m.deal_number != before and not self.game.sampled:
             self.deck = []  # the next deal is shuffled by chance nodes
             self.left = list(self.game.deck)
@@ -365,7 +366,7 @@ class BummerlState(pyspiel.State):
         c = st._core
         c.first_dealer = dealer
         c.decks = (tuple(game.deck),)
-        c.m = MatchState(game.rules, 0, c.decks, dealer, game.max_deals)
+        c.m = MatchState(game.rules, 0, c.decks, dealer, game.engine_max_deals)
         c.m.deal = deal
         c.sampler = sampler
         c.refresh()

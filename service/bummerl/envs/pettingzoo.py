@@ -96,7 +96,8 @@ class BummerlEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._rng = random.Random(seed)
-        self.match = MatchState(self.rules, self._rng.getrandbits(63), max_deals=self.max_deals)
+        # mode=deal: a deal limit of 1 (SRV-5) ends the match with the deal, so the views show it finished
+        self.match = MatchState(self.rules, self._rng.getrandbits(63), max_deals=1 if self.mode == "deal" else self.max_deals)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
