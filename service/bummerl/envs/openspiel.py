@@ -335,7 +335,7 @@ class _Core:
         else:
             m.apply(action)  # raises the engine's error
         if m.over or (self.game.mode == "deal" and m.results):  # (a deal that ties at the target
-            self.terminal = True  # goes on to a play-off deal despite the deal limit: STK-MATCH-2)
+            self.terminal = True  # goes on to a play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
         elif m.deal_number != before and not self.game.sampled:
             self.deck = []  # the next deal is shuffled by chance nodes
             self.left = list(self.game.deck)
