@@ -5,6 +5,7 @@
     bummerl play --variant schnapsen-at --bots greedy,random [--server HOST:PORT] [--seed N]
                  [--option name=value ...] [--tc 5+0.1] [--timeout-policy forfeit-match] [--json]
     bummerl bench engine --variant schnapsen-at --seconds 10 [--json]
+    bummerl bench openspiel --variant all --seconds 10 [--json]   (needs bummerl[learning])
     bummerl bench service --matches 64 --seconds 10 [--json]
     bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
@@ -300,6 +301,10 @@ def _bench(args: argparse.Namespace) -> int:
             else:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
                       f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
+    elif args.what == "openspiel":
+        from bummerl.envs.bench import main as bench_openspiel_main
+
+        return bench_openspiel_main(args.variant, args.seconds, args.json)
     elif args.what == "ladder":
         r = bench.bench_ladder(args.matches if args.matches != 64 else 100, variant=args.variant)
         if args.json:
@@ -528,7 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ladder.add_parsers(sub)
     loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt"], help="which figures to print")
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt", "openspiel"],
+                   help="which figures to print")
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0, help="how long to measure, seconds (default 10)")

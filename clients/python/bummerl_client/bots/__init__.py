@@ -37,6 +37,22 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     return cls(seed)
 
 
+def from_policy(policy: object, perfect_recall: bool = False, seed: int | None = None) -> Bot:
+    """A PettingZoo / Gymnasium policy (observation dict -> action id) as a Bot: see
+    :class:`bummerl.envs.adapters.PolicyBot` (needs ``bummerl[learning]``)."""
+    from bummerl.envs.adapters import PolicyBot
+
+    return PolicyBot(policy, perfect_recall, seed)  # type: ignore[arg-type]
+
+
+def from_openspiel(bot: object, seed: int | None = None) -> Bot:
+    """An OpenSpiel bot (``ISMCTSBot``, ``MCTSBot``...) as a Bot for the two-player variants: see
+    :class:`bummerl.envs.adapters.OpenSpielBot` (needs ``bummerl[learning]``)."""
+    from bummerl.envs.adapters import OpenSpielBot
+
+    return OpenSpielBot(bot, seed)
+
+
 def split_bot_specs(text: str) -> list[str]:
     """``"strong:budget_ms=50,samples=8,greedy"`` -> ``["strong:budget_ms=50,samples=8", "greedy"]``.
 
@@ -52,4 +68,4 @@ def split_bot_specs(text: str) -> list[str]:
     return out
 
 
-__all__ = ["BOTS", "GreedyBot", "RandomBot", "StrongBot", "make_bot", "split_bot_specs"]
+__all__ = ["BOTS", "GreedyBot", "RandomBot", "StrongBot", "from_openspiel", "from_policy", "make_bot", "split_bot_specs"]

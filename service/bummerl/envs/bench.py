@@ -1,0 +1,154 @@
+"""OpenSpiel figures (benchmarks that print figures, not timed tests): ``bummerl bench openspiel``
+(random playouts per second through the OpenSpiel game, as a ratio of the native engine's
+``bench engine`` in the same run) and ``python -m bummerl.envs.bench ismcts`` (OpenSpiel's
+ISMCTSBot against bundled bots over duplicate deal pairs)."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+
+def _playouts(game: Any, seconds: float, rng: random.Random) -> tuple[int, int, float]:
+    """Random deals through pyspiel for ``seconds``: ``(deals, player actions, seconds)``."""
+    choice = rng.choice
+    deals = acts = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(20):
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    s.apply_action(choice(s.chance_outcomes())[0])
+                else:
+                    s.apply_action(choice(s.legal_actions()))
+                    acts += 1
+            s.returns()
+            deals += 1
+    return deals, acts, time.perf_counter() - t0
+
+
+def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1, slices: int = 10) -> dict[str, Any]:
+    """Random deals of ``variant`` through ``pyspiel`` (``mode=deal``; uniform random actions
+    through ``legal_actions`` / ``apply_action``, ``returns`` at the end) with the deck drawn at
+    chance nodes (``deal=shuffle``) and with sampled deals (``deal=sampled``, no chance node),
+    against :func:`bummerl.bench.bench_engine` (the engine's in-place hot path, random policy)
+    on the same thread: ``slices`` rounds of the three in turn, ``seconds`` in all, so that all
+    three see the same load of a shared machine. Returns ``{"variant", "wrapper_deals_per_s",
+    "wrapper_actions_per_s", "sampled_deals_per_s", "engine_deals_per_s", "ratio",
+    "sampled_ratio", "seconds"}``; actions per second count player actions only (chance
+    outcomes left out, as the engine's count has none)."""
+    import pyspiel
+
+    from bummerl import bench
+
+    from . import openspiel  # noqa: F401  (registers the game)
+
+    rng = random.Random(seed)
+    games = [pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal"}),
+             pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal", "deal": "sampled", "seed": seed})]
+    tot = [[0, 0, 0.0], [0, 0, 0.0], [0, 0, 0.0]]  # deals, actions, seconds: shuffle, sampled, engine
+    part = seconds / 3 / slices
+    for _ in range(slices):
+        for i, g in enumerate(games):
+            d, a, t = _playouts(g, part, rng)
+            tot[i][0] += d
+            tot[i][1] += a
+            tot[i][2] += t
+        e = bench.bench_engine(variant, part, seed=seed)
+        tot[2][0] += e["deals"]
+        tot[2][2] += e["seconds"]
+    shuffle, sampled, native = (x[0] / x[2] for x in tot)
+    return {"variant": variant, "wrapper_deals_per_s": round(shuffle, 1), "wrapper_actions_per_s": round(tot[0][1] / tot[0][2], 1),
+            "sampled_deals_per_s": round(sampled, 1), "engine_deals_per_s": round(native, 1),
+            "ratio": round(shuffle / native, 3), "sampled_ratio": round(sampled / native, 3), "seconds": seconds}
+
+
+def main(variant: str, seconds: float, as_json: bool) -> int:
+    """``bummerl bench openspiel``: one line per variant (``all`` = every variant)."""
+    import json
+
+    from bummerl.rules import list_variants
+
+    variants = [v.id for v in list_variants()] if variant == "all" else [variant]
+    for v in variants:
+        r = bench_openspiel(v, seconds)
+        if as_json:
+            print(json.dumps(r))
+        else:
+            print(f"openspiel {v}: random deals/s through pyspiel {r['wrapper_deals_per_s']:,.0f} with chance nodes "
+                  f"({r['wrapper_actions_per_s']:,.0f} player actions/s), {r['sampled_deals_per_s']:,.0f} sampled; engine "
+                  f"{r['engine_deals_per_s']:,.0f} deals/s: {r['ratio']}x / {r['sampled_ratio']}x ({seconds} s, one core)")
+    return 0
+
+
+def ismcts_bot_class(variant: str, simulations: int) -> type:
+    """A :class:`bummerl_client.Bot` class (``cls(seed)``, as :func:`bummerl_client.bots.make_bot`
+    builds bundled bots) playing OpenSpiel's ``ISMCTSBot`` with ``simulations`` per decision
+    (UCT constant 1.5, one random rollout per leaf, a fresh search per decision) through
+    :func:`bummerl_client.bots.from_openspiel`; it counts ``decisions`` and ``think_s``."""
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from .adapters import OpenSpielBot
+    from .openspiel import load
+
+    game = load(variant, mode="deal")
+
+    class IsmctsBot(OpenSpielBot):
+        name = f"ismcts{simulations}"
+
+        def __init__(self, seed: int | None = None) -> None:
+            rs = np.random.RandomState(seed or 0)
+            super().__init__(ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 1.5, simulations,
+                                              random_state=rs), seed)
+            self.decisions = 0
+            self.think_s = 0.0
+
+        def choose(self, info: Any) -> int:
+            t0 = time.perf_counter()
+            a = super().choose(info)
+            self.decisions += 1
+            self.think_s += time.perf_counter() - t0
+            return a
+
+    return IsmctsBot
+
+
+def bench_ismcts(variant: str = "schnapsen-at", pairs: int = 200, simulations: int = 100,
+                 opponents: tuple[str, ...] = ("greedy", "strong"), seed: int = 1) -> list[dict[str, Any]]:
+    """OpenSpiel's ISMCTSBot (``simulations`` per decision) against each of ``opponents`` over
+    ``pairs`` duplicate deal pairs of ``variant``, by :func:`bummerl.bench.bench_strong` (the
+    same deals, seat swap and suit relabelling, Elo with the 95% interval from
+    :mod:`bummerl.ladder.stats`); the bot is registered for the run as ``ismcts<simulations>``."""
+    from bummerl import bench
+    from bummerl_client.bots import BOTS
+
+    name = f"ismcts{simulations}"
+    BOTS[name] = ismcts_bot_class(variant, simulations)
+    try:
+        return [r for o in opponents for r in bench.bench_strong(pairs, variant, name, o, 1, seed)]
+    finally:
+        del BOTS[name]
+
+
+if __name__ == "__main__":  # python -m bummerl.envs.bench ismcts --pairs 200 --simulations 100
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m bummerl.envs.bench",
+                                 description="OpenSpiel figures: 'openspiel' (playouts/s) or 'ismcts' (Elo)")
+    ap.add_argument("what", choices=["openspiel", "ismcts"])
+    ap.add_argument("--variant", default="schnapsen-at")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--pairs", type=int, default=200)
+    ap.add_argument("--simulations", type=int, default=100)
+    ap.add_argument("--opponents", default="greedy,strong")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if a.what == "openspiel":
+        raise SystemExit(main(a.variant, a.seconds, False))
+    for r in bench_ismcts(a.variant, a.pairs, a.simulations, tuple(a.opponents.split(",")), a.seed):
+        print(json.dumps(r))

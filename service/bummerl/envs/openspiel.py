@@ -1,0 +1,617 @@
+"""Every Bummerl variant as an OpenSpiel game: ``pyspiel.load_game("bummerl", {"variant": ...})``.
+
+Importing this module registers the Python game ``"bummerl"`` with ``pyspiel.register_game``
+(needs ``open-spiel``: ``pip install 'bummerl[learning]'``)::
+
+    import pyspiel
+    import bummerl.envs.openspiel  # noqa: F401  (registers "bummerl")
+    game = pyspiel.load_game("bummerl", {"variant": "snapszer-hu-2p", "mode": "deal"})
+
+Parameters:
+
+* ``variant`` (string): a variant id or alias (docs/RULES.md; default ``schnapsen-at``);
+* ``mode`` (string): ``match`` (default: one Bummerl to the variant's target, every deal
+  shuffled by chance nodes) or ``deal`` (one deal is the game);
+* ``max_deals`` (int): 0 (none) or a deal limit (SRV-5: the higher total wins after that many
+  deals), which bounds a match;
+* ``deal`` (string): ``shuffle`` (default: explicit chance nodes, below) or ``sampled`` (no chance
+  node: the first dealer and every deck come from the engine's seed, SRV-1 / SRV-4, which each
+  new state draws from ``seed``; OpenSpiel's ``SAMPLED_STOCHASTIC``, faster for playouts; such
+  states cannot be serialised or pickled by OpenSpiel, which asks a sampled game for an RNG
+  state its Python games cannot give);
+* ``seed`` (int): the seed of the sampled deals, -1 (default) = a secret one;
+* every table option of docs/RULES.md §13.2 by name: an enum option as a string
+  (``close_timing="after_draw"``, ``""`` = the variant's default), an int option as an int
+  (``match_target=3``) and a bool option as an int (1 true, 0 false); -1 (their default) keeps
+  the variant's default. (OpenSpiel re-reads a game's parameters from its string form, where
+  ``"3"`` and ``"true"`` become an int and a bool, so options cannot be strings as on the wire,
+  and a bool parameter would have no "unset" value.) A bad value raises the engine's
+  ``InvalidOptionError`` naming it; an option the variant does not have is refused the same way.
+
+Game facts: sequential, imperfect information, explicit stochastic (``deal=shuffle``). Chance
+nodes: the first dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card
+by card (top first, uniform over the cards left, SRV-1; outcome = card id). Actions are the engine's ids
+(:mod:`bummerl.rules.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
+for the two-player trick-and-draw games, 89 with bidding, trump naming, laying away and kontra);
+``action_to_string`` gives the text form (``"play QH"``, ``"marriage KH"``, ``"bid gang"``).
+
+Returns are game points, at the end (terminal reward model). With two sides (two seats, or the
+two partnerships of four seats) the game is zero-sum: a seat's return = the game points its side
+was credited minus the other side's. With three seats it is general-sum: a seat's return = the
+game points credited to it (docs/RULES.md §13.1 scoring tables, STK-SCORE-1 included). ``mode =
+deal`` counts the first deal only; ``match`` every deal of the match (play-off deals are
+credited nothing). Utility range: :func:`bummerl.envs.common.max_deal_points` per deal; in
+``match`` mode ``(2 * sets - 1) * (target + that)``.
+
+Observations (:mod:`bummerl.envs.encoding`: every piece with its shape) are built only from
+``information_set(state, seat)``, the dict the server sends that seat, so a tensor never holds a
+card the seat may not see: the information state (perfect recall within the deal) adds the deal's
+public history to the observation. (Perfect recall as the server sends it: every public event
+and the seat's current hand, earlier deals by their results; not the order in which the seat drew
+the cards still in its hand, which changes nothing the seat can infer about hidden cards.) The
+strings: the information state string is that information set as canonical JSON (the legal
+actions left out), the observation string a short text of the current view. While a deal is being shuffled every seat sees only the match part.
+
+``resample_from_infostate(player, sampler)`` (for ``ISMCTSBot``) deals the cards hidden from
+``player`` anew (a uniform permutation of every card that player has not seen, over the places
+it has not seen) and replays the deal's actions on it, checked (a deal in which a past action
+would be illegal is drawn again); the result gives ``player`` exactly the same information set.
+It does not infer voids from earlier play (a card an opponent could not have held may be dealt
+to him), as is usual for determinized search.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from bummerl.rules import (
+    IllegalActionError,
+    InvalidOptionError,
+    action_to_string,
+    find_variant,
+    information_set,
+    list_variants,
+)
+from bummerl.rules import actions as A
+from bummerl.rules.cards import card_code
+from bummerl.rules.state import DealState, MatchState
+from bummerl.rules.variant import CATALOGUE, Rules
+
+from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
+from .encoding import Encoder
+
+__all__ = ["GAME_NAME", "VARIANTS", "BummerlGame", "BummerlState", "DeterminizedMCTSBot", "game_facts", "load",
+           "openspiel_params"]
+
+GAME_NAME = "bummerl"
+#: Variant ids (listing them also loads every variant module, which adds the options of the
+#: three- and four-player games to the catalogue).
+VARIANTS: tuple[str, ...] = tuple(s.id for s in list_variants())
+#: Unset option (the variant's default): ``""`` for an enum option, ``-1`` for an int or bool one.
+UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(CATALOGUE.items())}
+_PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, "deal": "shuffle",
+                           "seed": -1, **UNSET}
+_OWN = ("variant", "mode", "max_deals", "deal", "seed")
+_RESAMPLE_TRIES = 200
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_GAMES: dict[str, BummerlGame] = {}  # games of unpickled states, by parameters
+_CARD_RE = re.compile(r'"([ATKQJ9][CSHD])"')
+
+
+def game_facts(params: Mapping[str, Any]) -> tuple[Rules, str, int]:
+    """``(rules, mode, max_deals)`` of the game parameters; raises UnknownVariantError,
+    InvalidOptionError or ValueError (``mode``, ``max_deals``, ``deal``)."""
+    if str(params.get("deal", "shuffle")) not in ("shuffle", "sampled"):
+        raise ValueError(f"deal must be 'shuffle' or 'sampled', not {params.get('deal')!r}")
+    spec = find_variant(str(params.get("variant", "schnapsen-at")))
+    options: dict[str, object] = {}
+    for k, v in params.items():
+        if k in _OWN or v == UNSET.get(k, object()):
+            continue
+        if k in CATALOGUE and CATALOGUE[k].type == "bool" and isinstance(v, int) and not isinstance(v, bool):
+            if v not in (0, 1):
+                raise InvalidOptionError(k, f"expected 0 (false), 1 (true) or -1 (the variant's default), got {v}")
+            v = bool(v)
+        options[k] = v
+    rules = spec.configure(options)
+    mode = str(params.get("mode", "match"))
+    if mode not in ("match", "deal"):
+        raise ValueError(f"mode must be 'match' or 'deal', not {mode!r}")
+    max_deals = int(params.get("max_deals", 0))
+    if max_deals < 0:
+        raise ValueError("max_deals must be >= 0")
+    return rules, mode, max_deals
+
+
+def _game_type(utility: Any = None, sampled: bool = False) -> pyspiel.GameType:
+    chance = pyspiel.GameType.ChanceMode
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Bummerl (Schnapsen family)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=chance.SAMPLED_STOCHASTIC if sampled else chance.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility if utility is not None else pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=4,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_PARAMS,
+    )
+
+
+class BummerlGame(pyspiel.Game):
+    """One variant with its table options (module docstring). ``rules``, ``mode``,
+    ``max_deals``, ``encoder`` (:class:`~bummerl.envs.encoding.Encoder`) are public."""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        params = {**_PARAMS, **(params or {})}
+        self.rules, self.mode, self.max_deals = game_facts(params)
+        #: The engine's deal limit (SRV-5): 1 in ``mode=deal``, so that the match ends with the
+        #: deal and a terminal state shows the finished deal, not a next one.
+        self.engine_max_deals = 1 if self.mode == "deal" else self.max_deals
+        self.sampled = params["deal"] == "sampled"
+        seed = int(params["seed"])
+        self._seeds = random.Random(seed) if seed >= 0 else random.SystemRandom()
+        r = self.rules
+        n = r.spec.num_players
+        self.deck: tuple[int, ...] = tuple(sorted(r.deck))
+        self.encoder = Encoder(n, len(self.deck))
+        per_deal = max_deal_points(r)
+        if self.mode == "deal":
+            bound = per_deal
+            deals = 1
+        else:
+            sets = 2 * r.sets_goal - 1
+            bound = sets * (r.set_goal + per_deal)
+            teams = len(set(r.spec.team_of_seat))
+            deals = self.max_deals or 2 * sets * (teams * max(1, r.set_goal - 1) + 1) + 4
+        two = two_sides(r)
+        utility = pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM
+        per_deal_length = self.encoder.rows + len(self.deck)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=num_actions(r),
+            max_chance_outcomes=max(len(self.deck), n, 24),
+            num_players=n,
+            min_utility=float(-bound if two else 0),
+            max_utility=float(bound),
+            utility_sum=0.0 if two else None,
+            max_game_length=1 + deals * per_deal_length,
+        )
+        super().__init__(_game_type(utility, self.sampled), info, params)
+
+    def new_initial_state(self) -> BummerlState:
+        return BummerlState(self)
+
+    def next_seed(self) -> int:
+        """The deal seed of a new state in ``deal=sampled`` mode (from the ``seed`` parameter)."""
+        return self._seeds.getrandbits(63)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        if params:
+            raise ValueError(f"observation parameters not supported; passed {params}")
+        return _Observer(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class _Core:
+    """The mutable part of a state, in one attribute so that OpenSpiel's clone (a ``deepcopy``
+    of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
+
+    __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
+                 "sampler", "seed")
+
+    def __init__(self, game: BummerlGame) -> None:
+        self.game = game
+        self.m: MatchState | None = None     # None until the first deal is dealt
+        self.first_dealer = -1               # chance outcome 1 (-1: not drawn yet)
+        self.deck: list[int] | None = None   # cards drawn so far while a deck is being shuffled
+        self.decks: tuple[tuple[int, ...], ...] = ()
+        self.start: MatchState | None = None  # the match at the start of the current deal (match mode)
+        self.terminal = False
+        self.player = _CHANCE                 # cached current player
+        self.legal: list[int] | None = None  # cached sorted legal actions of the player
+        self.left: list[int] = []             # cards not drawn yet while a deck is shuffled
+        self.sampler: Any = None              # resample_from_infostate of a state built from a deal
+        self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
+        if game.sampled:  # every deck and the first dealer from the seed (SRV-1, SRV-4): no chance node
+            self.seed = game.next_seed()
+            self.m = MatchState(game.rules, self.seed, (), None, game.engine_max_deals)
+            self.first_dealer = self.m.first_dealer
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the cached current player after a change; forget the cached legal actions."""
+        self.legal = None
+        if self.first_dealer < 0 or self.deck is not None:
+            self.player = _CHANCE
+        elif self.terminal:
+            self.player = _TERMINAL
+        else:
+            assert self.m is not None
+            self.player = self.m.to_act
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Plain data for pickling (OpenSpiel serialises a Python state's attributes with
+        pickle): the game's parameters, the chance outcomes and the actions; the match is
+        replayed from them."""
+        return {"params": dict(self.game.get_parameters()), "seed": self.seed, "first_dealer": self.first_dealer,
+                "deck": self.deck,
+                "decks": self.decks, "terminal": self.terminal,
+                "actions": [a for _, a in self.m.actions] if self.m is not None else None}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        key = json.dumps(data["params"], sort_keys=True)
+        game = _GAMES.get(key)
+        if game is None:
+            game = _GAMES[key] = BummerlGame(data["params"])
+        self.game = game
+        self.seed = data["seed"]
+        self.first_dealer = data["first_dealer"]
+        self.deck = data["deck"]
+        self.decks = tuple(tuple(d) for d in data["decks"])
+        self.terminal = data["terminal"]
+        self.m = self.start = None
+        self.left = [x for x in game.deck if x not in (self.deck or ())]
+        self.sampler = None
+        if data["actions"] is not None:
+            self.m, self.start = self.replay(self.decks, data["actions"])
+        self.refresh()
+
+    def replay(self, decks: tuple[tuple[int, ...], ...], actions: list[int],
+               checked: bool = False) -> tuple[MatchState, MatchState | None]:
+        """The match replayed on ``decks`` with ``actions`` (``checked``: raises
+        IllegalActionError for an action not legal there), and its state at the start of the
+        last deal (match mode; None in deal mode)."""
+        g = self.game
+        m = MatchState(g.rules, self.seed, decks, self.first_dealer, g.engine_max_deals)
+        last = len(decks) - 1
+        track = g.mode == "match"
+        start = m.copy() if track and last == 0 else None
+        for a in actions:
+            if checked:
+                m.apply(a)
+            else:
+                m.step(a)
+            if start is None and track and m.deal_number == last:
+                start = m.copy()
+        return m, start
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
+        c = _Core.__new__(_Core)
+        c.game = self.game
+        c.m = self.m.copy() if self.m is not None else None
+        c.first_dealer = self.first_dealer
+        c.deck = None if self.deck is None else self.deck[:]
+        c.decks = self.decks
+        c.start = self.start  # never changed in place
+        c.terminal = self.terminal
+        c.player = self.player
+        c.legal = self.legal
+        c.left = self.left[:]
+        c.sampler = self.sampler
+        c.seed = self.seed
+        return c
+
+    @property
+    def dealing(self) -> bool:
+        return self.first_dealer < 0 or self.deck is not None
+
+    def deal_in(self, deck: tuple[int, ...]) -> None:
+        """The shuffled deck of the next deal is complete: deal it (match start), or re-deal the
+        deal the engine began from its seed by replaying the finished deal from its start."""
+        g = self.game
+        self.decks = (*self.decks, deck)
+        if self.m is None:
+            self.m = MatchState(g.rules, 0, self.decks, self.first_dealer, g.engine_max_deals)
+        else:
+            assert self.start is not None
+            m = self.start.copy()
+            m.decks = self.decks
+            for _, a in self.m.actions[len(m.actions):]:
+                m.step(a)
+            self.m = m
+        self.deck = None
+        if g.mode == "match":
+            self.start = self.m.copy()
+
+    def step(self, action: int) -> None:
+        m = self.m
+        assert m is not None
+        before = m.deal_number
+        legal = self.legal if self.legal is not None else m.legal_actions()
+        if action in legal:
+            m.step(action)
+        else:
+            m.apply(action)  # raises the engine's error
+        if m.over or (self.game.mode == "deal" and m.results):  # (a deal that ties at the target
+            self.terminal = True  # goes on to a play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
+        elif m.deal_number != before and not self.game.sampled:
+            self.deck = []  # the next deal is shuffled by chance nodes
+            self.left = list(self.game.deck)
+
+
+class BummerlState(pyspiel.State):
+    """A state of :class:`BummerlGame`. ``match`` is the engine's :class:`MatchState` (None
+    before the first deal is dealt; while a later deal is shuffled it already holds a deal the
+    engine made from its own seed, which no view shows and which is replaced)."""
+
+    def __init__(self, game: BummerlGame) -> None:
+        super().__init__(game)
+        self._core = _Core(game)
+
+    @property
+    def match(self) -> MatchState | None:
+        return self._core.m
+
+    @classmethod
+    def from_deal(cls, game: BummerlGame, deal: DealState, dealer: int,
+                  sampler: Callable[[int, Any], BummerlState]) -> BummerlState:
+        """A ``mode=deal`` state holding ``deal`` (a two-player deal rebuilt from an information
+        set, :mod:`bummerl_client.bots.determinize`) whose ``resample_from_infostate(p, s)`` is
+        ``sampler(p, s)``. Such a state has no chance history and cannot be pickled."""
+        if game.mode != "deal":
+            raise ValueError("from_deal needs a game of mode 'deal'")
+        st = cls(game)
+        c = st._core
+        c.first_dealer = dealer
+        c.decks = (tuple(game.deck),)
+        c.m = MatchState(game.rules, 0, c.decks, dealer, game.engine_max_deals)
+        c.m.deal = deal
+        c.sampler = sampler
+        c.refresh()
+        return st
+
+    # ---------------------------------------------------------------- OpenSpiel API
+    def current_player(self) -> int:
+        return self._core.player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        c = self._core
+        if player != c.player or player < 0:
+            return []
+        if c.legal is None:
+            assert c.m is not None
+            c.legal = sorted(c.m.legal_actions())
+        return c.legal
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        c = self._core
+        if c.first_dealer < 0:
+            n = c.game.rules.spec.num_players
+            return [(s, 1.0 / n) for s in range(n)]
+        p = 1.0 / len(c.left)
+        return [(x, p) for x in c.left]
+
+    def _apply_action(self, action: int) -> None:
+        c = self._core
+        if c.first_dealer < 0:
+            n = c.game.rules.spec.num_players
+            if not 0 <= action < n:
+                raise ValueError(f"first dealer must be a seat 0..{n - 1}, not {action}")
+            c.first_dealer = int(action)
+            c.deck = []
+            c.left = list(c.game.deck)
+        elif c.deck is not None:
+            if action not in c.left:
+                raise ValueError(f"card {action} is not left to deal")
+            c.deck.append(int(action))
+            c.left.remove(action)
+            if not c.left:
+                c.deal_in(tuple(c.deck))
+        else:
+            c.step(int(action))
+        c.refresh()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"dealer {action}" if self._core.first_dealer < 0 else f"deal {card_code(action)}"
+        return action_to_string(action)
+
+    def is_terminal(self) -> bool:
+        return self._core.terminal
+
+    def returns(self) -> list[float]:
+        c = self._core
+        n = c.game.rules.spec.num_players
+        if not c.terminal or c.m is None:
+            return [0.0] * n
+        return returns_of(c.game.rules, c.m.results[:1] if c.game.mode == "deal" else c.m.results)
+
+    def __str__(self) -> str:
+        c = self._core
+        decks = " | ".join(" ".join(card_code(x) for x in d) for d in c.decks)
+        acts = " ".join(str(a) for _, a in c.m.actions) if c.m is not None else ""
+        dealing = "" if c.deck is None else " dealing " + " ".join(card_code(x) for x in c.deck)
+        seed = f"seed {c.seed}; " if c.game.sampled else ""
+        return f"{seed}dealer {c.first_dealer}; decks {decks}; actions {acts}{dealing}"
+
+    # ---------------------------------------------------------------- views
+    def info(self, player: int) -> dict[str, Any]:
+        """``player``'s information set (:func:`bummerl.rules.information_set`) without the legal
+        actions; while a deck is being shuffled only ``variant``, ``seat``, ``num_seats`` and
+        ``match`` (before the first deal: an empty match), ``deal`` None."""
+        c = self._core
+        n = c.game.rules.spec.num_players
+        if not 0 <= player < n:
+            raise ValueError(f"player {player} is not at this table (0..{n - 1})")
+        if c.m is None:
+            return {"variant": c.game.rules.spec.id, "seat": player, "num_seats": n,
+                    "match": {"game_points": [0] * n, "sets_won": [0] * n, "deal_number": 0, "dealer": -1},
+                    "deal": None}
+        info: dict[str, Any] = dict(information_set(c.m, player))
+        info.pop("legal_actions", None)
+        info.pop("clocks", None)
+        if c.deck is not None:
+            info = {"variant": info["variant"], "seat": player, "num_seats": n, "match": info["match"],
+                    "deal": None}
+        return info
+
+    def _dealt_decks(self) -> tuple[tuple[int, ...], ...]:
+        """``deal=sampled``: the deck of every deal so far, from the seed (a play-off deal's from
+        its own variant's deck, as the engine dealt it)."""
+        m = self._core.m
+        assert m is not None
+        plan = m.rules.spec.plan
+        po = getattr(plan, "playoff_variant", None)
+        po_rules = find_variant(po).configure() if po else m.rules
+        return tuple(tuple(m.deck_for(i, po_rules if i < len(m.results) and m.results[i].playoff
+                                      else getattr(m.deal, "rules", m.rules) if i == m.deal_number else m.rules))
+                     for i in range(m.deal_number + 1))
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> BummerlState:
+        """A state that ``player_id`` cannot tell from this one (module docstring), drawn with
+        ``probability_sampler`` (OpenSpiel's sampler, a callable giving a float in [0, 1); None =
+        Python's ``random``). Earlier actions are replayed checked, so a deal in which a past action
+        would have been illegal (a trump named from a suit the seat held, 4 alsó without the four
+        jacks) is refused and another drawn: up to 100 uniform permutations of the hidden cards,
+        then 100 single swaps of two of them. Raises RuntimeError if none fits."""
+        rng = random.Random(int(probability_sampler() * 2**53) if probability_sampler is not None
+                            else random.getrandbits(53))
+        c = self._core
+        if c.sampler is not None:
+            return c.sampler(player_id, probability_sampler or random.random)  # type: ignore[no-any-return]
+        new = self.clone()
+        nc: _Core = new._core
+        if c.m is None or c.dealing:
+            if nc.deck:  # the cards shuffled so far are hidden from everybody
+                nc.deck = rng.sample(list(c.game.deck), len(nc.deck))
+                nc.left = [x for x in c.game.deck if x not in nc.deck]
+            return new
+        want = json.dumps(self.info(player_id), sort_keys=True)
+        base = c.decks if not c.game.sampled else self._dealt_decks()
+        k = len(base) - 1
+        seen = {_code_id(x) for x in _CARD_RE.findall(want)}
+        pool = [x for x in base[k] if x not in seen]
+        for attempt in range(_RESAMPLE_TRIES):
+            perm = pool[:]
+            if attempt < _RESAMPLE_TRIES // 2:
+                rng.shuffle(perm)
+            elif len(perm) >= 2:  # past actions that needed a hidden card (a trump named from a
+                i, j = rng.sample(range(len(perm)), 2)  # suit held, a contract's cards): swap two
+                perm[i], perm[j] = perm[j], perm[i]
+            sigma = dict(zip(pool, perm, strict=True))
+            decks = (*base[:k], tuple(sigma.get(x, x) for x in base[k]))
+            actions = [_relabel(a, sigma) for _, a in c.m.actions]  # a hidden discard lays away the new card
+            if c.game.sampled:
+                nc.seed = rng.getrandbits(63)  # later deals are hidden from everybody: a new seed
+            try:
+                nc.m, nc.start = c.replay(decks, actions, checked=True)
+            except IllegalActionError:
+                continue
+            nc.decks = decks if not c.game.sampled else ()
+            nc.refresh()
+            if json.dumps(new.info(player_id), sort_keys=True) == want:
+                return new
+        raise RuntimeError(f"no deal consistent with seat {player_id}'s information set found in {_RESAMPLE_TRIES} tries")
+
+
+def _relabel(a: int, sigma: Mapping[int, int]) -> int:
+    """Action ``a`` with the card it names replaced by ``sigma`` (only a ``discard`` can name a
+    card hidden from the resampling seat: cards played or shown are seen by everybody)."""
+    if A.DISCARD <= a < A.BID:
+        return A.DISCARD + sigma.get(a - A.DISCARD, a - A.DISCARD)
+    return a
+
+
+def _code_id(code: str) -> int:
+    from bummerl.rules.cards import parse_card
+
+    return parse_card(code)
+
+
+class _Observer:
+    """OpenSpiel's PyObserver: ``tensor`` + ``dict`` (named views) and ``string_from``.
+    Private information: the observing seat's (``SINGLE_PLAYER``, the default) or none
+    (``NONE``: the hand, own points and laid-away cards are left out); all players' private
+    information is not offered (ValueError)."""
+
+    def __init__(self, game: BummerlGame, iig_obs_type: Any) -> None:
+        self.encoder = game.encoder
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        pi = iig_obs_type.private_info
+        if pi == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("bummerl observations never show other players' private cards")
+        self.public_only = pi == pyspiel.PrivateInfoType.NONE
+        size = self.encoder.info_size if self.perfect_recall else self.encoder.size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = self.encoder.views(self.tensor, self.perfect_recall)
+
+    def _info(self, state: BummerlState, player: int) -> dict[str, Any]:
+        info = state.info(player)
+        if self.public_only and info.get("deal") is not None:
+            deal = dict(info["deal"])
+            deal["hand"] = []
+            deal["laid_away"] = []
+            deal.pop("own_tricks", None)
+            info["deal"] = deal
+        return info
+
+    def set_from(self, state: BummerlState, player: int) -> None:
+        self.encoder.encode(self._info(state, player), self.perfect_recall, self.tensor)
+
+    def string_from(self, state: BummerlState, player: int) -> str:
+        info = self._info(state, player)
+        if self.perfect_recall:
+            return json.dumps(info, sort_keys=True, separators=(",", ":"))
+        return observation_text(info)
+
+
+def openspiel_params(variant: str, options: Mapping[str, str], mode: str = "match") -> dict[str, Any]:
+    """The game parameters of a table whose options are wire strings (an information set's
+    ``options``): enum options stay strings, int options become ints, bool options 0 / 1."""
+    out: dict[str, Any] = {"variant": variant, "mode": mode}
+    for k, v in options.items():
+        o = CATALOGUE[k]
+        out[k] = str(v) if o.type == "enum" else int(bool(o.parse(v))) if o.type == "bool" else int(v)
+    return out
+
+
+def load(variant: str = "schnapsen-at", **params: Any) -> BummerlGame:
+    """``pyspiel.load_game("bummerl", {"variant": variant, **params})`` with bool options given
+    as Python bools (``load("santase", mode="deal", match_target=3, auto_declare=True)``)."""
+    return pyspiel.load_game(GAME_NAME, {"variant": variant, **{k: int(v) if isinstance(v, bool) else v
+                                                                for k, v in params.items()}})
+
+
+class DeterminizedMCTSBot(pyspiel.Bot):
+    """OpenSpiel's ``MCTSBot`` with determinization (perfect-information Monte Carlo): at each
+    decision ``worlds`` states are drawn with ``resample_from_infostate`` and searched by an
+    ``MCTSBot`` of ``simulations`` each (random rollouts); the action with the most root visits
+    summed over the worlds is played. ``seed`` makes it reproducible."""
+
+    def __init__(self, game: BummerlGame, worlds: int = 4, simulations: int = 50, rollouts: int = 1,
+                 seed: int = 0) -> None:
+        from open_spiel.python.algorithms import mcts
+
+        super().__init__()
+        self._rng = np.random.RandomState(seed)
+        evaluator = mcts.RandomRolloutEvaluator(rollouts, self._rng)
+        self._mcts = mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=self._rng, solve=False)
+        self._worlds = worlds
+
+    def step(self, state: BummerlState) -> int:
+        visits: dict[int, int] = {}
+        player = state.current_player()
+        for _ in range(self._worlds):
+            world = state.resample_from_infostate(player, self._rng.random_sample)
+            root = self._mcts.mcts_search(world)
+            for child in root.children:
+                visits[child.action] = visits.get(child.action, 0) + child.explore_count
+        return max(sorted(visits), key=lambda a: visits[a])
+
+    def restart_at(self, state: BummerlState) -> None:
+        pass
+
+
+pyspiel.register_game(_game_type(), BummerlGame)

@@ -1,0 +1,148 @@
+"""The env against a live server (``env(..., server=, token=, match_id=, seat=)``: a real ``bummerl
+serve`` process on the session's Valkey, the other seat played over the network by a thread), and
+learning agents as SDK bots (``bots.from_policy``, ``bots.from_openspiel``)."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+pytest.importorskip("pettingzoo", reason="needs the learning extra: pip install 'bummerl[learning]'")
+pyspiel = pytest.importorskip("pyspiel", reason="needs the learning extra: pip install 'bummerl[learning]'")
+import numpy as np  # noqa: E402
+from e2e.e2e_servers import free_port, start_server  # noqa: E402
+
+from bummerl.envs.common import returns_of  # noqa: E402
+from bummerl.envs.pettingzoo import env  # noqa: E402
+from bummerl.rules import apply, find_variant, information_set, new_match  # noqa: E402
+from bummerl_client import Client  # noqa: E402
+from bummerl_client.bot import BotFault, InfoSet  # noqa: E402
+from bummerl_client.bots import from_openspiel, from_policy, make_bot  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(redis_url: str):
+    port = free_port()
+    proc = start_server(redis_url, port)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def play_other_seat(target: str, match_id: str, seat: int, token: str, stop: threading.Event) -> None:
+    """Uniform random play of ``seat`` over gRPC until the match is over."""
+    rng = random.Random(seat)
+    with Client(target) as c:
+        while not stop.is_set():
+            info = c.information_set(match_id, seat, token)
+            if info["match"]["over"]:
+                return
+            if info["legal_actions"]:
+                c.submit_action(match_id, seat, token, int(info["version"]), rng.choice(info["legal_actions"])["id"])
+            else:
+                stop.wait(0.01)
+
+
+def test_remote_env_plays_a_seat_of_a_live_match(server: str) -> None:
+    with Client(server) as c:
+        match = c.create_match("schnapsen-at", {"match_target": "3"}, seats=["agent", "random"], seed=7)
+    stop = threading.Event()
+    other = threading.Thread(target=play_other_seat, args=(server, match.match_id, 1, match.tokens[1], stop))
+    other.start()
+    try:
+        e = env("schnapsen-at", server=server, token=match.tokens[0], match_id=match.match_id, seat=0)
+        e.reset()
+        assert e.agents == ["seat_0"]
+        total, steps = 0.0, 0
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            total += reward
+            if term or trunc:
+                e.step(None)
+                continue
+            assert e.observation_space(agent).contains(obs)
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            assert legal == sorted(info["legal_actions"])
+            e.step(legal[0])
+            steps += 1
+        assert steps > 0 and e.info["match"]["over"]
+        assert total == returns_of(find_variant("schnapsen-at").configure({}), e.info["match"]["deals"])[0]
+        with pytest.raises(RuntimeError, match="over"):
+            e.reset()
+        e.close()
+    finally:
+        stop.set()
+        other.join(10)
+
+
+def test_remote_env_checks_its_arguments(server: str) -> None:
+    with pytest.raises(ValueError, match="token"):
+        env("schnapsen-at", server=server)
+    with Client(server) as c:
+        match = c.create_match("santase", seats=["a", "b"])
+    e = env("schnapsen-at", server=server, token=match.tokens[0], match_id=match.match_id, seat=0)
+    with pytest.raises(ValueError, match="santase"):
+        e.reset()
+    e.close()
+
+
+def play_match(variant: str, bots, seed: int):
+    m = new_match(variant, {"match_target": 2} if variant != "snapszer-hu-2p" else {"set_target": 2}, seed=seed)
+    while not m.over:
+        m = apply(m, bots[m.to_act].choose(InfoSet(information_set(m, m.to_act))))
+    return m
+
+
+@pytest.mark.parametrize("variant", ["schnapsen-at", "santase", "snapszer-hu-2p"])
+def test_from_openspiel_plays_through_the_sdk_bot_interface(variant: str) -> None:
+    """OpenSpiel's ISMCTSBot (25 simulations) and the determinized MCTSBot, stepped on states
+    rebuilt from the information set alone, play whole matches against greedy."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from bummerl.envs.openspiel import DeterminizedMCTSBot, load
+
+    game = load(variant, mode="deal")
+    rs = np.random.RandomState(3)
+    ism = from_openspiel(ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 1.5, 25, random_state=rs))
+    m = play_match(variant, [ism, make_bot("greedy", 1)], seed=5)
+    assert m.over and max(m.game_points) >= 2
+    pimc = from_openspiel(DeterminizedMCTSBot(game, worlds=2, simulations=8, seed=1))
+    assert play_match(variant, [make_bot("random", 2), pimc], seed=6).over
+    with pytest.raises(ValueError, match="two-player"):
+        ism.choose(InfoSet(information_set(new_match("bauernschnapsen", seed=1), 0)))
+
+
+def test_from_policy_sees_the_env_observation_and_must_choose_legally() -> None:
+    seen = []
+
+    def first_legal(obs):
+        seen.append(obs["observation"].shape)
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    m = play_match("bauernschnapsen", [from_policy(first_legal), make_bot("greedy", 1)] * 2, seed=3)
+    assert m.over and len(set(seen)) == 1
+    bad = from_policy(lambda obs: int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    m = new_match("schnapsen-at", seed=1)
+    with pytest.raises(BotFault, match="illegal"):
+        bad.choose(InfoSet(information_set(m, m.to_act)))
+
+
+async def test_policy_and_openspiel_bots_play_on_the_server(server: str) -> None:
+    """A policy and an OpenSpiel bot, as SDK bots, play a whole match over gRPC (``play_match``:
+    the server's information sets, streamed, answered by the bots)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from bummerl.envs.openspiel import load
+    from bummerl_client import AsyncClient, play_match
+
+    game = load("schnapsen-at", mode="deal")
+    rs = np.random.RandomState(2)
+    bots = [from_policy(lambda obs: int(np.flatnonzero(obs["action_mask"])[-1])),
+            from_openspiel(ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 1.5, 10, random_state=rs))]
+    async with AsyncClient(server) as client:
+        record = await play_match(client, "schnapsen-at", bots, options={"match_target": "2"}, seed=3)
+    assert record["match_result"]["reason"] == "target_reached"
