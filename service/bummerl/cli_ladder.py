@@ -318,7 +318,8 @@ async def bot_run(args: argparse.Namespace) -> int:
             await c.wait_ready(15)
         except Exception:  # noqa: BLE001 - not up yet: run_bot retries and says so
             status(f"server {args.server} unreachable: retrying")
-        await run_bot(c, token, lambda: bot_from_spec(args.bot), on_done=done, on_status=status,
+        await run_bot(c, token, lambda: bot_from_spec(args.bot, process_model=args.process_model), on_done=done,
+                      on_status=status,
                       client_info=f"bummerl bot run ({kind})")
     return 0
 
@@ -429,6 +430,9 @@ def add_parsers(sub: Any) -> None:
     br = bsub.add_parser("run", help="play every assigned match until Ctrl-C")
     br.add_argument("--bot", default="greedy", help="random | greedy | strong[:budget_ms=50,...] | exec:COMMAND")
     br.add_argument("--token", default=None, help="bot token (default: BUMMERL_BOT_TOKEN)")
+    br.add_argument("--process-model", choices=["match", "reuse"], default=None,
+                    help="exec: bots: a new process per match (match), or a process that finished a match cleanly "
+                         "gets the next one (reuse) (default: BUMMERL_BOT_PROCESS_MODEL or match)")
     br.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
 
 

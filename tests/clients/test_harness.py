@@ -63,3 +63,33 @@ def test_bot_check_command(tmp_path: Path, capsys: Any) -> None:
     assert "complies" in capsys.readouterr().out
     assert main(["bot", "check", "--bot", f"exec:{sys.executable} {bad}", "--variant", "schnapsen-at"]) == 1
     assert "unparsable" in capsys.readouterr().out
+
+
+PID_PER_MATCH = '''
+import json, os, sys
+log = open(sys.argv[1], "a")
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        log.write(f"{os.getpid()} {msg['match_id']}\\n")
+        log.flush()
+    elif msg["type"] == "decide":
+        print(msg["information_set"]["legal_actions"][0]["id"], flush=True)
+'''
+
+
+def test_the_process_model_is_selectable(tmp_path: Path) -> None:
+    """``match``: a new process per match; ``reuse``: a process that ended a match cleanly gets the
+    next one (another hello), so it starts once (issue 21)."""
+    script, log = tmp_path / "pid.py", tmp_path / "hellos.txt"
+    script.write_text(PID_PER_MATCH)
+    pids = {}
+    for model in ("match", "reuse"):
+        log.write_text("")
+        report = BotTestHarness(lambda m=model: StdioBot([sys.executable, str(script), str(log)], process_model=m),
+                                variants=["santase"], matches=3).run()
+        assert report.ok and report.matches == 3
+        hellos = [line.split() for line in log.read_text().splitlines()]
+        assert len(hellos) == 3 and len({m for _, m in hellos}) == 3  # one hello per match
+        pids[model] = {p for p, _ in hellos}
+    assert len(pids["match"]) == 3 and len(pids["reuse"]) == 1

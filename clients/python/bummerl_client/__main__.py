@@ -31,12 +31,15 @@ from .stdio import StdioBot
 EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
 
 
-def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0) -> Bot:
+def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0,
+                  process_model: str | None = None) -> Bot:
     """``random`` / ``greedy`` / ``strong:budget_ms=50,...`` / ``exec:COMMAND ARGS`` -> a Bot.
-    Raises ValueError (one line) for an unknown bot, a bad option, or an executable that is not
-    found (on PATH or as a path)."""
+    ``process_model`` of an ``exec:`` bot: ``match`` or ``reuse`` (:data:`~bummerl_client.stdio.PROCESS_MODELS`;
+    default ``BUMMERL_BOT_PROCESS_MODEL`` or ``match``). Raises ValueError (one line) for an
+    unknown bot, a bad option, or an executable that is not found (on PATH or as a path)."""
     if spec.startswith("exec:"):
-        bot = StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s)
+        model = process_model or os.environ.get("BUMMERL_BOT_PROCESS_MODEL") or "match"
+        bot = StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s, process_model=model)
         program = bot.argv[0]
         if shutil.which(program) is None:
             raise ValueError(f"exec: executable not found: {program}"

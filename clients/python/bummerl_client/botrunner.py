@@ -18,6 +18,7 @@ import grpc
 from .bot import Bot, BotFault
 from .client import AsyncClient, BummerlError
 from .runner import FAULT_REASONS, IN_DOUBT, Backoff, play_seat
+from .stdio import close_idle
 
 FATAL = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND,
                    grpc.StatusCode.INVALID_ARGUMENT})
@@ -115,3 +116,4 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
         for t in list(tasks):
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await close_idle()  # exec: bots of the reuse model waiting for a match

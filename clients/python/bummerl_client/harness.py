@@ -84,10 +84,15 @@ class BotTestHarness:
         return asyncio.run(self.arun())
 
     async def arun(self) -> HarnessReport:
+        from .stdio import close_idle
+
         report = HarnessReport()
-        for variant in self.variants:
-            for k in range(self.matches):
-                await self._match(variant, k, report)
+        try:
+            for variant in self.variants:
+                for k in range(self.matches):
+                    await self._match(variant, k, report)
+        finally:
+            await close_idle()
         return report
 
     async def _match(self, variant: str, k: int, report: HarnessReport) -> None:

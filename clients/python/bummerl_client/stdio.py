@@ -10,9 +10,11 @@ answers one line per decision on stdout. The protocol is documented in
 * bot -> server: one line per ``decide``: the chosen action's id (``"12"``) or text
   (``"play QH"``). The bot must flush stdout after each line.
 
-The child runs under asyncio (it never blocks the event loop). **Process model**: one process per
-match (started at the match's first decision, told the match in ``hello``, ended after ``over``),
-so a crash costs that match only and the next match starts a fresh process. Its stderr goes to
+The child runs under asyncio (it never blocks the event loop). **Process model**
+(:data:`PROCESS_MODELS`): by default one process per match (started at the match's first
+decision, told the match in ``hello``, ended after ``over``), so a crash costs that match only
+and the next match starts a fresh process; with ``reuse`` a process that ended a match cleanly
+gets the next match (a new ``hello`` after ``over``; any fault ends it as before). Its stderr goes to
 ``<log dir>/<match id>/seat<N>.log`` (:func:`default_log_dir`; at most :data:`LOG_CAP_BYTES` a
 file, then a truncation mark; match folders older than :data:`LOG_RETENTION_DAYS` days, or beyond
 the newest :data:`LOG_KEEP_MATCHES`, are removed); ``bummerl bot logs MATCH`` prints them. Each
@@ -83,22 +85,73 @@ def prune_logs(root: Path, now: float | None = None) -> int:
     return gone
 
 
-async def _copy_capped(src: asyncio.StreamReader, dst: IO[bytes], cap: int) -> None:
-    """Copy a child's stderr to ``dst`` up to ``cap`` bytes, then a truncation mark; the rest is
-    read and dropped so that the child never blocks on a full pipe."""
-    kept = dropped = 0
+class _Sink:
+    """Where a child's stderr goes now: one match's log file, at most ``cap`` bytes of it (then a
+    truncation mark); between two matches of a reused process, nowhere."""
+
+    def __init__(self, file: IO[bytes] | None, cap: int) -> None:
+        self.file, self.cap, self.kept, self.dropped = file, cap, 0, 0
+
+    def write(self, chunk: bytes) -> None:
+        if self.file is None:
+            return
+        part = chunk[: max(0, self.cap - self.kept)]
+        if part:
+            self.file.write(part)
+            self.file.flush()
+        self.kept += len(part)
+        self.dropped += len(chunk) - len(part)
+
+    def switch(self, file: IO[bytes] | None) -> None:
+        """Close the current file (with its truncation mark) and write to ``file`` from now on."""
+        if self.file is not None:
+            if self.dropped:
+                self.file.write(f"\n[bummerl: log truncated at {self.cap} bytes; {self.dropped} more bytes "
+                                f"dropped]\n".encode())
+            self.file.close()
+        self.file, self.kept, self.dropped = file, 0, 0
+
+
+async def _copy_capped(src: asyncio.StreamReader, sink: _Sink) -> None:
+    """Copy a child's stderr into ``sink`` until the pipe closes; what the sink does not keep is
+    read and dropped, so that the child never blocks on a full pipe."""
     while chunk := await src.read(65536):
-        if kept < cap:
-            part = chunk[: cap - kept]
-            dst.write(part)
-            dst.flush()
-            kept += len(part)
-            dropped += len(chunk) - len(part)
-        else:
-            dropped += len(chunk)
-    if dropped:
-        dst.write(f"\n[bummerl: log truncated at {cap} bytes; {dropped} more bytes dropped]\n".encode())
-        dst.flush()
+        sink.write(chunk)
+
+
+PROCESS_MODELS = ("match", "reuse")
+"""``match``: one process per match, ended after ``over`` (the default); ``reuse``: a process that
+finished a match cleanly waits for the next one (another ``hello``), so an engine with a long
+start-up (loading tables, a model) starts once per concurrent match slot, not once per match
+(``bummerl bot run --process-model reuse``, ``BUMMERL_BOT_PROCESS_MODEL``)."""
+
+_IDLE: dict[tuple[int, tuple[str, ...]], list[tuple[asyncio.subprocess.Process, asyncio.Task[None], _Sink]]] = {}
+"""Processes of the ``reuse`` model between matches, by event loop and command line."""
+
+
+def _idle_key(argv: Sequence[str]) -> tuple[int, tuple[str, ...]]:
+    return id(asyncio.get_running_loop()), tuple(argv)
+
+
+async def close_idle() -> int:
+    """End the ``reuse`` model's processes that wait for a match on this event loop (stdin closed,
+    killed after 5 s); returns how many. Call it when no more match will come (the bot runner and
+    the harness do)."""
+    loop = id(asyncio.get_running_loop())
+    procs = [entry for key in [k for k in _IDLE if k[0] == loop] for entry in _IDLE.pop(key)]
+    for proc, copier, _sink in procs:
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 5)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(copier, 5)
+    return len(procs)
 
 
 class StdioBot(Bot):
@@ -113,7 +166,8 @@ class StdioBot(Bot):
     name = "stdio"
 
     def __init__(self, argv: Sequence[str] | str, seed: int | None = None, decision_timeout_s: float = 60.0,
-                 grace_s: float = 0.5, log_path: str | os.PathLike[str] | None = None) -> None:
+                 grace_s: float = 0.5, log_path: str | os.PathLike[str] | None = None,
+                 process_model: str = "match") -> None:
         super().__init__(seed)
         self.argv = shlex.split(argv) if isinstance(argv, str) else list(argv)
         if not self.argv:
@@ -122,9 +176,13 @@ class StdioBot(Bot):
         self.decision_timeout_s = decision_timeout_s
         self.grace_s = grace_s
         self.log_path = Path(log_path) if log_path else None
+        if process_model not in PROCESS_MODELS:
+            raise ValueError(f"process model must be one of {', '.join(PROCESS_MODELS)}, got {process_model!r}")
+        self.process_model = process_model
         self.proc: asyncio.subprocess.Process | None = None
-        self._log: IO[bytes] | None = None
+        self._sink: _Sink | None = None
         self._copier: asyncio.Task[None] | None = None
+        self._faulted = False
 
     def _where(self) -> str:
         return f" (its stderr is in {self.log_path})" if self.log_path else ""
@@ -140,17 +198,27 @@ class StdioBot(Bot):
                 _pruned_at = time.monotonic()
                 await asyncio.to_thread(prune_logs, root)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in aclose
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, limit=4 * 1024 * 1024,
-            )
-        except OSError as e:
-            raise BotFault("crash", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
-        assert proc.stderr is not None
-        self._copier = asyncio.create_task(_copy_capped(proc.stderr, self._log, LOG_CAP_BYTES))
-        self.proc = proc
+        log = open(self.log_path, "ab")  # noqa: SIM115 - closed through the sink
+        idle = _IDLE.get(_idle_key(self.argv), []) if self.process_model == "reuse" else []
+        while idle:  # a process of the reuse model that finished its last match cleanly
+            proc, copier, sink = idle.pop()
+            if proc.returncode is None:
+                sink.switch(log)
+                self.proc, self._copier, self._sink = proc, copier, sink
+                break
+        else:
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE, limit=4 * 1024 * 1024,
+                )
+            except OSError as e:
+                log.close()
+                raise BotFault("crash", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
+            assert proc.stderr is not None
+            self._sink = _Sink(log, LOG_CAP_BYTES)
+            self._copier = asyncio.create_task(_copy_capped(proc.stderr, self._sink))
+            self.proc = proc
         await self._send({"type": "hello", "protocol": PROTOCOL_VERSION, "match_id": info.raw.get("match_id", ""),
                           "seat": info.seat, "variant": info.variant})
         return proc
@@ -177,6 +245,13 @@ class StdioBot(Bot):
         return self.decision_timeout_s if ms is None else ms / 1000 + self.grace_s
 
     async def achoose(self, info: InfoSet) -> int | str:
+        try:
+            return await self._choose(info)
+        except BotFault:
+            self._faulted = True  # never reused
+            raise
+
+    async def _choose(self, info: InfoSet) -> int | str:
         proc = self.proc or await self._start(info)
         limit = self.time_limit_s(info)
         await self._send({"type": "decide", "information_set": info.raw, "time_limit_ms": int(limit * 1000)})
@@ -202,14 +277,24 @@ class StdioBot(Bot):
         return int(text) if text.lstrip("-").isdigit() else text
 
     async def aclose(self, final: dict[str, Any] | None = None) -> None:
-        """Send ``over`` (if the match ended), close stdin, wait 5 s for the child, then kill it."""
+        """Send ``over`` (if the match ended); then, in the ``reuse`` model after a clean match,
+        keep the process for the next match; otherwise close stdin, wait 5 s for the child, then
+        kill it."""
         proc, self.proc = self.proc, None
         if proc is not None:
+            sent = False
             if final is not None and proc.returncode is None:
                 with contextlib.suppress(BotFault, OSError):
                     self.proc = proc
                     await self._send({"type": "over", "information_set": final})
+                    sent = True
                 self.proc = None
+            if (self.process_model == "reuse" and sent and not self._faulted and proc.returncode is None
+                    and self._copier is not None and self._sink is not None):
+                self._sink.switch(None)  # between matches its stderr goes nowhere
+                _IDLE.setdefault(_idle_key(self.argv), []).append((proc, self._copier, self._sink))
+                self._copier = self._sink = None
+                return
             if proc.stdin is not None:
                 with contextlib.suppress(OSError):
                     proc.stdin.close()
@@ -226,6 +311,6 @@ class StdioBot(Bot):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._copier, 5)
             self._copier = None
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        if self._sink is not None:
+            self._sink.switch(None)
+            self._sink = None
