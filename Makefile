@@ -53,6 +53,7 @@ bench: setup  ## print engine and service figures
 	$(PY) bench/probe_bad_input.py
 	$(PY) -m bummerl bench timeouts --matches 200
 	$(PY) -m bummerl bench ladder --matches 100
+	$(PY) -m bummerl bench leaderboard
 	$(PY) -m bummerl bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
 	$(PY) -m bummerl bench sprt
 

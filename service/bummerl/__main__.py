@@ -11,6 +11,7 @@
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
     bummerl bench strong --pairs 200 [--variant all] [--bot strong:samples=32,seed=1] [--jobs 2] [--json]
                                                     (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
+    bummerl bench leaderboard [--matches 10000]     (a ladder's leaderboard: from scratch vs a read after one result)
     bummerl verify RECORD.json [...] | --server HOST:PORT --match ID   (exit 1 at the first mismatch)
 
 Without ``--redis-url`` (or ``BUMMERL_REDIS_URL``) the server starts an embedded Valkey that keeps its
@@ -305,6 +306,13 @@ def _bench(args: argparse.Namespace) -> int:
         from bummerl.envs.bench import main as bench_openspiel_main
 
         return bench_openspiel_main(args.variant, args.seconds, args.json)
+    elif args.what == "leaderboard":
+        r = bench.bench_leaderboard(args.matches if args.matches != 64 else 10_000)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"leaderboard over {r['results']:,} results of {r['bots']} bots: {r['full_ms']} ms from scratch, "
+                  f"{r['incremental_read_ms']} ms for a read after one new result (running standings)")
     elif args.what == "ladder":
         r = bench.bench_ladder(args.matches if args.matches != 64 else 100, variant=args.variant)
         if args.json:
@@ -533,7 +541,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ladder.add_parsers(sub)
     loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt", "openspiel"],
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt", "openspiel",
+                                      "leaderboard"],
                    help="which figures to print")
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")

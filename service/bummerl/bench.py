@@ -702,3 +702,48 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
         if progress:
             progress(f"{v}: done in {results[-1]['seconds']} s")
     return results
+
+
+def bench_leaderboard(results: int = 10_000, bots: int = 8, seed: int = 1) -> dict[str, Any]:
+    """A ladder's leaderboard over ``results`` two-seat duplicate results of ``bots`` bots: the time
+    to compute it from scratch (what every read cost before issue 25) and the time of a read after
+    one more result with running standings (:class:`bummerl.ladder.standings.Standings`: the
+    ratings fold the new result, the pair table runs over all), in ms, best of three."""
+    import random as _random
+
+    from bummerl.ladder.standings import Standings, leaderboard, pair_table
+
+    rng = _random.Random(seed)
+    ids = [f"b{i}" for i in range(bots)]
+    rows: list[dict[str, Any]] = []
+    for g in range(results):
+        if g % 2 == 0:
+            a, b = rng.sample(ids, 2)
+        else:
+            b, a = rows[-1]["bots"]
+        sc = rng.choice([0.0, 0.5, 1.0])
+        rows.append({"game": g, "pair": g // 2, "leg": g % 2, "bots": [a, b], "scores": [sc, 1 - sc],
+                     "deals_won": [1, 0], "winner": 0})
+    cfg = {"ladder_id": "bench", "bot_ids": ids, "bot_names": {}, "duplicate_deals": True,
+           "sprt": {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}}
+
+    def best(fn: Any) -> float:
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1000)
+        return round(min(times), 2)
+
+    full = best(lambda: leaderboard(cfg, rows))
+    standings = Standings(ids)
+    standings.add(rows[:-1])
+
+    def read() -> None:
+        st = Standings(ids)  # a copy of the running state would be the same: fold one result
+        st.ratings, st.tally, st.stats = dict(standings.ratings), {k: dict(v) for k, v in standings.tally.items()}, {}
+        st.add(rows[-1:])
+        st.entries({})
+        pair_table(cfg, rows)
+
+    return {"results": results, "bots": bots, "full_ms": full, "incremental_read_ms": best(read)}

@@ -309,3 +309,10 @@ async def test_leaderboard_reads_fold_only_new_results(ladders: LadderService) -
         full = leaderboard(await ladders.config(lid), await ladders.results(lid))
         assert board["entries"] == full["entries"] and board["pairs"] == full["pairs"]
     assert ladders._boards[lid].standings.count == 4
+
+
+def test_bench_leaderboard_reports_both_figures() -> None:
+    from bummerl.bench import bench_leaderboard
+
+    r = bench_leaderboard(results=400, bots=4)
+    assert r["results"] == 400 and r["full_ms"] > 0 and r["incremental_read_ms"] > 0
