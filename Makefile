@@ -39,7 +39,7 @@ lint: setup
 	$(PY) -m ruff check service clients tests bench proto/generate.py deploy
 
 typecheck: setup
-	$(PY) -m mypy service/bummerl/rules
+	$(PY) -m mypy service/bummerl/rules service/bummerl/core service/bummerl/store service/bummerl/ladder
 
 test: setup lint typecheck  ## lint, typecheck and the whole test suite
 	$(PY) -m pytest

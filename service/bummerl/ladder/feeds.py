@@ -80,7 +80,8 @@ class Feeds:
         try:
             await asyncio.shield(reader.ready)  # the reader's position is set: history covers the rest
             last = (0, 0)
-            for entry in await self.client.xrange(key, "-", "+"):
+            history: list[Any] = list(await self.client.xrange(key, "-", "+") or ())
+            for entry in history:
                 last = stream_id_pair(entry[0])
                 yield entry
             while True:
@@ -133,8 +134,8 @@ class Feeds:
                     q.put_nowait(ResourceExhaustedError("the stream fell too far behind; reconnect"))
                     reader.followers.discard(q)
                     continue
-                for e in entries:
-                    q.put_nowait(e)
+                for item in entries:
+                    q.put_nowait(item)
 
     def _fail(self, reader: _Reader, exc: BaseException) -> None:
         for q in list(reader.followers):

@@ -35,8 +35,11 @@ class Format(Protocol):
     """A ladder format. ``name``: its id in the API (``round_robin``...); ``stops_early``: it may
     end before its planned games (then the scheduler asks :meth:`decided` after every result)."""
 
-    name: str
-    stops_early: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def stops_early(self) -> bool: ...
 
     def validate(self, bots: Sequence[str], seats: int) -> None:
         """Raise InvalidArgumentError (naming the field) unless this format takes ``bots`` at a

@@ -254,7 +254,7 @@ class LadderService:
     async def list_bots(self) -> list[dict[str, Any]]:
         """Every registered bot, by name: ``{"bot_id", "name", "description", "created_at_ms",
         "connected", "connected_since_ms", "client", "revoked", "deleted"}`` (never its token)."""
-        ids = sorted(x.decode() for x in await self.redis.smembers(aux_key("bots")))
+        ids = sorted(_text(x) for x in await self.redis.smembers(aux_key("bots")))
         raws = await self.redis.mget([aux_key("bot", i) for i in ids]) if ids else []
         here = await self.presence()
         pipe = self.redis.pipeline(transaction=False)
@@ -370,16 +370,16 @@ class LadderService:
             await self.redis.zrem(key, *gone)
             await self.redis.hdel(since_key, *gone)
             await self.redis.hdel(client_key, *gone)
-        members = await self.redis.zrangebyscore(key, now, "+inf")
+        members: list[Any] = list(await self.redis.zrangebyscore(key, now, "+inf"))
         out: dict[str, tuple[int, str]] = {}
         if members:
             sinces = await self.redis.hmget(since_key, members)
             clients = await self.redis.hmget(client_key, members)
             for m, since, client in zip(members, sinces, clients, strict=True):
-                bot = m.decode().split("|", 1)[0]
+                bot = _text(m).split("|", 1)[0]
                 t = int(since or now)
                 if bot not in out or t < out[bot][0]:
-                    out[bot] = (t, (client or b"").decode(errors="replace"))
+                    out[bot] = (t, _text(client or b""))
         return out
 
     # ------------------------------------------------------------------ ladders
@@ -426,7 +426,7 @@ class LadderService:
         # planning up to MAX_GAMES games takes a while: not on the event loop
         games = await asyncio.to_thread(plan, ladder_id, fmt, bots, seats, spec.rounds, spec.duplicate_deals, rng,
                                         fixed_suits(rules), ids)
-        cfg = {
+        cfg: dict[str, Any] = {
             "ladder_id": ladder_id, "name": spec.name or ladder_id, "variant": variant.id,
             "num_players": seats, "team_of_seat": list(variant.team_of_seat),
             "options": dict(spec.options or {}), "format": spec.format, "bot_ids": bots, "bot_names": names,
@@ -446,7 +446,7 @@ class LadderService:
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(aux_key("ladder", ladder_id), json.dumps(cfg))
         pipe.set(aux_key("ladder", ladder_id, "status"), "running")
-        pipe.zadd(aux_key("ladders"), {ladder_id: cfg["created_at_ms"]})
+        pipe.zadd(aux_key("ladders"), {ladder_id: int(cfg["created_at_ms"])})
         pipe.sadd(aux_key("ladders", "running"), ladder_id)
         await pipe.execute()
         await self.event(ladder_id, {"type": "created", "matches_total": len(games)})
@@ -494,7 +494,7 @@ class LadderService:
         return False
 
     async def list_ladders(self) -> list[dict[str, Any]]:
-        ids = [x.decode() for x in await self.redis.zrange(aux_key("ladders"), 0, -1)]
+        ids = [_text(x) for x in await self.redis.zrange(aux_key("ladders"), 0, -1)]
         return [await self.ladder(i) for i in ids]
 
     async def results(self, ladder_id: str) -> list[dict[str, Any]]:
@@ -503,7 +503,7 @@ class LadderService:
         1 won, 0.5 drawn, 0 lost). Three or four seats also ``placements``, ``teams`` and
         ``deals_lost`` (:func:`seated_result`)."""
         await self.config(ladder_id)
-        raw = await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1)
+        raw: list[Any] = list(await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1))
         return await asyncio.to_thread(_decode_all, raw) if len(raw) > 1000 else _decode_all(raw)
 
     async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
@@ -606,7 +606,7 @@ class LadderService:
         self.matches.check_admin(admin_token)
         await self.config(ladder_id)
         key = aux_key("ladder", ladder_id, "status")
-        cur = (await self.redis.get(key) or b"running").decode()
+        cur = _text(await self.redis.get(key) or b"running")
         if cur != old:
             raise FailedPreconditionError(f"the ladder is {cur}, not {old}")
         await self.redis.set(key, new)
@@ -643,7 +643,7 @@ class LadderService:
         return await self.scheduler.drive(ladder_id)
 
     async def running_ladders(self) -> list[str]:
-        return sorted(x.decode() for x in await self.redis.smembers(aux_key("ladders", "running")))
+        return sorted(_text(x) for x in await self.redis.smembers(aux_key("ladders", "running")))
 
 
 BOARDS = 64
@@ -657,5 +657,10 @@ class _Board:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-def _decode_all(raw: Sequence[bytes]) -> list[dict[str, Any]]:
+def _text(x: object) -> str:
+    """A Redis reply item (bytes: the client does not decode) as text."""
+    return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
+
+
+def _decode_all(raw: Sequence[Any]) -> list[dict[str, Any]]:
     return [json.loads(x) for x in raw]

@@ -137,7 +137,7 @@ class Standings:
                 continue
             a, b = r["bots"]
             sa, sb = r["scores"]
-            ranks = [0, 0] if sa == sb else ([0, 1] if sa > sb else [1, 0])
+            ranks = [0.0, 0.0] if sa == sb else ([0.0, 1.0] if sa > sb else [1.0, 0.0])
             [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
             ratings[a], ratings[b] = ra, rb
             for bot, mine, theirs, dw, dl in ((a, sa, sb, r["deals_won"][0], r["deals_won"][1]),
@@ -151,9 +151,10 @@ class Standings:
 
     def entries(self, names: dict[str, str]) -> list[dict[str, Any]]:
         """The leaderboard rows, best ordinal first (see :func:`leaderboard`)."""
-        entries = [{"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
-                    **self.tally[b], "stats": botstats.view(self.stats.get(b, {}))} for b, rt in self.ratings.items()]
-        entries.sort(key=lambda e: -e["ordinal"])
+        entries: list[dict[str, Any]] = [
+            {"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
+             **self.tally[b], "stats": botstats.view(self.stats.get(b, {}))} for b, rt in self.ratings.items()]
+        entries.sort(key=lambda e: -float(e["ordinal"]))
         for i, e in enumerate(entries):
             e["rank"] = i + 1
         return entries

@@ -67,7 +67,7 @@ def score_from_elo(elo: float) -> float:
     >>> round(score_from_elo(100), 4)
     0.6401
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-elo / 400.0)))
 
 
 def _phi(x: float) -> float:

@@ -117,7 +117,7 @@ class QuickPool(aioredis.BlockingConnectionPool):
             return connection
         self._slow += 1
         try:
-            return await super().get_connection(*args, **kwargs)
+            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
         finally:
             self._slow -= 1
 
