@@ -104,7 +104,8 @@ class Runtime:
         self._reaper_stop.clear()
         self._reaper_task = asyncio.create_task(self.reaper.run(self._reaper_stop), name="bummerl-reaper")
         metrics.BOT_NAMES = s.metrics_bot_names
-        self.ladders = LadderService(self.service)
+        self.ladders = LadderService(self.service, public_stream_keys=s.public_stream_ladders,
+                                     streams_per_peer=s.streams_per_peer, streams_per_bot=s.streams_per_bot)
         self._driver_task = asyncio.create_task(LadderDriver(self.ladders).run(self._reaper_stop), name="bummerl-ladders")
         metrics.set_active_matches(await self.store.active_count())
         self._gauge_task = asyncio.create_task(self._refresh_gauges(self._reaper_stop), name="bummerl-gauges")

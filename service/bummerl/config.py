@@ -110,6 +110,16 @@ class Settings:
     max_streams_per_seat: int = 8
     """Open StreamMatch calls per match seat and process; more get RESOURCE_EXHAUSTED. 0 = no cap."""
 
+    public_stream_ladders: int = 16
+    """Ladders whose progress anonymous StreamLadder calls may follow at once per process (one Redis
+    connection each, however many watch one ladder); one more gets RESOURCE_EXHAUSTED. 0 = no cap."""
+
+    streams_per_peer: int = 16
+    """Open StreamLadder calls per peer address and process (RESOURCE_EXHAUSTED beyond). 0 = no cap."""
+
+    streams_per_bot: int = 4
+    """Open StreamAssignments calls per bot and process (RESOURCE_EXHAUSTED beyond). 0 = no cap."""
+
     retention_days: float = 30.0
     """Finished matches (state, events, record) expire this many days after they end; 0 = keep."""
 
@@ -167,7 +177,8 @@ class Settings:
             object.__setattr__(self, "data_dir", Path(self.data_dir))
         if self.ephemeral and self.data_dir is not None:
             raise ValueError("ephemeral and data_dir exclude each other: ephemeral keeps no data directory")
-        for name in ("redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
+        for name in ("public_stream_ladders", "streams_per_peer", "streams_per_bot",
+                     "redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
                      "rate_auth_failures_per_min", "http_max_connections"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
