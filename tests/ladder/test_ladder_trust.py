@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -49,6 +50,9 @@ async def test_a_leg_reveals_nothing_until_its_duplicate_set_is_over(ladders: La
     rec = await ladders.matches.record(leg0["match_id"])
     assert rec["over"] and not rec["revealed"] and "seed" not in rec and "deck_salt" not in rec
     assert all("deck_order" not in d for d in rec["deals"])
+    # not even the cards played in leg 0: leg 1 deals them (relabelled) to other seats
+    assert all(a["action_id"] == -1 and " " not in a["action_text"] for a in rec["actions"])
+    assert not re.search(r'"[9TJQKA][CSHD]"', json.dumps(rec)), rec
     assert (await ladders.matches.record(leg0["match_id"], "adm"))["revealed"]  # the admin may look
     await finish(ladders, leg1, tokens)
     await LadderDriver(ladders).run_once()

@@ -66,7 +66,6 @@ from bummerl.rules import (
     list_variants,
     match_result,
     parse_action,
-    public_action_string,
 )
 from bummerl.rules import MatchOverError as RulesMatchOverError
 from bummerl.rules.actions import action_kind
@@ -685,20 +684,26 @@ class MatchService:
         with its version, seat, id, text, time (ms since the epoch) and deal, the deals with their
         dealer and result, the match result, the deck commitment. The hidden cards (the seed, the
         commitment's salt, the suit relabelling, the deck orders and the card of a hidden action
-        such as ``discard QH``, which shows as ``discard`` with id -1) only once :meth:`revealed`
+        such as ``discard QH``, which shows as ``discard`` with id -1; in a ladder game every action
+        shows only its kind, since the other legs of its duplicate set deal the same cards) only
+        once :meth:`revealed`
         (the match and, for a ladder game, its whole duplicate set are over) or to the admin
         ``token`` (docs/RULES.md §14.3; ``revealed`` says which)."""
         ld = await self._load(match_id)
         m = ld.state
         show = self.is_admin(token) or await self.revealed(ld.meta, m.over)
+        # a ladder game whose duplicate set runs on: every card is hidden, the public ones too, since
+        # the other legs deal the same cards (relabelled) to other seats
+        kinds_only = not show and bool(ld.meta.get("ladder_id"))
         summary = self._summary(match_id, ld.version, m, ld.meta)
         acts = []
         for i, e in enumerate(ld.entries):
             seat, a, ts, dn = e[:4]
-            hidden = not show and not isinstance(a, str) and actions.action_kind(a) in actions.HIDDEN_KINDS
+            hidden = not show and not isinstance(a, str) and (
+                kinds_only or actions.action_kind(a) in actions.HIDDEN_KINDS)
             acts.append({
                 "version": i + 2, "seat": seat, "action_id": -1 if isinstance(a, str) or hidden else a,
-                "action_text": a if isinstance(a, str) else public_action_string(a) if hidden else action_to_string(a),
+                "action_text": a if isinstance(a, str) else actions.action_kind(a) if hidden else action_to_string(a),
                 "timestamp_ms": ts, "deal_number": dn,
                 "kind": _kind(e), "think_ms": e[5] if len(e) > 5 else -1, "clock_ms": e[6] if len(e) > 6 else -1,
             })
