@@ -375,7 +375,7 @@ def _bench(args: argparse.Namespace) -> int:
                   f"max {r['max_ms']} ms, min {r['min_ms']} ms ({r['matches']} matches, {r['move_ms']} ms per move)")
     else:
         r = bench.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers,
-                                stream=args.stream, sdk=args.sdk, rate=args.rate)
+                                stream=args.stream or args.play, sdk=args.sdk, rate=args.rate, play=args.play)
         r["workers"] = args.workers
         if args.json:
             print(json.dumps(r))
@@ -558,6 +558,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=int, default=1, help="service: server processes (bummerl serve --workers N)")
     b.add_argument("--stream", action="store_true",
                    help="service: bots follow StreamMatch like real bots (no polling); counts stream fan-out")
+    b.add_argument("--play", action="store_true",
+                   help="service: like --stream, but each seat plays on one bidirectional Play call (no SubmitAction)")
     b.add_argument("--pairs", type=int, default=200, help="strong: duplicate deal pairs per variant")
     b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")

@@ -185,6 +185,13 @@ class _RawGrpcCalls:
         finally:
             call.cancel()
 
+    def play(self, match_id: str, seat: int, token: str) -> Any:
+        """The seat's ``Play`` call (raw): write its first request, then read ``MatchUpdate``s and
+        write actions on it."""
+        from bummerl_client.client import _auth
+
+        return self.client.stub.Play(metadata=_auth(token))
+
     @staticmethod
     def fields(info: Any) -> tuple[int, bool, int, list[int]]:
         """(version, match over, seat to act, legal action ids) of an information set."""
@@ -291,12 +298,14 @@ async def _service_load(target: str, matches: int, seconds: float, variant: str,
 
 
 async def _stream_load(target: str, matches: int, seconds: float, variant: str, channels: int = 1,
-                       sdk: bool = False) -> dict[str, Any]:
+                       sdk: bool = False, play: bool = False) -> dict[str, Any]:
     """The realistic load: ``matches`` matches at a time, each seat played by a random player that
     follows its StreamMatch as real bots do (no GetInformationSet); when a match ends another
     starts, until ``seconds`` have passed. Times every SubmitAction. The players keep updates as
     protobuf messages (:class:`_RawGrpcCalls`) unless ``sdk``: then each seat is the SDK's runner
-    (``bummerl_client.play_seat`` with the ``random`` bot, dict updates)."""
+    (``bummerl_client.play_seat`` with the ``random`` bot, dict updates). ``play``: each seat
+    plays on one ``Play`` call (updates in, actions out on the same call; the latency is then
+    from writing the action to reading its update)."""
     import grpc
 
     from bummerl_client import AsyncClient, play_seat
@@ -320,6 +329,29 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
                 for _ in range(channels)]
     else:
         pool = [_RawGrpcCalls(target) for _ in range(channels)]
+
+    async def play_player(c: _RawGrpcCalls, match_id: str, seat: int, token: str, rng: random.Random) -> None:
+        """The seat on one Play call: act on each update that gives it the turn."""
+        from bummerl.v1 import game_pb2
+
+        nonlocal calls
+        call = c.play(match_id, seat, token)
+        try:
+            await call.write(game_pb2.PlayRequest(match_id=match_id, seat=seat))
+            sent_at, sent = 0.0, -1
+            async for upd in call:
+                version, over, to_act, legal = c.fields(upd.information_set)
+                if sent >= 0 and version > sent:
+                    lat.append(time.perf_counter() - sent_at)
+                    sent = -1
+                if over:
+                    return
+                if to_act == seat and legal:
+                    sent_at, sent = time.perf_counter(), version
+                    await call.write(game_pb2.PlayRequest(expected_version=version, action_id=rng.choice(legal)))
+                    calls += 1
+        finally:
+            call.cancel()
 
     async def seat_player(c: _RawGrpcCalls, match_id: str, seat: int, token: str, rng: random.Random) -> None:
         """Follow the seat's stream; act (at random) on each update that gives it the turn."""
@@ -355,7 +387,8 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
                     else:
                         match_id, tokens = await c.create_match(variant, seed=i * 1000 + n)
                         calls += 1
-                        await asyncio.gather(*(seat_player(c, match_id, s, tokens[s], rng) for s in (0, 1)))
+                        player = play_player if play else seat_player
+                        await asyncio.gather(*(player(c, match_id, s, tokens[s], rng) for s in (0, 1)))
                 except Exception as e:  # noqa: BLE001 - counted, the table goes on
                     if time.perf_counter() >= stop_at:
                         return  # the run's end cancelled the table's calls: not the server's error
@@ -374,7 +407,8 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
     finally:
         for c in pool:
             await c.close()
-    out = {"matches": matches, "variant": variant, "api": "grpc-stream-sdk" if sdk else "grpc-stream",
+    out = {"matches": matches, "variant": variant,
+           "api": "grpc-stream-sdk" if sdk else "grpc-play" if play else "grpc-stream",
            "errors": errors, **latency_figures(lat, dt)}
     if error_kinds:
         out["error_kinds"] = error_kinds
@@ -469,7 +503,7 @@ def _server_gc(metrics_port: int) -> dict[str, Any] | None:
 
 def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schnapsen-at",
                   rest: bool = False, workers: int = 1, stream: bool = False, sdk: bool = False,
-                  rate: float | None = None) -> dict[str, Any]:
+                  rate: float | None = None, play: bool = False) -> dict[str, Any]:
     """Start ``bummerl serve --port 0`` (embedded Valkey) as a subprocess, drive it, stop it.
     ``rest``: drive the REST/JSON gateway instead of gRPC (same calls, JSON bodies).
     ``workers``: ``bummerl serve --workers N`` (N processes on one port and one Valkey).
@@ -502,7 +536,7 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
         channels = 1 if workers == 1 else 2 * workers
         if stream:
             out = cpu_figures(proc.pid, lambda: asyncio.run(_stream_load(
-                target, matches, seconds, variant, channels=max(channels, matches // 250), sdk=sdk)))
+                target, matches, seconds, variant, channels=max(channels, matches // 250), sdk=sdk, play=play)))
         else:
             out = cpu_figures(proc.pid, lambda: asyncio.run(_service_load(
                 target, matches, seconds, variant, rest_url, rate=rate, channels=channels, sdk=sdk)))

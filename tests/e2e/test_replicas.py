@@ -54,8 +54,9 @@ async def test_three_replicas_kill_9_one_every_match_completes_nothing_lost_or_d
         # matches are created on every replica; the two seats of a match use different replicas
         matches = [await clients[i % REPLICAS].create_match("schnapsen-at", seed=300 + i) for i in range(MATCHES)]
         tasks = [
+            # SubmitAction per action (not Play): the test checks that every acknowledged action survives
             asyncio.create_task(play_seat(clients[(i + s) % REPLICAS], m.match_id, s, m.tokens[s],
-                                          make_bot("greedy" if s else "random", i)))
+                                          make_bot("greedy" if s else "random", i), use_play=False))
             for i, m in enumerate(matches) for s in (0, 1)
         ]
         await asyncio.sleep(0.5)

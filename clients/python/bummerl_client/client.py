@@ -185,6 +185,12 @@ class AsyncClient:
         finally:
             call.cancel()
 
+    def play(self, match_id: str, seat: int, token: str, from_version: int = 0) -> PlayCall:
+        """One ``Play`` call for the seat (``async with`` it): iterate it for the updates (as
+        :meth:`stream`) and :meth:`PlayCall.send` the actions on it: no unary call per action.
+        A refused action ends the iteration with BummerlError; call again with ``from_version``."""
+        return PlayCall(self, match_id, seat, token, from_version)
+
     async def resign(self, match_id: str, seat: int, token: str, reason: str = "") -> dict[str, Any]:
         """Resign the seat; ``reason``: "" (plain), "illegal", "disconnect" or "timeout" (a bot fault)."""
         try:
@@ -301,6 +307,48 @@ class AsyncClient:
 
     async def delete_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
         return await self._ladder_call("DeleteBot", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
+
+
+class PlayCall:
+    """A seat's ``Play`` call (:meth:`AsyncClient.play`): updates in, actions out."""
+
+    def __init__(self, client: AsyncClient, match_id: str, seat: int, token: str, from_version: int) -> None:
+        self._call = client.stub.Play(metadata=_auth(token))
+        self._first = game_pb2.PlayRequest(match_id=match_id, seat=seat, from_version=from_version)
+        self._started = False
+
+    async def __aenter__(self) -> PlayCall:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._call.cancel()
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._updates()
+
+    async def _updates(self) -> AsyncIterator[dict[str, Any]]:
+        try:
+            if not self._started:
+                self._started = True
+                await self._call.write(self._first)
+            async for upd in self._call:
+                yield to_dict(upd)
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
+    async def send(self, expected_version: int, action: int | str) -> None:
+        """The seat's action at ``expected_version`` (an id or a text); its update comes on the
+        call. Raises BummerlError when the call has ended."""
+        req = game_pb2.PlayRequest(expected_version=expected_version)
+        if isinstance(action, str):
+            req.action_text = action
+        else:
+            req.action_id = int(action)
+        try:
+            await self._call.write(req)
+        except (grpc.RpcError, asyncio.InvalidStateError) as e:
+            raise _convert(e) if isinstance(e, grpc.RpcError) else BummerlError(grpc.StatusCode.CANCELLED, str(e)) \
+                from None
 
 
 class Client:

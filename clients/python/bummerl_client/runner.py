@@ -102,44 +102,72 @@ async def _submit(client: AsyncClient, match_id: str, seat: int, token: str, ver
 
 
 async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, bot: Bot, *,
-                    give_up_s: float = 120.0) -> dict[str, Any]:
+                    give_up_s: float = 120.0, use_play: bool = True) -> dict[str, Any]:
     """Play ``seat`` with ``bot`` until the match is over; returns the final information set dict.
 
     ``token``: the seat token (or, in a ladder, the bot token). ``give_up_s``: how long (seconds)
-    the server may stay unreachable before the last error is raised. Raises BotFault (with
-    ``seat`` set) when the bot fails, BummerlError for other errors (e.g. a wrong token)."""
+    the server may stay unreachable before the last error is raised. ``use_play``: one ``Play``
+    call per seat (updates in, actions out on the same call), else (or on a server without it)
+    ``StreamMatch`` plus a ``SubmitAction`` per action. Raises BotFault (with ``seat`` set) when
+    the bot fails, BummerlError for other errors (e.g. a wrong token)."""
     last: dict[str, Any] = {}
-    acted_at = -1  # the newest version at which the server answered our action
+    acted_at = -1  # the newest version at which this seat acted
     backoff = Backoff()
     down_since: float | None = None
     while True:
         try:
-            async for upd in client.stream(match_id, seat, token, from_version=max(0, acted_at)):
-                down_since = None
-                backoff.reset()
-                info = InfoSet(upd["information_set"])
-                last = upd["information_set"]
-                if info.over:
-                    return last
-                if info.to_act == seat and info.legal_actions and info.version > acted_at:
-                    try:
-                        action = checked_action(info, await bot.achoose(info))
-                    except BotFault as f:
-                        f.seat = seat
-                        raise
-                    except Exception as e:  # noqa: BLE001 - a bot's own bug is a crash of the bot
-                        raise BotFault("crash", f"{type(e).__name__}: {str(e)[:200]}", seat) from e
-                    await _submit(client, match_id, seat, token, info.version, action, give_up_s)
-                    acted_at = info.version
+            if use_play:
+                # an action sent on a call that then broke may be lost: the next call's snapshot
+                # shows the seat to act at that version again, and it acts again (expected_version
+                # makes a second apply impossible)
+                sent = -1
+                async with client.play(match_id, seat, token, from_version=max(0, acted_at)) as call:
+                    async for upd in call:
+                        down_since = None
+                        backoff.reset()
+                        last = upd["information_set"]
+                        action = await _decide(InfoSet(last), seat, bot, sent)
+                        if action is not None:
+                            sent = InfoSet(last).version
+                            acted_at = max(acted_at, sent - 1)
+                            await call.send(sent, action)
+            else:
+                async for upd in client.stream(match_id, seat, token, from_version=max(0, acted_at)):
+                    down_since = None
+                    backoff.reset()
+                    last = upd["information_set"]
+                    action = await _decide(InfoSet(last), seat, bot, acted_at)
+                    if action is not None:
+                        await _submit(client, match_id, seat, token, InfoSet(last).version, action, give_up_s)
+                        acted_at = InfoSet(last).version
             if InfoSet(last).over:
                 return last
-        except BummerlError as e:  # the stream dropped (server restart): resubscribe
+        except BummerlError as e:
+            if use_play and e.code == grpc.StatusCode.UNIMPLEMENTED:
+                use_play = False  # an older server: stream + SubmitAction
+                continue
+            if use_play and e.code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                continue  # the match moved on (or is over, out of time): the next call's snapshot says how
             if e.code not in IN_DOUBT:
                 raise
             down_since = down_since or time.monotonic()
             if time.monotonic() - down_since > give_up_s:
                 raise
             await backoff.sleep()
+
+
+async def _decide(info: InfoSet, seat: int, bot: Bot, acted_at: int) -> int | None:
+    """The bot's checked action when ``info`` gives ``seat`` the turn at a version it has not acted
+    at yet, else None. Raises BotFault (``seat`` set); a bot's own exception is a ``crash``."""
+    if info.over or info.to_act != seat or not info.legal_actions or info.version <= acted_at:
+        return None
+    try:
+        return checked_action(info, await bot.achoose(info))
+    except BotFault as f:
+        f.seat = seat
+        raise
+    except Exception as e:  # noqa: BLE001 - a bot's own bug is a crash of the bot
+        raise BotFault("crash", f"{type(e).__name__}: {str(e)[:200]}", seat) from e
 
 
 async def _watch_deals(client: AsyncClient, match_id: str, token: str,

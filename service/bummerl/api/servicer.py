@@ -4,6 +4,7 @@ one place (:func:`bummerl.api.errors.map_errors`)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -11,6 +12,7 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core import MatchService, Update
+from bummerl.core.errors import InvalidArgumentError
 from bummerl.core.limits import RateLimiter
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
@@ -92,6 +94,49 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def StreamMatch(self, request: Any, context: Any) -> AsyncIterator[game_pb2.MatchUpdate]:
         async for u in self.service.stream(request.match_id, request.seat, bearer_token(context), request.from_version):
             yield game_pb2.MatchUpdate(**_update_fields(u))
+
+    @map_errors
+    async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[game_pb2.MatchUpdate]:
+        """StreamMatch and SubmitAction on one call: the first request names the match and seat,
+        every later one is an action; the updates (the snapshot, then one per version, the
+        seat's own commits included) go out as StreamMatch sends them. A refused action ends the
+        call with its status."""
+        token = bearer_token(context)
+        first = await anext(aiter(request_iterator), None)
+        if first is None:
+            return
+        match_id, seat = first.match_id, first.seat
+        out: asyncio.Queue[Update | BaseException | None] = asyncio.Queue()  # None: the match ended
+
+        async def actions() -> None:
+            try:
+                async for req in request_iterator:
+                    which = req.WhichOneof("action")
+                    if which is None:
+                        raise InvalidArgumentError("a Play request after the first carries action_id or action_text")
+                    action = req.action_id if which == "action_id" else req.action_text
+                    await self.service.submit_action(match_id, seat, token, req.expected_version, action)
+            except Exception as e:  # noqa: BLE001 - ends the call with the action's status
+                out.put_nowait(e)
+
+        async def updates() -> None:
+            try:
+                async for u in self.service.stream(match_id, seat, token, first.from_version):
+                    out.put_nowait(u)
+                out.put_nowait(None)
+            except Exception as e:  # noqa: BLE001 - ends the call with the stream's status
+                out.put_nowait(e)
+
+        tasks = [asyncio.create_task(actions()), asyncio.create_task(updates())]
+        try:
+            while (item := await out.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                yield game_pb2.MatchUpdate(**_update_fields(item))
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     @map_errors
     async def Resign(self, request: Any, context: Any) -> game_pb2.ResignResponse:
