@@ -56,8 +56,10 @@ from bummerl.rules.cards import BIT
 from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome, DealState
 
 from ..bot import Bot, InfoSet
+from .contract_search import ContractSearch
 from .determinize import InconsistentInfo, PublicDeal
 from .endgame import EndgameSolver
+from .rotation import is_rotation_deal, local_view
 
 OBJECTIVES = ("match", "points", "win")
 
@@ -231,9 +233,9 @@ class StrongBot(Bot):
                  prune: bool = True, swindle: bool = True) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
-            raise ValueError(f"bot 'strong': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+            raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
         if samples < 0 or (budget_ms is not None and budget_ms < 0) or min_samples < 1:
-            raise ValueError("bot 'strong': samples and budget_ms must be >= 0, min_samples >= 1")
+            raise ValueError(f"bot '{self.name}': samples and budget_ms must be >= 0, min_samples >= 1")
         self.seed = seed if seed is not None else random.randrange(2**62)
         self.samples = samples
         #: milliseconds per decision; ``samples`` alone means no time limit (deterministic)
@@ -257,12 +259,12 @@ class StrongBot(Bot):
         }
         for k, v in options.items():
             if k not in conv:
-                raise ValueError(f"unknown option {k!r} for bot 'strong'; known: {', '.join(sorted(conv))}")
+                raise ValueError(f"unknown option {k!r} for bot '{cls.name}'; known: {', '.join(sorted(conv))}")
             try:
                 kw[k] = conv[k](v)
             except ValueError:
                 kind = {float: "number", int: "integer", _bool: "bool (true/false)"}.get(conv[k], "value")
-                raise ValueError(f"bot 'strong': option {k}={v!r} is not a valid {kind}") from None
+                raise ValueError(f"bot '{cls.name}': option {k}={v!r} is not a valid {kind}") from None
         if "seed" in kw:
             seed = kw.pop("seed")
         return cls(seed, **kw)
@@ -296,12 +298,7 @@ class StrongBot(Bot):
         if len(legal) == 1:
             return legal[0]
         if int(info.raw.get("num_seats", 2)) != 2 or info.deal.get("talon_state") in (None, "TALON_STATE_UNSPECIFIED"):
-            # three- and four-player games: the search models two-player trick-and-draw deals
-            # only; play them as greedy does (docs/RULES.md §7-§12)
-            from .greedy import GreedyBot
-
-            choice = GreedyBot().choose(info)
-            return choice if isinstance(choice, int) else A.parse_action(choice)
+            return self._choose_multi(info, legal, t0)
         try:
             pub = PublicDeal(info.raw)
         except (InconsistentInfo, ValueError, KeyError):
@@ -386,6 +383,21 @@ class StrongBot(Bot):
             return pref
         return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
 
+    def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
+        """Three- and four-player games (docs/RULES.md §7-§12): a rotation deal (§7, §8) is a
+        two-player deal, searched as one in deal seats (:func:`~.rotation.local_view`); a
+        contract deal (§9-§12) by :class:`~.contract_search.ContractSearch`."""
+        if is_rotation_deal(info.raw):
+            try:
+                local = InfoSet(local_view(info.raw))
+            except ValueError:
+                return _fallback(info, legal)
+            return self._choose(local, t0)
+        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples)
+        choice = search.choose(info, t0)
+        self.last_stats = search.last_stats
+        return choice
+
     def _evaluate(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
                   solvers: dict[tuple[Any, ...], EndgameSolver]) -> float:
         while d.phase != OVER and not d.strict:
@@ -398,6 +410,20 @@ class StrongBot(Bot):
         if solver is None:
             solver = solvers[key] = EndgameSolver(d, me, utility)
         return solver.solve(d)
+
+
+class StrongV1Bot(StrongBot):
+    """``strong-v1``: ``strong`` as issue 11 left it, kept for comparisons (``bummerl bench strong
+    --opponent strong-v1``): the same two-player search, and in the three- and four-player games
+    the rules of ``greedy`` (no search)."""
+
+    name = "strong-v1"
+
+    def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
+        from .greedy import GreedyBot
+
+        choice = GreedyBot().choose(info)
+        return choice if isinstance(choice, int) else A.parse_action(choice)
 
 
 def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], float]) -> float:
