@@ -16,7 +16,7 @@ Perfect-Information Monte Carlo, as bridge programs value bids with double-dummy
    public action happened, at the present decision.
 2. Each legal action is applied to every sample and valued by the deal's outcome for the seat's
    side (game points credited to the side minus those credited to the best other seat, kontra
-   multiplier included): once few cards are left (``exact_cards``) by an exact alpha-beta on
+   multiplier included): once few tricks are left (``exact_tricks``) by an exact alpha-beta on
    open cards in which every seat plays for its side (a partner plays for the team, the two
    defenders of a solo contract for each other), before that by a playout with a fast
    rule-based policy (:func:`policy`) down to that size, then the same exact search. Auction
@@ -47,9 +47,8 @@ from bummerl.rules.variant import Rules, configure_cached
 
 from ..bot import InfoSet
 
-#: A card play would be valued by the exact search once at most this many cards are left in the
-#: hands (three tricks at four seats, four at three).
-EXACT_CARDS = 12
+#: Tricks left (at a lead) from which on a position is valued by the exact search.
+EXACT_TRICKS = 3
 #: Attempts to sample a deal that replays the public history before giving up.
 MAX_TRIES = 60
 
@@ -502,6 +501,43 @@ def _cards_left(d: ContractDeal) -> int:
     return sum(_bits(h) for h in d.hands)
 
 
+def play_copy(d: ContractDeal) -> ContractDeal:
+    """A copy of ``d`` for the search of its trick play, cheaper than :meth:`ContractDeal.copy`:
+    the lists the trick play changes are copied, the rest is shared (the play only replaces
+    entries of ``state``, so a shallow copy of it suffices), and the history is left empty (the
+    search never reads it)."""
+    c = object.__new__(type(d))
+    c.rules = d.rules
+    c.dealer = d.dealer
+    c.seats = d.seats
+    c.n = d.n
+    c.hands = d.hands[:]
+    c.trump = d.trump
+    c.order = d.order
+    c.phase = d.phase
+    c.to_act_seat = d.to_act_seat
+    c.leader = d.leader
+    c.trick = d.trick[:]
+    c.trick_no = d.trick_no
+    c.tricks_won = d.tricks_won[:]
+    c.trick_points = d.trick_points[:]
+    c.marriage_points = d.marriage_points[:]
+    c.won = d.won[:]
+    c.announced = d.announced
+    c.pending = d.pending
+    c.laid_away = d.laid_away
+    c.side = d.side
+    c.contract = d.contract
+    c.declarer = d.declarer
+    c.level = d.level
+    c.value = d.value
+    c.bids = d.bids
+    c.history = []
+    c.outcome = d.outcome
+    c.state = dict(d.state)
+    return c
+
+
 class Solver:
     """Exact alpha-beta on open cards for the play of a contract deal: seats of ``me``'s side
     maximise :func:`outcome_value`, the others minimise it (a partner plays for the team).
@@ -524,13 +560,11 @@ class Solver:
                 return v
         self.nodes += 1
         acts = d.legal_actions()
-        first = policy(d)
-        acts.sort(key=lambda a: a != first)
         maxing = d.side[d.to_act_seat] == d.side[self.me]
         best = -math.inf if maxing else math.inf
         a0, b0 = alpha, beta
         for a in acts:
-            c = d.copy()
+            c = play_copy(d)
             ContractDeal.step(c, a)
             v = self.solve(c, alpha, beta)
             if maxing:
@@ -548,12 +582,12 @@ class Solver:
         return best
 
 
-def evaluate(d: ContractDeal, me: int, solver: Solver, exact_cards: int) -> float:
-    """Value of ``d`` for ``me``: the policy plays until at most ``exact_cards`` cards are left in
-    the hands during the trick play, then the exact search (:class:`Solver`)."""
+def evaluate(d: ContractDeal, me: int, solver: Solver, exact_tricks: int) -> float:
+    """Value of ``d`` for ``me``: the policy plays until at most ``exact_tricks`` tricks are left
+    (at a lead), then the exact search (:class:`Solver`)."""
     while d.phase != "over":
-        if d.phase in ("lead", "follow") and _cards_left(d) <= exact_cards:
-            return solver.solve(d)
+        if d.phase == "lead" and _cards_left(d) <= exact_tricks * d.n:
+            return solver.solve(play_copy(d))
         ContractDeal.step(d, policy(d))
     return outcome_value(d, me)
 
@@ -562,15 +596,15 @@ def evaluate(d: ContractDeal, me: int, solver: Solver, exact_cards: int) -> floa
 class ContractSearch:
     """One decision of ``strong`` in a contract deal (see the module docstring). ``budget_ms``
     wall milliseconds (0 = none), ``samples`` per decision (0 = by the budget), at least
-    ``min_samples``; ``exact_cards``: see :func:`evaluate`."""
+    ``min_samples``; ``exact_tricks``: see :func:`evaluate`."""
 
     def __init__(self, seed: int, budget_ms: float, samples: int, min_samples: int,
-                 exact_cards: int = EXACT_CARDS) -> None:
+                 exact_tricks: int = EXACT_TRICKS) -> None:
         self.seed = seed
         self.budget_ms = budget_ms
         self.samples = samples
         self.min_samples = min_samples
-        self.exact_cards = exact_cards
+        self.exact_tricks = exact_tricks
         self.last_stats: dict[str, Any] = {}
 
     def _rng(self, info: InfoSet) -> random.Random:
@@ -611,7 +645,7 @@ class ContractSearch:
             for i in alive:
                 d = root.copy()
                 ContractDeal.step(d, legal[i])
-                vals[i].append(evaluate(d, me, solver, self.exact_cards))
+                vals[i].append(evaluate(d, me, solver, self.exact_tricks))
             nodes += solver.nodes
             n += 1
             if self.samples and n >= self.samples:
