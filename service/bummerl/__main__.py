@@ -324,11 +324,12 @@ def _bench(args: argparse.Namespace) -> int:
             def f(x: float | None, sign: str = "+") -> str:
                 return "unbounded" if x is None else f"{x:{sign}.1f}"
 
+            cpu = "" if r.get("mean_decision_cpu_ms") is None else f" ({r['mean_decision_cpu_ms']:.1f} ms CPU)"
             print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} +/- {f(r['elo_ci95'], '')} "
                   f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
                   f"{r['pairs']} duplicate {'pairs ' + str(r['pentanomial']) if r['pentanomial'] else 'sets (' + r['unit'] + ')'}, "
                   f"game points {r['gp_margin_per_deal']:+.3f}/deal, "
-                  f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
+                  f"mean decision {r['mean_decision_ms']:.1f} ms{cpu} ({r['seconds']} s)", flush=True)
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:

@@ -673,7 +673,7 @@ def _duplicate_sets(variant: str, bot: str, opponent: str, deals: int,
     rules = find_variant(variant).configure({})
     n = rules.spec.num_players
     team_of = rules.spec.team_of_seat
-    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
+    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
     for k, seed, perms in set_seeds:
         scores = []
         margin = 0.0
@@ -682,7 +682,11 @@ def _duplicate_sets(variant: str, bot: str, opponent: str, deals: int,
             m = MatchState(rules, seed, max_deals=deals, suit_perm=perms[leg] or ())
             while not m.over:
                 s = m.to_act
-                a = seats[s].choose(InfoSet(information_set(m, s)))
+                info = InfoSet(information_set(m, s))
+                c0 = time.process_time()
+                a = seats[s].choose(info)
+                if seating[s]:
+                    out["cpu_s"] += time.process_time() - c0
                 m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
                 out["actions"] += 1
             mine = [s for s in range(n) if seating[s]]
@@ -745,7 +749,7 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
                  for c in chunks if c]
 
         t0 = time.perf_counter()
-        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
+        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
         if jobs > 1:
             with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
                 futs = [ex.submit(*w) for w in works]
@@ -758,7 +762,7 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             parts = [w[0](*w[1:]) for w in works]
         for p in parts:
             for k in merged:
-                merged[k] += p[k]
+                merged[k] += p.get(k, 0)
         est = estimate(merged["pairs"])
 
         def fin(x: float) -> float | None:  # JSON has no infinity: an unbounded figure is null
@@ -773,6 +777,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             "unit": "pair" if n == 2 else f"set of {len(seated_legs(n))} games, {game_deals} deal(s) each",
             "gp_margin_per_deal": round(statistics.fmean(merged["gp"]), 3) if merged["gp"] else 0.0,
             "mean_decision_ms": round(1000 * merged["think_s"] / max(1, merged["decisions"]), 2),
+            # 3-4 seats: the bot's CPU time per decision (process time, this process only)
+            "mean_decision_cpu_ms": round(1000 * merged["cpu_s"] / max(1, merged["decisions"]), 2) if n > 2 else None,
             "decisions": merged["decisions"], "seconds": round(time.perf_counter() - t0, 1),
         })
         if progress:

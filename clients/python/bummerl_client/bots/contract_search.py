@@ -560,6 +560,9 @@ class Solver:
                 return v
         self.nodes += 1
         acts = d.legal_actions()
+        if len(acts) > 2 and not d.trick:  # at a lead, the policy's card first (strict play
+            first = policy(d)                 # leaves little to order when following)
+            acts.sort(key=lambda a: a != first)
         maxing = d.side[d.to_act_seat] == d.side[self.me]
         best = -math.inf if maxing else math.inf
         a0, b0 = alpha, beta

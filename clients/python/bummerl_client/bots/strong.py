@@ -1,4 +1,12 @@
-"""``strong``: a determinizing search bot for every two-player variant (issue 11).
+"""``strong``: a determinizing search bot for every variant (issue 11; 3-4 players: issue 24).
+
+Three- and four-player games: a rotation deal (``stockschnapsen``, ``snapszer-hu-3p-rotation``)
+and the play-off deal of a contract game are two-player deals, searched as below in deal seats
+(:mod:`~bummerl_client.bots.rotation`); the contract deals (``bauernschnapsen``,
+``talonschnapsen``, ``snapszer-hu-3p-sopron``, ``snapszer-hu-4p``) by the search of
+:mod:`~bummerl_client.bots.contract_search`. ``strong-v1`` (:class:`StrongV1Bot`) is the bot as
+issue 11 left it: the same two-player search, greedy's rules at 3-4 seats. The rest of this
+docstring describes the two-player search.
 
 It sees only what a remote bot sees (the information set, RULES.md §14) and decides by
 Perfect-Information Monte Carlo:
@@ -35,6 +43,8 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   action that is worse than the best on the same sampled deals by more than three standard errors
   is no longer evaluated, and the decision ends when one action is left.
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
+* ``exact_tricks`` (default 3; contract deals of the 3-4 player games only): tricks left from
+  which on a sampled deal's play is searched exactly instead of played out by the policy.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
   play by both sides, take the one that does best against a fallible opponent (the playout
   policy): it can only gain.
@@ -56,7 +66,7 @@ from bummerl.rules.cards import BIT
 from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome, DealState
 
 from ..bot import Bot, InfoSet
-from .contract_search import ContractSearch
+from .contract_search import EXACT_TRICKS, ContractSearch
 from .determinize import InconsistentInfo, PublicDeal
 from .endgame import EndgameSolver
 from .rotation import is_rotation_deal, local_view
@@ -230,7 +240,7 @@ class StrongBot(Bot):
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
-                 prune: bool = True, swindle: bool = True) -> None:
+                 prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -245,6 +255,9 @@ class StrongBot(Bot):
         self.min_samples = min_samples
         self.prune = prune
         self.swindle = swindle
+        if exact_tricks < 0:
+            raise ValueError(f"bot '{self.name}': exact_tricks must be >= 0")
+        self.exact_tricks = exact_tricks
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -255,7 +268,7 @@ class StrongBot(Bot):
         kw: dict[str, Any] = {}
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
-            "min_samples": int, "prune": _bool, "swindle": _bool,
+            "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int,
         }
         for k, v in options.items():
             if k not in conv:
@@ -393,7 +406,7 @@ class StrongBot(Bot):
             except ValueError:
                 return _fallback(info, legal)
             return self._choose(local, t0)
-        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples)
+        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks)
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
         return choice
