@@ -46,6 +46,7 @@ from bummerl.rules.tricks import legal_follow, winning_card
 from bummerl.rules.variant import Rules, configure_cached
 
 from ..bot import InfoSet
+from .elimination import survivors
 
 #: Tricks left (at a lead) from which on a position is valued by the exact search.
 EXACT_TRICKS = 3
@@ -616,8 +617,8 @@ class ContractSearch:
         return random.Random(zlib.crc32(key.encode()) ^ (self.seed & 0xFFFFFFFF) << 32)
 
     def choose(self, info: InfoSet, t0: float) -> int:
-        """The chosen action id. Falls back to :func:`policy` on a sampled deal, or to the first
-        legal action, when no consistent deal can be sampled (never expected)."""
+        """The chosen action id. Falls back to ``greedy``'s choice when no consistent deal can be
+        sampled (not expected: the tests replay every sample)."""
         legal = [int(a["id"]) for a in info.legal_actions]
         if len(legal) == 1:
             return legal[0]
@@ -625,7 +626,7 @@ class ContractSearch:
         try:
             sampler = ContractSampler(info.raw)
         except (NoSample, ValueError, KeyError):
-            return legal[0]
+            return greedy_choice(info)
         me = sampler.me
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()
@@ -658,12 +659,12 @@ class ContractSearch:
             if not self.samples and deadline == math.inf and n >= 32:
                 break
             if n >= 8 and n % 4 == 0:
-                alive = _survivors(alive, vals, n)
+                alive = survivors(alive, vals, [0.0] * k, n, min_gap=0.05)
                 if len(alive) == 1:
                     break
         self.last_stats = {"samples": n, "nodes": nodes}
         if n == 0:
-            return legal[0]
+            return greedy_choice(info)
         means = {i: sum(vals[i]) / n for i in alive}
         self.last_stats["means"] = {legal[i]: m for i, m in means.items()}
         best = max(means.values())
@@ -674,19 +675,9 @@ class ContractSearch:
         return pref if pref in cands else cands[0]
 
 
-def _survivors(alive: list[int], vals: list[list[float]], n: int) -> list[int]:
-    """Successive elimination: drop an action worse than the best on the same sampled deals by
-    more than three standard errors of the paired difference (and by 0.05 game points)."""
-    means = {i: sum(vals[i]) / n for i in alive}
-    b = max(alive, key=lambda i: means[i])
-    keep = []
-    for i in alive:
-        if i == b:
-            keep.append(i)
-            continue
-        diffs = [x - y for x, y in zip(vals[b], vals[i], strict=True)]
-        mu = sum(diffs) / n
-        se = math.sqrt(sum((x - mu) ** 2 for x in diffs) / (n - 1) / n)
-        if not (mu > 0.05 and mu > 3 * se):
-            keep.append(i)
-    return keep
+def greedy_choice(info: InfoSet) -> int:
+    """``greedy``'s choice as an action id."""
+    from .greedy import GreedyBot
+
+    choice = GreedyBot().choose(info)
+    return choice if isinstance(choice, int) else A.parse_action(choice)

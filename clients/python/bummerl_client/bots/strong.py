@@ -66,8 +66,9 @@ from bummerl.rules.cards import BIT
 from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome, DealState
 
 from ..bot import Bot, InfoSet
-from .contract_search import EXACT_TRICKS, ContractSearch
+from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
 from .determinize import InconsistentInfo, PublicDeal
+from .elimination import survivors as _survivors
 from .endgame import EndgameSolver
 from .rotation import is_rotation_deal, local_view
 
@@ -433,10 +434,7 @@ class StrongV1Bot(StrongBot):
     name = "strong-v1"
 
     def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
-        from .greedy import GreedyBot
-
-        choice = GreedyBot().choose(info)
-        return choice if isinstance(choice, int) else A.parse_action(choice)
+        return greedy_choice(info)
 
 
 def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], float]) -> float:
@@ -454,23 +452,6 @@ def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], floa
     return best
 
 
-def _survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int) -> list[int]:
-    """Successive elimination: drop an action whose paired difference (same sampled deals) to the
-    best one is positive by more than three standard errors and by at least 0.02 utility."""
-    means = {i: sum(vals[i]) / n + bias[i] for i in alive}
-    b = max(alive, key=lambda i: means[i])
-    keep = []
-    for i in alive:
-        if i == b:
-            keep.append(i)
-            continue
-        diffs = [x - y for x, y in zip(vals[b], vals[i], strict=True)]
-        md = means[b] - means[i]
-        mu = sum(diffs) / n
-        se = math.sqrt(sum((x - mu) ** 2 for x in diffs) / (n - 1) / n)
-        if not (md > 0.02 and md > 3 * se):
-            keep.append(i)
-    return keep
 
 
 def _fallback(info: InfoSet, legal: list[int]) -> int:
@@ -479,4 +460,3 @@ def _fallback(info: InfoSet, legal: list[int]) -> int:
         if a < A.MARRIAGE:
             return a
     return legal[0]
-
