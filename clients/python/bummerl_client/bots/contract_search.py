@@ -7,7 +7,8 @@ Perfect-Information Monte Carlo, as bridge programs value bids with double-dummy
 1. :class:`ContractSampler` reads the public history (trump naming, bids, passes, kontras, cards
    laid away and taken up, marriages shown, cards played) and samples *deals*: the hidden cards
    of the other seats (hands, laid-away cards, the talon, the cards not yet dealt) dealt at
-   random among the layouts that fit the hand sizes, the marriages shown, the cards shown, the
+   random (another seat's laid-away cards likelier cheap side cards: :meth:`ContractSampler._lay_weight`)
+   among the layouts that fit the hand sizes, the marriages shown, the cards shown, the
    seat's own laid-away cards, and the voids and "could not head" facts that strict play
    (DEF-PLAY-STRICT / DEF-PLAY-NT, OPEN-GEN-3) revealed. Each sample is turned into a deck
    (the variant's ``arrange``) and the whole public history is replayed on the engine's deal
@@ -370,9 +371,15 @@ class ContractSampler:
         h[i], h[j] = h[j], h[i]
         return h
 
+    def _lay_weight(self, c: int) -> float:
+        """Relative likelihood that another seat laid card ``c`` away: 1 / (1 + card points), a
+        fifth of that for a card of the named trump suit."""
+        return (0.2 if c // 6 == self.named else 1.0) / (1 + self.rules.points[c])
+
     def _place(self, rng: random.Random) -> list[int] | None:
-        """Deal the unseen cards into the slots: each card to a slot that may hold it (a hand
-        slot not of a seat known to be void of it), most constrained cards first."""
+        """Deal the unseen cards into the slots: first the laid-away slots of other seats, card
+        by card with :meth:`_lay_weight`; then each card to a slot that may hold it (a hand slot
+        not of a seat known to be void of it), most constrained cards first. None if stuck."""
         caps = [c for _, _, c in self.slots]
         masks = [0] * len(self.slots)
         cards = K.cards_of(self.unseen)
@@ -382,8 +389,22 @@ class ContractSampler:
                   if cap > 0 and not (kind == "hand" and self.forbidden[s] >> c & 1)
                   and not (self.only_taker >> c & 1 and s != self.taker)]
             allowed.append(ok)
-        order = sorted(range(len(cards)), key=lambda k: (len(allowed[k]), rng.random()))
         left = caps[:]
+        placed = 0
+        # laid-away cards of another seat: drawn first, cheap side cards likelier (a player lays
+        # away what he least needs: the inference the lay-away allows, TS-TAL-1, HU3S-TAL-1)
+        for i, (_, kind, cap) in enumerate(self.slots):
+            if kind != "laid":
+                continue
+            for _ in range(cap):
+                pool = [k for k in range(len(cards)) if not placed >> k & 1 and i in allowed[k]]
+                if not pool:
+                    return None
+                k = rng.choices(pool, [self._lay_weight(cards[k]) for k in pool])[0]
+                placed |= 1 << k
+                masks[i] |= K.BIT[cards[k]]
+                left[i] -= 1
+        order = sorted((k for k in range(len(cards)) if not placed >> k & 1), key=lambda k: (len(allowed[k]), rng.random()))
         for k in order:
             ok = [i for i in allowed[k] if left[i] > 0]
             if not ok:
