@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -47,7 +46,7 @@ from bummerl.rules.tricks import legal_follow, winning_card
 from bummerl.rules.variant import Rules, configure_cached
 
 from ..bot import InfoSet
-from .elimination import survivors
+from .elimination import sampling_done, survivors
 
 #: Tricks left (at a lead) from which on a position is valued by the exact search.
 EXACT_TRICKS = 3
@@ -673,11 +672,7 @@ class ContractSearch:
                 vals[i].append(evaluate(d, me, solver, self.exact_tricks))
             nodes += solver.nodes
             n += 1
-            if self.samples and n >= self.samples:
-                break
-            if n >= self.min_samples and time.perf_counter() >= deadline:
-                break
-            if not self.samples and deadline == math.inf and n >= 32:
+            if sampling_done(n, self.samples, self.min_samples, deadline):
                 break
             if n >= 8 and n % 4 == 0:
                 alive = survivors(alive, vals, [0.0] * k, n, min_gap=0.05)

@@ -1,8 +1,10 @@
-"""Successive elimination of clearly worse actions, shared by the searches of ``strong``."""
+"""Successive elimination of clearly worse actions and the sampling budget, shared by the
+searches of ``strong``."""
 
 from __future__ import annotations
 
 import math
+import time
 
 
 def survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int, min_gap: float = 0.02) -> list[int]:
@@ -23,3 +25,13 @@ def survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: i
         if not (md > min_gap and md > 3 * se):
             keep.append(i)
     return keep
+
+
+def sampling_done(n: int, samples: int, min_samples: int, deadline: float) -> bool:
+    """Stop sampling after ``n`` samples? At ``samples`` (when set); at the ``deadline``
+    (``time.perf_counter`` seconds) once ``min_samples`` are done; at 32 without either limit."""
+    if samples and n >= samples:
+        return True
+    if n >= min_samples and time.perf_counter() >= deadline:
+        return True
+    return not samples and deadline == math.inf and n >= 32

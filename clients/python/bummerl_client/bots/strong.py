@@ -68,6 +68,7 @@ from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome
 from ..bot import Bot, InfoSet
 from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
 from .determinize import InconsistentInfo, PublicDeal
+from .elimination import sampling_done
 from .elimination import survivors as _survivors
 from .endgame import EndgameSolver
 from .rotation import is_rotation_deal, local_view
@@ -358,11 +359,7 @@ class StrongBot(Bot):
             n += 1
             if pub.determined:
                 break
-            if self.samples and n >= self.samples:
-                break
-            if n >= self.min_samples and time.perf_counter() >= deadline:
-                break
-            if not self.samples and deadline == math.inf and n >= 32:
+            if sampling_done(n, self.samples, self.min_samples, deadline):
                 break
             if self.prune and n >= 8 and n % 4 == 0:
                 alive = _survivors(alive, vals, bias, n)
