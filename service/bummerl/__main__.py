@@ -422,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--pairs", type=int, default=200,
                    help="strong: duplicate deal pairs per variant (3-4 seats: duplicate sets, every seating)")
     b.add_argument("--deals", type=int, default=None,
-                   help="strong, 3-4 seats: deals per game (default 1; 3 in the rotation games)")
+                   help="strong, 3-4 seats: deals per game (default: the number of seats, each seat deals once)")
     b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")

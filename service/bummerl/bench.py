@@ -713,7 +713,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
 
     Three- and four-seat variants (``multi`` = all six): ``pairs`` complete duplicate *sets*
     (:func:`_duplicate_sets`, every seating of :func:`seated_legs`), ``deals`` deals per game
-    (default 1, 3 in the rotation games where one seat sits out each deal); the unit of the Elo
+    (default: as many as seats, so that each seat deals once and, in the rotation games, each pair
+    plays once); the unit of the Elo
     estimate is the set, the score the bot's mean placement score, ``pentanomial`` is None and
     ``gp/deal`` is the bot's (team's) game points minus the opponents' mean per deal."""
     import concurrent.futures
@@ -721,7 +722,6 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
     from bummerl.ladder.service import _suit_perms, fixed_suits
     from bummerl.ladder.stats import estimate, pentanomial
     from bummerl.rules import list_variants
-    from bummerl.rules.plan import RotationPlan
 
     if variant in ("all", "multi"):
         variants = [v.id for v in list_variants() if (v.num_players == 2) == (variant == "all")]
@@ -732,7 +732,7 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
         rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")
         spec = find_variant(v)
         n = spec.num_players
-        game_deals = deals or (3 if isinstance(spec.plan, RotationPlan) else 1)
+        game_deals = deals or n
         plan: list[Any] = []
         for i in range(pairs):
             if n > 2:
