@@ -9,7 +9,8 @@
     bummerl bench service --matches 64 --seconds 10 [--json]
     bummerl bench timeouts --matches 200 [--json]   (deadline to enforced timeout, ms)
     bummerl bench ladder --matches 100 [--json]     (duplicate pairs of instant bots: matches/min)
-    bummerl bench strong --pairs 200 [--variant all] [--bot strong:samples=32,seed=1] [--jobs 2] [--json]
+    bummerl bench strong --pairs 200 [--variant all|multi|ID] [--bot strong:samples=32,seed=1] [--opponent greedy]
+                         [--deals N] [--jobs 2] [--json]
                                                     (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
     bummerl bench leaderboard [--matches 10000]     (a ladder's leaderboard: from scratch vs a read after one result)
     bummerl verify RECORD.json [...] | --server HOST:PORT --match ID   (exit 1 at the first mismatch)
@@ -347,10 +348,14 @@ def _bench(args: argparse.Namespace) -> int:
     elif args.what == "strong":
         from bummerl.rules import list_variants
 
-        variants = [v.id for v in list_variants() if v.num_players == 2] if args.variant in (None, "all") else [args.variant]
+        if args.variant in (None, "all", "multi"):
+            variants = [v.id for v in list_variants() if (v.num_players == 2) == (args.variant != "multi")]
+        else:
+            variants = [args.variant]
         for v in variants:  # one line per variant as soon as it is done
             r = bench.bench_strong(args.pairs, v, args.bot, args.opponent, args.jobs, args.seed or 1,
-                                   progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))[0]
+                                   progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)),
+                                   deals=args.deals)[0]
             if args.json:
                 print(json.dumps(r), flush=True)
                 continue
@@ -358,10 +363,12 @@ def _bench(args: argparse.Namespace) -> int:
             def f(x: float | None, sign: str = "+") -> str:
                 return "unbounded" if x is None else f"{x:{sign}.1f}"
 
+            cpu = "" if r.get("mean_decision_cpu_ms") is None else f" ({r['mean_decision_cpu_ms']:.1f} ms CPU)"
             print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} "
                   f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])} Elo), LOS {r['los']:.3f}, score {r['score']:.3f}, "
-                  f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
-                  f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
+                  f"{r['pairs']} duplicate {'pairs ' + str(r['pentanomial']) if r['pentanomial'] else 'sets (' + r['unit'] + ')'}, "
+                  f"game points {r['gp_margin_per_deal']:+.3f}/deal, "
+                  f"mean decision {r['mean_decision_ms']:.1f} ms{cpu} ({r['seconds']} s)", flush=True)
     elif args.what == "sprt":  # error rates of the ladder's SPRT, simulated (bummerl.ladder.sprt_sim)
         from bummerl.ladder.sprt_sim import print_bench
 
@@ -545,7 +552,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "leaderboard"],
                    help="which figures to print")
     b.add_argument("--variant", default=None,
-                   help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
+                   help="variant id, or 'all' (engine, strong); 'multi' (strong: the six 3-4 seat games); "
+                        "default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0, help="how long to measure, seconds (default 10)")
     b.add_argument("--matches", type=int, default=64, help="concurrent matches (service, timeouts, ladder; default 64)")
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
@@ -560,7 +568,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="service: bots follow StreamMatch like real bots (no polling); counts stream fan-out")
     b.add_argument("--play", action="store_true",
                    help="service: like --stream, but each seat plays on one bidirectional Play call (no SubmitAction)")
-    b.add_argument("--pairs", type=int, default=200, help="strong: duplicate deal pairs per variant")
+    b.add_argument("--pairs", type=int, default=200,
+                   help="strong: duplicate deal pairs per variant (3-4 seats: duplicate sets, every seating)")
+    b.add_argument("--deals", type=int, default=None,
+                   help="strong, 3-4 seats: deals per game (default: the number of seats, each seat deals once)")
     b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")

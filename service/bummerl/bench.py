@@ -17,7 +17,7 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from bummerl.rules import find_variant, parse_action
@@ -310,11 +310,30 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
 
     from bummerl_client import AsyncClient, play_seat
     from bummerl_client.bots import make_bot
+    from bummerl_client.client import PlayCall
 
     lat: list[float] = []
     errors = 0
     error_kinds: dict[str, int] = {}  # "<exception>: <message>" -> count, for the report
     calls = 0  # every unary RPC (CreateMatch, SubmitAction); stream messages are not counted
+
+    class TimedPlay(PlayCall):
+        """The SDK runner's Play call, timed from an action's write to its update."""
+
+        sent: tuple[float, int] | None = None
+
+        async def send(self, expected_version: int, action: int | str) -> None:
+            nonlocal calls
+            self.sent = (time.perf_counter(), expected_version)
+            calls += 1
+            await super().send(expected_version, action)
+
+        async def _updates(self) -> AsyncIterator[dict[str, Any]]:
+            async for upd in super()._updates():
+                if self.sent is not None and int(upd["version"]) > self.sent[1]:
+                    lat.append(time.perf_counter() - self.sent[0])
+                    self.sent = None
+                yield upd
 
     class Timed(AsyncClient):
         async def submit_action(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -322,6 +341,9 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
             out = await super().submit_action(*args, **kwargs)
             lat.append(time.perf_counter() - t)
             return out
+
+        def play(self, match_id: str, seat: int, token: str, from_version: int = 0) -> PlayCall:
+            return TimedPlay(self, match_id, seat, token, from_version)
 
     pool: list[Any]
     if sdk:
@@ -679,46 +701,124 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     return out
 
 
+def seated_legs(num_players: int) -> list[list[int]]:
+    """The seatings of one duplicate set at a 3- or 4-seat table, as 1 = the bot under test, 0 =
+    its opponent: three seats, the bot in each seat against two opponents; four seats (teams
+    0&2 vs 1&3), the bot's team in each partnership position against a team of two opponents.
+    These are all the seatings that differ once identical bots are not told apart (the ladder's
+    ``seatings`` lists ``n!`` arrangements of distinct bots)."""
+    if num_players == 4:
+        return [[1, 0, 1, 0], [0, 1, 0, 1]]
+    return [[1 if s == k else 0 for s in range(num_players)] for k in range(num_players)]
+
+
+def _duplicate_sets(variant: str, bot: str, opponent: str, deals: int,
+                    set_seeds: list[tuple[int, int, list[list[int]]]]) -> dict[str, Any]:
+    """Play complete duplicate sets at a 3- or 4-seat table (a worker of :func:`bench_strong`):
+    for each ``(set, seed, suit_perms)`` the deck plan of ``seed`` under every seating of
+    :func:`seated_legs` (leg ``k`` with suit relabelling ``suit_perms[k]``, the first none), each
+    game ``deals`` deals long. A game scores the bot's placement score (the share of the other
+    teams placed behind its team, shared places half: ``ladder.stats.placement_scores``); a set
+    scores the mean of its games. Bots decide from the engine's information set (the served shape)."""
+    from bummerl.ladder.stats import placement_scores
+    from bummerl.rules import information_set
+    from bummerl.rules.state import MatchState
+    from bummerl_client import InfoSet
+    from bummerl_client.bots import make_bot
+
+    rules = find_variant(variant).configure({})
+    n = rules.spec.num_players
+    team_of = rules.spec.team_of_seat
+    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
+    for k, seed, perms in set_seeds:
+        scores = []
+        margin = 0.0
+        for leg, seating in enumerate(seated_legs(n)):
+            seats = [make_bot(bot if x else opponent, (k * 8 + leg) * n + s) for s, x in enumerate(seating)]
+            m = MatchState(rules, seed, max_deals=deals, suit_perm=perms[leg] or ())
+            while not m.over:
+                s = m.to_act
+                info = InfoSet(information_set(m, s))
+                c0 = time.process_time()
+                a = seats[s].choose(info)
+                if seating[s]:
+                    out["cpu_s"] += time.process_time() - c0
+                m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
+                out["actions"] += 1
+            mine = [s for s in range(n) if seating[s]]
+            scores.append(placement_scores(m.placements, team_of)[mine[0]])
+            gp = [sum(r.game_points[s] for r in m.results) for s in range(n)]
+            margin += (statistics.fmean(gp[s] for s in mine) - statistics.fmean(gp[s] for s in range(n) if not seating[s])) / max(1, len(m.results))
+            for s in mine:
+                out["decisions"] += getattr(seats[s], "decisions", 0)
+                out["think_s"] += getattr(seats[s], "think_s", 0.0)
+        out["pairs"].append(statistics.fmean(scores))
+        out["gp"].append(margin / len(scores))
+    return out
+
+
 def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samples=32,seed=1", opponent: str = "greedy",
-                 jobs: int = 1, seed: int = 1, progress: Any = None) -> list[dict[str, Any]]:
+                 jobs: int = 1, seed: int = 1, progress: Any = None, deals: int | None = None) -> list[dict[str, Any]]:
     """``bot`` against ``opponent`` over ``pairs`` duplicate deal pairs per variant (``all`` = every
     two-player variant): each deck is played twice, one deal per game, with the seats swapped and
     the suits relabelled in the second game. Elo difference of ``bot`` over ``opponent`` with its
     95% interval and LOS from the pair scores (pentanomial, :mod:`bummerl.ladder.stats`), the mean
     game-point margin per deal, and ``bot``'s mean decision time in **milliseconds** (its own
     clock inside ``choose``). ``jobs`` worker processes share the pairs. Deterministic deals for a
-    ``seed``; the bots' choices are deterministic only if they have no time limit."""
+    ``seed``; the bots' choices are deterministic only if they have no time limit.
+
+    Three- and four-seat variants (``multi`` = all six): ``pairs`` complete duplicate *sets*
+    (:func:`_duplicate_sets`, every seating of :func:`seated_legs`), ``deals`` deals per game
+    (default: as many as seats, so that each seat deals once and, in the rotation games, each pair
+    plays once); the unit of the Elo
+    estimate is the set, the score the bot's mean placement score, ``pentanomial`` is None and
+    ``gp/deal`` is the bot's (team's) game points minus the opponents' mean per deal."""
     import concurrent.futures
 
+    from bummerl.ladder.formats import fixed_suits, suit_perms
     from bummerl.ladder.stats import estimate, pentanomial
     from bummerl.rules import list_variants
 
-    variants = [v.id for v in list_variants() if v.num_players == 2] if variant == "all" else [find_variant(variant).id]
+    if variant in ("all", "multi"):
+        variants = [v.id for v in list_variants() if (v.num_players == 2) == (variant == "all")]
+    else:
+        variants = [find_variant(variant).id]
     results = []
     for v in variants:
         rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")
-        plan = []
+        spec = find_variant(v)
+        n = spec.num_players
+        game_deals = deals or n
+        plan: list[Any] = []
         for i in range(pairs):
+            if n > 2:
+                legs = len(seated_legs(n))
+                plan.append((i, rng.randrange(2**63), [[], *suit_perms(rng, legs - 1, fixed_suits(spec.configure({})))]))
+                continue
             perm = [0, 1, 2, 3]
             while perm == [0, 1, 2, 3]:
                 rng.shuffle(perm)
             plan.append((i, rng.randrange(2**63), perm))
         chunks = [plan[k::max(1, jobs * 4)] for k in range(max(1, jobs * 4))]
+
+        works = [((_duplicate_sets, v, bot, opponent, game_deals, c) if n > 2 else (_duplicate_pairs, v, bot, opponent, c))
+                 for c in chunks if c]
+
         t0 = time.perf_counter()
-        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
+        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
         if jobs > 1:
             with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
-                futs = [ex.submit(_duplicate_pairs, v, bot, opponent, c) for c in chunks if c]
+                futs = [ex.submit(*w) for w in works]
                 parts = []
                 for f in concurrent.futures.as_completed(futs):
                     parts.append(f.result())
                     if progress:
                         progress(f"{v}: {sum(len(p['pairs']) for p in parts)}/{pairs} pairs")
         else:
-            parts = [_duplicate_pairs(v, bot, opponent, c) for c in chunks if c]
+            parts = [w[0](*w[1:]) for w in works]
         for p in parts:
             for k in merged:
-                merged[k] += p[k]
+                merged[k] += p.get(k, 0)
         est = estimate(merged["pairs"])
 
         def fin(x: float) -> float | None:  # JSON has no infinity: an unbounded figure is null
@@ -728,9 +828,13 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             "variant": v, "bot": bot, "opponent": opponent, "pairs": len(merged["pairs"]), "seed": seed,
             "elo": fin(est.elo), "elo_ci95": fin(est.elo_ci95),
             "elo_low": fin(est.elo_low), "elo_high": fin(est.elo_high),
-            "los": round(est.los, 4), "score": round(est.score, 4), "pentanomial": pentanomial(merged["pairs"]),
+            "los": round(est.los, 4), "score": round(est.score, 4),
+            "pentanomial": pentanomial(merged["pairs"]) if n == 2 else None,
+            "unit": "pair" if n == 2 else f"set of {len(seated_legs(n))} games, {game_deals} deal(s) each",
             "gp_margin_per_deal": round(statistics.fmean(merged["gp"]), 3) if merged["gp"] else 0.0,
             "mean_decision_ms": round(1000 * merged["think_s"] / max(1, merged["decisions"]), 2),
+            # 3-4 seats: the bot's CPU time per decision (process time, this process only)
+            "mean_decision_cpu_ms": round(1000 * merged["cpu_s"] / max(1, merged["decisions"]), 2) if n > 2 else None,
             "decisions": merged["decisions"], "seconds": round(time.perf_counter() - t0, 1),
         })
         if progress:

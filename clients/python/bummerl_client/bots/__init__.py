@@ -1,4 +1,5 @@
-"""Bundled bots, by name: ``random``, ``greedy`` and ``strong`` (see :func:`make_bot`).
+"""Bundled bots, by name: ``random``, ``greedy``, ``strong`` and ``strong-v1`` (``strong`` as issue
+11 left it, for comparisons) (see :func:`make_bot`).
 
 A bot spec is a name with optional options: ``strong:budget_ms=50,samples=8,seed=1``.
 :func:`split_bot_specs` splits a comma-separated list of specs (``strong:budget_ms=50,greedy``)
@@ -12,9 +13,9 @@ import re
 from ..bot import Bot
 from .greedy import GreedyBot
 from .random_bot import RandomBot
-from .strong import StrongBot, parse_options
+from .strong import StrongBot, StrongV1Bot, parse_options
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "strong": StrongBot}
+BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "strong": StrongBot, "strong-v1": StrongV1Bot}
 
 _OPTION = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*=")
 
@@ -30,8 +31,8 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     if cls is None:
         raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(BOTS))} (or exec:COMMAND)")
     options = parse_options(opts)
-    if cls is StrongBot:
-        return StrongBot.from_options(seed, options)
+    if issubclass(cls, StrongBot):
+        return cls.from_options(seed, options)
     if options:
         raise ValueError(f"bot {name!r} takes no options (got {', '.join(options)})")
     return cls(seed)
@@ -68,4 +69,5 @@ def split_bot_specs(text: str) -> list[str]:
     return out
 
 
-__all__ = ["BOTS", "GreedyBot", "RandomBot", "StrongBot", "from_openspiel", "from_policy", "make_bot", "split_bot_specs"]
+__all__ = ["BOTS", "GreedyBot", "RandomBot", "StrongBot", "StrongV1Bot", "from_openspiel", "from_policy", "make_bot",
+           "split_bot_specs"]

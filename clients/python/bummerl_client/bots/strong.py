@@ -1,4 +1,12 @@
-"""``strong``: a determinizing search bot for every two-player variant (issue 11).
+"""``strong``: a determinizing search bot for every variant (issue 11; 3-4 players: issue 24).
+
+Three- and four-player games: a rotation deal (``stockschnapsen``, ``snapszer-hu-3p-rotation``)
+and the play-off deal of a contract game are two-player deals, searched as below in deal seats
+(:mod:`~bummerl_client.bots.rotation`); the contract deals (``bauernschnapsen``,
+``talonschnapsen``, ``snapszer-hu-3p-sopron``, ``snapszer-hu-4p``) by the search of
+:mod:`~bummerl_client.bots.contract_search`. ``strong-v1`` (:class:`StrongV1Bot`) is the bot as
+issue 11 left it: the same two-player search, greedy's rules at 3-4 seats. The rest of this
+docstring describes the two-player search.
 
 It sees only what a remote bot sees (the information set, RULES.md §14) and decides by
 Perfect-Information Monte Carlo:
@@ -35,6 +43,8 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   action that is worse than the best on the same sampled deals by more than three standard errors
   is no longer evaluated, and the decision ends when one action is left.
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
+* ``exact_tricks`` (default 3; contract deals of the 3-4 player games only): tricks left from
+  which on a sampled deal's play is searched exactly instead of played out by the policy.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
   play by both sides, take the one that does best against a fallible opponent (the playout
   policy): it can only gain.
@@ -56,8 +66,12 @@ from bummerl.rules.cards import BIT
 from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome, DealState
 
 from ..bot import Bot, InfoSet
+from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
 from .determinize import InconsistentInfo, PublicDeal
+from .elimination import sampling_done
+from .elimination import survivors as _survivors
 from .endgame import EndgameSolver
+from .rotation import is_rotation_deal, local_view
 
 OBJECTIVES = ("match", "points", "win")
 
@@ -228,12 +242,12 @@ class StrongBot(Bot):
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
-                 prune: bool = True, swindle: bool = True) -> None:
+                 prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
-            raise ValueError(f"bot 'strong': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+            raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
         if samples < 0 or (budget_ms is not None and budget_ms < 0) or min_samples < 1:
-            raise ValueError("bot 'strong': samples and budget_ms must be >= 0, min_samples >= 1")
+            raise ValueError(f"bot '{self.name}': samples and budget_ms must be >= 0, min_samples >= 1")
         self.seed = seed if seed is not None else random.randrange(2**62)
         self.samples = samples
         #: milliseconds per decision; ``samples`` alone means no time limit (deterministic)
@@ -243,6 +257,9 @@ class StrongBot(Bot):
         self.min_samples = min_samples
         self.prune = prune
         self.swindle = swindle
+        if exact_tricks < 0:
+            raise ValueError(f"bot '{self.name}': exact_tricks must be >= 0")
+        self.exact_tricks = exact_tricks
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -253,16 +270,16 @@ class StrongBot(Bot):
         kw: dict[str, Any] = {}
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
-            "min_samples": int, "prune": _bool, "swindle": _bool,
+            "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int,
         }
         for k, v in options.items():
             if k not in conv:
-                raise ValueError(f"unknown option {k!r} for bot 'strong'; known: {', '.join(sorted(conv))}")
+                raise ValueError(f"unknown option {k!r} for bot '{cls.name}'; known: {', '.join(sorted(conv))}")
             try:
                 kw[k] = conv[k](v)
             except ValueError:
                 kind = {float: "number", int: "integer", _bool: "bool (true/false)"}.get(conv[k], "value")
-                raise ValueError(f"bot 'strong': option {k}={v!r} is not a valid {kind}") from None
+                raise ValueError(f"bot '{cls.name}': option {k}={v!r} is not a valid {kind}") from None
         if "seed" in kw:
             seed = kw.pop("seed")
         return cls(seed, **kw)
@@ -296,12 +313,7 @@ class StrongBot(Bot):
         if len(legal) == 1:
             return legal[0]
         if int(info.raw.get("num_seats", 2)) != 2 or info.deal.get("talon_state") in (None, "TALON_STATE_UNSPECIFIED"):
-            # three- and four-player games: the search models two-player trick-and-draw deals
-            # only; play them as greedy does (docs/RULES.md §7-§12)
-            from .greedy import GreedyBot
-
-            choice = GreedyBot().choose(info)
-            return choice if isinstance(choice, int) else A.parse_action(choice)
+            return self._choose_multi(info, legal, t0)
         try:
             pub = PublicDeal(info.raw)
         except (InconsistentInfo, ValueError, KeyError):
@@ -347,11 +359,7 @@ class StrongBot(Bot):
             n += 1
             if pub.determined:
                 break
-            if self.samples and n >= self.samples:
-                break
-            if n >= self.min_samples and time.perf_counter() >= deadline:
-                break
-            if not self.samples and deadline == math.inf and n >= 32:
+            if sampling_done(n, self.samples, self.min_samples, deadline):
                 break
             if self.prune and n >= 8 and n % 4 == 0:
                 alive = _survivors(alive, vals, bias, n)
@@ -386,6 +394,21 @@ class StrongBot(Bot):
             return pref
         return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
 
+    def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
+        """Three- and four-player games (docs/RULES.md §7-§12): a rotation deal (§7, §8) is a
+        two-player deal, searched as one in deal seats (:func:`~.rotation.local_view`); a
+        contract deal (§9-§12) by :class:`~.contract_search.ContractSearch`."""
+        if is_rotation_deal(info.raw):
+            try:
+                local = InfoSet(local_view(info.raw))
+            except ValueError:
+                return _fallback(info, legal)
+            return self._choose(local, t0)
+        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks)
+        choice = search.choose(info, t0)
+        self.last_stats = search.last_stats
+        return choice
+
     def _evaluate(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
                   solvers: dict[tuple[Any, ...], EndgameSolver]) -> float:
         while d.phase != OVER and not d.strict:
@@ -398,6 +421,17 @@ class StrongBot(Bot):
         if solver is None:
             solver = solvers[key] = EndgameSolver(d, me, utility)
         return solver.solve(d)
+
+
+class StrongV1Bot(StrongBot):
+    """``strong-v1``: ``strong`` as issue 11 left it, kept for comparisons (``bummerl bench strong
+    --opponent strong-v1``): the same two-player search, and in the three- and four-player games
+    the rules of ``greedy`` (no search)."""
+
+    name = "strong-v1"
+
+    def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
+        return greedy_choice(info)
 
 
 def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], float]) -> float:
@@ -415,23 +449,6 @@ def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], floa
     return best
 
 
-def _survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int) -> list[int]:
-    """Successive elimination: drop an action whose paired difference (same sampled deals) to the
-    best one is positive by more than three standard errors and by at least 0.02 utility."""
-    means = {i: sum(vals[i]) / n + bias[i] for i in alive}
-    b = max(alive, key=lambda i: means[i])
-    keep = []
-    for i in alive:
-        if i == b:
-            keep.append(i)
-            continue
-        diffs = [x - y for x, y in zip(vals[b], vals[i], strict=True)]
-        md = means[b] - means[i]
-        mu = sum(diffs) / n
-        se = math.sqrt(sum((x - mu) ** 2 for x in diffs) / (n - 1) / n)
-        if not (md > 0.02 and md > 3 * se):
-            keep.append(i)
-    return keep
 
 
 def _fallback(info: InfoSet, legal: list[int]) -> int:
@@ -440,4 +457,3 @@ def _fallback(info: InfoSet, legal: list[int]) -> int:
         if a < A.MARRIAGE:
             return a
     return legal[0]
-

@@ -1,0 +1,220 @@
+"""``strong`` in the three- and four-player games (issue 24) and ``strong-v1``.
+
+Contract deals (§9-§12): every sampled deal replays the public history and gives the seat the
+information set it has (§14.1), the voids it infers from strict play (DEF-PLAY-STRICT,
+OPEN-GEN-3) never exclude a card the other seat really holds, and the exact search agrees with a
+plain minimax over the engine. Rotation deals (§7 STK-INH-1, §8 HU3R-INH-1) and the play-off deals
+of the contract games are read as two-player deals. Bots see the information set as the API serves
+it (engine dict -> protobuf -> JSON). No timed assertions: bots run with a sample count and no
+time limit."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bummerl.api.codec import information_set_to_pb
+from bummerl.rules import find_variant, list_variants, parse_action
+from bummerl.rules import information_set as engine_infoset
+from bummerl.rules.contract import ContractDeal
+from bummerl.rules.state import MatchState
+from bummerl_client import InfoSet
+from bummerl_client.bots import GreedyBot, StrongBot, StrongV1Bot, make_bot
+from bummerl_client.bots.contract_search import ContractSampler, Solver, outcome_value, play_copy
+from bummerl_client.bots.determinize import PublicDeal
+from bummerl_client.bots.rotation import is_rotation_deal, local_view
+from bummerl_client.client import to_dict
+
+MULTI = [v.id for v in list_variants() if v.num_players > 2]
+CONTRACT = [v for v in MULTI if find_variant(v).deal_class is not None and issubclass(find_variant(v).deal_class, ContractDeal)]
+ROTATION = [v for v in MULTI if v not in CONTRACT]
+FAST = "strong:samples=3,seed=7"
+
+
+def act(a: int | str) -> int:
+    return a if isinstance(a, int) else parse_action(a)
+
+
+def served(m: MatchState, seat: int) -> dict:
+    return to_dict(information_set_to_pb(engine_infoset(m, seat)))
+
+
+def positions(variant: str, count: int, seed: int) -> list[MatchState]:
+    """Positions (a seat to act with a choice) of matches of ``variant`` played by greedy and
+    random seats mixed, so that auctions, lay-aways, kontras and play vary."""
+    rng = random.Random(seed)
+    rules = find_variant(variant).configure({})
+    out: list[MatchState] = []
+    while len(out) < count:
+        m = MatchState(rules, rng.randrange(2**62), max_deals=2)
+        greedy = [rng.random() < 0.5 for _ in range(rules.spec.num_players)]
+        while not m.over and len(out) < count:
+            legal = m.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.3:
+                out.append(m.copy())
+            s = m.to_act
+            if greedy[s]:
+                m.apply(act(GreedyBot().choose(InfoSet(engine_infoset(m, s)))))
+            else:
+                m.apply(rng.choice(legal))
+    return out
+
+
+_FIELDS = ("hand", "hand_sizes", "tricks_won", "current_trick", "laid_away", "phase", "to_act", "leader",
+           "trump_suit", "talon_size", "auction", "marriages")
+
+
+def _history(view: dict) -> list[dict]:
+    return [{k: v for k, v in e.items() if k not in ("version", "deal_number")} for e in view["history"] if "deal_started" not in e]
+
+
+@pytest.mark.parametrize("variant", CONTRACT)
+def test_sampled_deals_replay_the_public_history_and_give_the_same_information_set(variant: str) -> None:
+    """§14.1: a sampled deal, replayed on the engine, shows the seat exactly what it was shown:
+    its hand, its laid-away cards, the auction, every public event; its legal actions too. The
+    voids and "could not head" facts inferred from strict play (DEF-PLAY-STRICT, OPEN-GEN-3) hold
+    for the real hands (the inference never excludes a card a seat holds)."""
+    rng = random.Random(3)
+    checked = 0
+    for m in positions(variant, 60, seed=11):
+        if m.deal.__class__.__name__ == "DealState":
+            continue  # a play-off deal (two-player): see the rotation test
+        me = m.to_act
+        raw = served(m, me)
+        sampler = ContractSampler(raw)
+        for s in range(m.num_seats):
+            if s != me:
+                assert sampler.forbidden[s] & m.deal.hands[s] == 0, (variant, s)
+        for _ in range(3):
+            d = sampler.sample(rng)
+            view = to_dict(information_set_to_pb(dict(engine_infoset(m, me), deal=d.view(me))))["deal"]
+            for k in _FIELDS:
+                assert view.get(k) == raw["deal"].get(k), (variant, k)
+            assert _history(view) == _history(raw["deal"])
+            assert sorted(d.legal_actions()) == sorted(int(a["id"]) for a in raw["legal_actions"])
+            checked += 1
+    assert checked >= 60
+
+
+@pytest.mark.parametrize("variant", ROTATION + ["talonschnapsen"])
+def test_rotation_and_playoff_deals_read_as_two_player_deals(variant: str) -> None:
+    """STK-INH-1 / HU3R-INH-1 (and the play-off deals of TS-MATCH-1): the seat's information set
+    in deal seats rebuilds a consistent two-player public deal with the seat's own hand."""
+    seen = 0
+    for m in positions(variant, 80, seed=5):
+        raw = served(m, m.to_act)
+        if not is_rotation_deal(raw):
+            continue
+        local = local_view(raw)
+        pub = PublicDeal(local)
+        assert local["num_seats"] == 2 and pub.hand == m.deal.hands[m.deal.seats.index(m.to_act)]
+        assert pub.opp_size == bin(m.deal.hands[1 - m.deal.seats.index(m.to_act)]).count("1")
+        seen += 1
+    if variant in ROTATION:
+        assert seen >= 40
+
+
+def _minimax(d: ContractDeal, me: int) -> float:
+    if d.phase == "over":
+        return outcome_value(d, me)
+    vals = []
+    for a in d.legal_actions():
+        c = d.copy()
+        c.step(a)
+        vals.append(_minimax(c, me))
+    return max(vals) if d.side[d.to_act] == d.side[me] else min(vals)
+
+
+@pytest.mark.parametrize("variant", CONTRACT)
+def test_exact_search_equals_plain_minimax_over_the_engine(variant: str) -> None:
+    """The alpha-beta (with its cache and cheap copies) of the trick play gives the value of a
+    plain minimax over the engine's own ``copy``/``step``, sides playing for their side."""
+    compared = 0
+    for m in positions(variant, 400, seed=2):
+        d = m.deal
+        if not isinstance(d, ContractDeal) or d.phase != "lead" or sum(bin(h).count("1") for h in d.hands) > 2 * d.n:
+            continue
+        me = d.to_act
+        assert Solver(me).solve(play_copy(d)) == _minimax(d.copy(), me)
+        compared += 1
+        if compared >= 12:
+            break
+    assert compared >= 3
+
+
+@pytest.mark.parametrize("variant", MULTI)
+def test_strong_plays_legal_actions_to_the_end_of_matches(variant: str) -> None:
+    """Every decision is legal (the engine would raise) and the match ends, strong in every seat
+    kind: alone against greedy and (four seats) with a strong partner."""
+    rules = find_variant(variant).configure({})
+    n = rules.spec.num_players
+    for seed in (1, 2):
+        bots = [make_bot(FAST if s % 2 == seed % 2 or n == 3 and s == seed else "greedy", s) for s in range(n)]
+        m = MatchState(rules, seed, max_deals=3)
+        while not m.over:
+            s = m.to_act
+            m.apply(act(bots[s].choose(InfoSet(served(m, s)))))
+        assert m.over
+
+
+@pytest.mark.parametrize("variant", MULTI)
+def test_strong_is_repeatable_from_its_seed_and_v1_plays_as_greedy_there(variant: str) -> None:
+    """Without a time limit a decision depends only on the information set and the seed; in the
+    3-4 player games ``strong-v1`` keeps issue 11's behaviour (greedy's rules)."""
+    for m in positions(variant, 6, seed=9):
+        raw = served(m, m.to_act)
+        a = make_bot("strong:samples=3,seed=4").choose(InfoSet(raw))
+        assert a == make_bot("strong:samples=3,seed=4").choose(InfoSet(raw))
+        assert a in {int(x["id"]) for x in raw["legal_actions"]}
+        v1 = make_bot("strong-v1:samples=3,seed=4").choose(InfoSet(raw))
+        assert v1 == act(GreedyBot().choose(InfoSet(raw)))
+
+
+def test_strong_v1_is_todays_strong_in_two_player_games() -> None:
+    """``strong-v1`` decides exactly as ``strong`` in the two-player variants (same search)."""
+    rules = find_variant("schnapsen-at").configure({})
+    rng = random.Random(4)
+    for _ in range(8):
+        m = MatchState(rules, rng.randrange(2**62), max_deals=1)
+        for _ in range(rng.randrange(0, 8)):
+            if m.over:
+                break
+            m.apply(rng.choice(m.legal_actions()))
+        if m.over:
+            continue
+        raw = served(m, m.to_act)
+        assert make_bot("strong-v1:samples=4,seed=2").choose(InfoSet(raw)) == make_bot("strong:samples=4,seed=2").choose(InfoSet(raw))
+    assert isinstance(make_bot("strong-v1"), StrongV1Bot) and isinstance(make_bot("strong-v1"), StrongBot)
+    with pytest.raises(ValueError, match="unknown option 'nope' for bot 'strong-v1'"):
+        make_bot("strong-v1:nope=1")
+
+
+def test_strong_team_beats_greedy_team_in_a_few_bauernschnapsen_deals() -> None:
+    """A smoke figure, not a benchmark (``bummerl bench strong --variant multi`` is): over six
+    duplicate sets of single deals (the strong team in both partnership positions), the strong
+    team scores more game points than the greedy team."""
+    rules = find_variant("bauernschnapsen").configure({})
+    margin = 0
+    for k in range(6):
+        for leg in (0, 1):
+            bots = [make_bot("strong:samples=6,seed=1" if s % 2 == leg else "greedy", s) for s in range(4)]
+            m = MatchState(rules, 500 + k, max_deals=1)
+            while not m.over:
+                s = m.to_act
+                m.apply(act(bots[s].choose(InfoSet(served(m, s)))))
+            gp = m.results[0].game_points
+            margin += gp[leg] - gp[1 - leg]
+    assert margin > 0
+
+
+def test_bench_strong_plays_complete_duplicate_sets_at_three_and_four_seats() -> None:
+    """``bummerl bench strong`` at 3-4 seats: every seating of the bot (3 games a set) or of its
+    team (2 games), the set as the unit of the Elo estimate, no pentanomial."""
+    from bummerl.bench import bench_strong, seated_legs
+
+    assert seated_legs(3) == [[1, 0, 0], [0, 1, 0], [0, 0, 1]] and seated_legs(4) == [[1, 0, 1, 0], [0, 1, 0, 1]]
+    for variant, games in (("talonschnapsen", 3), ("snapszer-hu-4p", 2)):
+        (r,) = bench_strong(2, variant, "strong:samples=1,seed=1", "greedy", deals=1)
+        assert r["pairs"] == 2 and r["pentanomial"] is None and r["unit"].startswith(f"set of {games} games")
+        assert r["decisions"] > 0 and 0 <= r["score"] <= 1 and "elo_ci95" in r
