@@ -113,6 +113,7 @@ class Runtime:
                 [servicer, ladder_servicer], s.host, port, max_connections=s.http_max_connections,
                 body_timeout_s=s.http_body_timeout_s,
                 cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()], reuse_port=s.reuse_port,
+                ready=self.store.ping,
             )
             self.http_port = self.gateway.port
         if s.metrics_port:

@@ -390,3 +390,52 @@ def test_metrics_multiprocess_mode(tmp_path) -> None:
     assert "bummerl_active_matches 3.0" in out.stdout
     assert list(tmp_path.iterdir())  # values live in the shared directory
 
+
+
+async def test_healthz_and_readyz() -> None:
+    """REST liveness and readiness for load balancers: /readyz follows the readiness check (a
+    Redis ping in the server), /healthz only that the process answers; SSE framing on request."""
+    state = {"ok": True}
+
+    async def ready() -> bool:
+        if state["ok"] == "raise":
+            raise ConnectionError("redis down")
+        return bool(state["ok"])
+
+    fake = FakeGame()
+    gateway = await start_gateway([fake], "127.0.0.1", 0, ready=ready)
+    base = f"http://127.0.0.1:{gateway.port}"
+    try:
+        status, headers, payload = await http("GET", f"{base}/healthz", token=None)
+        assert status == 200 and json.loads(payload) == {"status": "ok"} and headers["cache-control"] == "no-store"
+        assert (await http("GET", f"{base}/readyz", token=None))[0] == 200
+        state["ok"] = False
+        status, _, payload = await http("GET", f"{base}/readyz", token=None)
+        assert status == 503 and json.loads(payload)["status"] == "unavailable"
+        assert (await http("GET", f"{base}/healthz", token=None))[0] == 200
+        state["ok"] = "raise"
+        status, _, payload = await http("GET", f"{base}/readyz", token=None)
+        assert status == 503 and "ConnectionError" in json.loads(payload)["message"]
+    finally:
+        await gateway.close()
+
+
+async def test_readyz_of_the_server_pings_redis(rt) -> None:
+    status, _, payload = await http("GET", f"http://127.0.0.1:{rt.http_port}/readyz", token=None)
+    assert status == 200 and json.loads(payload) == {"status": "ready"}
+
+
+async def test_server_sent_events_stream(servers) -> None:
+    _, _, base = servers
+
+    def get() -> tuple[str, bytes]:
+        req = urllib.request.Request(f"{base}/v1/matches/{MATCH}/seats/0/stream?from_version=4",
+                                     headers={"Authorization": f"Bearer {TOKEN}", "Accept": "text/event-stream"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.headers["Content-Type"], resp.read()
+
+    ctype, payload = await asyncio.to_thread(get)
+    frames = payload.decode().split("\n\n")
+    assert ctype == "text/event-stream"
+    assert json.loads(frames[0].removeprefix("data: "))["result"]["version"] == "5"
+    assert frames[1].startswith("event: error\ndata: ") and "ABORTED" in frames[1]
