@@ -11,6 +11,7 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token
 from bummerl.core import MatchService, Update
+from bummerl.core.spectate import Spectators, WatchFrame, new_watch
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 
@@ -39,6 +40,14 @@ def _update_fields(u: Update) -> dict[str, Any]:
     }
 
 
+def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
+    return game_pb2.WatchUpdate(
+        version=f.version, events=[codec.event_to_pb(e) for e in f.events],
+        public_view=_encoded(f.public_view, codec.information_set_to_pb, f.memo),
+        summary=codec.dict_to_pb(f.summary, game_pb2.MatchSummary),
+    )
+
+
 def _peer_host(context: Any) -> str:
     """The caller's address without the port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``), for rate
     limits; "" when the context has none."""
@@ -48,10 +57,13 @@ def _peer_host(context: Any) -> str:
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
-    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata."""
+    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata;
+    spectator calls (WatchMatch, GetMatchReplay) a watch, seat or admin token where the match asks
+    for one (:mod:`bummerl.core.spectate`)."""
 
-    def __init__(self, service: MatchService) -> None:
+    def __init__(self, service: MatchService, spectators: Spectators | None = None) -> None:
         self.service = service
+        self.spectators = spectators or Spectators(service)
 
     @map_errors
     async def ListVariants(self, request: Any, context: Any) -> game_pb2.ListVariantsResponse:
@@ -60,6 +72,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def CreateMatch(self, request: Any, context: Any) -> game_pb2.CreateMatchResponse:
         seed = request.seed if request.HasField("seed") else None
+        watch_meta, watch_token = new_watch(request.watch.access, request.watch.delay_moves)
         created = await self.service.create_match(
             request.variant, dict(request.options), [s.name for s in request.seats], seed,
             time_control=codec.pb_to_dict(request.time_control) if request.HasField("time_control") else None,
@@ -67,11 +80,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             idle_limit_ms=request.idle_limit_ms if request.HasField("idle_limit_ms") else None,
             admin_token=bearer_token(context),
             caller=_peer_host(context),
+            watch_meta=watch_meta,
         )
         return game_pb2.CreateMatchResponse(
             match_id=created.match_id,
             seat_tokens=[game_pb2.SeatToken(seat=i, token=t) for i, t in enumerate(created.tokens)],
             summary=codec.dict_to_pb(created.summary, game_pb2.MatchSummary),
+            watch_token=watch_token,
         )
 
     @map_errors
@@ -106,3 +121,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def GetMatchRecord(self, request: Any, context: Any) -> game_pb2.MatchRecord:
         return codec.dict_to_pb(await self.service.record(request.match_id), game_pb2.MatchRecord)
+
+    @map_errors
+    async def WatchMatch(self, request: Any, context: Any) -> AsyncIterator[game_pb2.WatchUpdate]:
+        async for f in self.spectators.watch(request.match_id, bearer_token(context), request.from_version):
+            yield _watch_update(f)
+
+    @map_errors
+    async def GetMatchReplay(self, request: Any, context: Any) -> game_pb2.MatchReplay:
+        replay = await self.spectators.replay(request.match_id, bearer_token(context), request.seat_views)
+        return codec.dict_to_pb(replay, game_pb2.MatchReplay)

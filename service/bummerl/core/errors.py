@@ -53,6 +53,12 @@ class NotYourTurnError(IllegalActionError):
     (an :class:`~bummerl.rules.IllegalActionError`, so callers catching that still catch it)."""
 
 
+class ReplayNotAvailableError(ServiceError):
+    """The full replay of a match asked for before it may be served (the match runs, or a ladder
+    game's duplicate set is not over: :func:`bummerl.core.spectate.replay_public`). ->
+    FAILED_PRECONDITION."""
+
+
 class TimeoutLostError(ServiceError):
     """An action that arrived after the seat's deadline (docs/DESIGN.md §5): the server applied the
     match's timeout policy instead (by this call or by the reaper), never both. ->

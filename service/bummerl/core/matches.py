@@ -287,6 +287,7 @@ class MatchService:
         match_id: str | None = None,
         ladder_id: str = "",
         trusted: bool = False,
+        watch_meta: Mapping[str, Any] | None = None,
     ) -> CreatedMatch:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
         name per player (1-64 printable characters each). ``time_control``: a
@@ -303,7 +304,8 @@ class MatchService:
         Internal (ladders, ``trusted=True`` skips the admin and rate checks): ``max_deals`` and
         ``suit_perm`` (see :class:`~bummerl.rules.MatchState`), ``seat_bot_hashes`` (SHA-256 of the
         bot token allowed to play each seat besides its seat token), a fixed ``match_id`` (raises
-        the store's MatchExistsError if taken), ``ladder_id`` (kept in the meta)."""
+        the store's MatchExistsError if taken), ``ladder_id`` (kept in the meta); ``watch_meta``:
+        who may watch (:func:`bummerl.core.spectate.new_watch`; None = public, no delay)."""
         if not trusted:
             self.check_admin(admin_token)
             await self.limiter.check("create", caller)
@@ -346,6 +348,8 @@ class MatchService:
             meta["seat_bots"] = list(seat_bot_hashes)
         if ladder_id:
             meta["ladder_id"] = ladder_id
+        if watch_meta:
+            meta.update(watch_meta)
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
         deadline = self._deadline(m, clocks, meta, created)
         events = initial_events(m, version=1)
@@ -760,7 +764,11 @@ class MatchService:
 
     def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
         ld.history = history_views(ld.state, ld.history)
-        d = information_set(ld.state, seat, ld.history)
+        return self._stamp(information_set(ld.state, seat, ld.history), match_id, ld)
+
+    def _stamp(self, d: InformationSet, match_id: str, ld: _Loaded) -> InformationSet:
+        """``d`` (an information set or public view of ``ld.state``) with ``match_id``, ``version``
+        and, under a time control, the clocks now and the ``time_control``."""
         d["match_id"] = match_id
         d["version"] = ld.version
         if ld.clocks is not None:
@@ -785,5 +793,6 @@ class MatchService:
             "created_at_ms": meta["created_at_ms"],
             "timeout_policy": meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY),
             "idle_limit_ms": int(meta.get("idle_limit_ms") or 0),
+            "watch": meta.get("watch") or {"access": "public", "delay_moves": 0},
             **({"time_control": meta["time_control"]} if meta.get("time_control") else {}),
         }

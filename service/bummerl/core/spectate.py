@@ -1,0 +1,268 @@
+"""Spectators: who may watch a match, the live public view (``WatchMatch``) and the full replay of a
+finished match (``GetMatchReplay``).
+
+* **Watch settings** (``CreateMatchRequest.watch``, kept in the match's meta by
+  :func:`new_watch`): ``access`` ``"public"`` (default: anyone) or ``"token"`` (the match's watch
+  token, any seat or seat-bot token of the match, or the admin token); ``delay_moves`` N: the view
+  trails the match by N versions until the match is over (0 = live).
+* **The live view** (:meth:`Spectators.watch`): the engine's :func:`bummerl.rules.public_view` (an
+  ``InformationSet`` of seat -1: no hand, no laid-away card, no legal actions; docs/RULES.md
+  §14.3) at the version shown, with the public events since the last update and the match's
+  public summary (seat names, teams, options). A view of a version is built once per process and
+  shared by every spectator of that version (clocks, which change with time, are added per
+  update). Under a delay the state of an older version is rebuilt by replaying the match's log.
+* **The replay** (:meth:`Spectators.replay`, :func:`build_replay`): every version of a finished
+  match with every card open: the public view, each hand, the talon in order, laid-away cards and,
+  on request, each seat's information set. Served only when :func:`replay_public` says so: once the
+  match is over and, for a ladder game, never before its whole duplicate set is over.
+
+Errors (:mod:`bummerl.core.errors`): NotFoundError, InvalidArgumentError (bad settings),
+UnauthenticatedError / PermissionDeniedError (access ``"token"``), ReplayNotAvailableError.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from bummerl.rules import MatchState, events_between, information_set, initial_events, public_view
+from bummerl.rules.cards import card_code, cards_of
+from bummerl.rules.events import upgrade_event
+from bummerl.rules.state import DealState
+from bummerl.rules.views import Event, InformationSet
+
+from .errors import InvalidArgumentError, PermissionDeniedError, ReplayNotAvailableError, UnauthenticatedError
+from .matches import MatchService, _Loaded, hash_token, log_actions
+
+ACCESS = ("public", "token")
+"""The values of ``WatchSettings.access``."""
+MAX_DELAY_MOVES = 1000
+"""Largest ``WatchSettings.delay_moves``."""
+VIEW_CACHE = 4096
+"""Public views (one per match version) each process keeps for its spectators."""
+
+
+def new_watch(access: str = "", delay_moves: int = 0) -> tuple[dict[str, Any], str]:
+    """Checked watch settings as the match meta stores them (``{"watch": {"access",
+    "delay_moves"}}`` plus ``"watch_token"``, the SHA-256 of the watch token, for access
+    ``"token"``) and the watch token itself (shown once; ``""`` for public matches). ``access``
+    ``""`` means ``"public"``. Raises InvalidArgumentError for another access or a delay outside
+    0..:data:`MAX_DELAY_MOVES`."""
+    access = access or "public"
+    if access not in ACCESS:
+        raise InvalidArgumentError(f"watch.access must be one of {', '.join(ACCESS)}, got {access[:32]!r}")
+    if not 0 <= delay_moves <= MAX_DELAY_MOVES:
+        raise InvalidArgumentError(f"watch.delay_moves must be in 0..{MAX_DELAY_MOVES}, got {delay_moves}")
+    meta: dict[str, Any] = {"watch": {"access": access, "delay_moves": int(delay_moves)}}
+    token = ""
+    if access == "token":
+        token = secrets.token_hex(32)
+        meta["watch_token"] = hash_token(token)
+    return meta, token
+
+
+def replay_public(meta: Mapping[str, Any]) -> bool:
+    """May the full replay of the match with this meta be served (every hand, the talon order,
+    each seat's information set)? Only once the match is over; a ladder game (``ladder_id`` in its
+    meta) not before its whole duplicate set is over, since the other games of the set deal the
+    same cards. That check belongs to the ladders: until it is wired here, ladder games' replays
+    are refused (never too early)."""
+    return bool(meta.get("over")) and not meta.get("ladder_id")
+
+
+def authorize_watch(meta: Mapping[str, Any], token: str | None, is_admin: bool = False) -> None:
+    """Raise unless the caller may watch: always for access ``"public"``; for ``"token"`` the
+    watch token, a seat token or seat-bot token of the match, or the admin (``is_admin``).
+    UnauthenticatedError without a token, PermissionDeniedError with a foreign one."""
+    watch = meta.get("watch") or {}
+    if watch.get("access", "public") == "public" or is_admin:
+        return
+    if not token:
+        raise UnauthenticatedError("this match may be watched with its watch token only (authorization: Bearer <token>)")
+    h = hash_token(token)
+    allowed = [meta.get("watch_token") or "", *meta.get("seat_tokens", ()), *(meta.get("seat_bots") or ())]
+    if not any(x and hmac.compare_digest(h, x) for x in allowed):
+        raise PermissionDeniedError("this token may not watch this match")
+
+
+def state_at(final: MatchState, entries: list[list[Any]], version: int) -> MatchState:
+    """The match at ``version`` (1 = created; entry ``i`` of the log made version ``i + 2``),
+    replayed from the log of ``final`` (its seed, decks, options) and the service's ``entries``;
+    ``final`` itself at the last version."""
+    if version >= len(entries) + 1:
+        return final
+    log = final.to_dict(actions=False)
+    log.update(actions=log_actions(entries[: max(0, version - 1)]), ended=None, resigned=None)
+    return MatchState.from_dict(log)
+
+
+def _cards(mask: int) -> list[str]:
+    return [card_code(c) for c in cards_of(mask)]
+
+
+def open_cards(m: MatchState) -> dict[str, Any]:
+    """Every card of the current deal that the public view hides: ``hands`` and ``laid_away``
+    (``[{"seat", "cards"}]`` per match seat) and the ``talon`` (top first; a two-player deal's
+    face-up trump card last; a contract deal's talon, then the cards not yet dealt). For
+    replays of finished matches only."""
+    d = m.deal
+    n = m.num_seats
+    hands = [[] for _ in range(n)]
+    laid = [[] for _ in range(n)]
+    if isinstance(d, DealState):
+        for i, s in enumerate(d.seats):
+            hands[s] = _cards(d.hands[i])
+        talon = [card_code(c) for c in d.talon[d.tpos:]]
+    else:
+        for s in range(n):
+            hands[s] = _cards(d.hands[s])
+            laid[s] = _cards(d.laid_away[s])
+        talon = [card_code(c) for c in [*d.state.get("talon", ()), *d.state.get("rest", ())]]
+    return {"hands": [{"seat": s, "cards": h} for s, h in enumerate(hands)], "talon": talon,
+            "laid_away": [{"seat": s, "cards": h} for s, h in enumerate(laid)]}
+
+
+def build_replay(match_id: str, final: MatchState, entries: list[list[Any]], record: Mapping[str, Any],
+                 seat_views: bool = False) -> dict[str, Any]:
+    """The ``MatchReplay`` dict of a stored match: ``record`` and one step per version (1 ..
+    ``len(entries) + 1``) with the events it committed, the public view, every hand, the talon,
+    laid-away cards, the record entry that made it and, with ``seat_views``, each seat's
+    information set. Replays the log once (cost linear in the match's length). Callers check
+    :func:`replay_public` first: this shows every card."""
+    actions = record.get("actions") or []
+    log = final.to_dict(actions=False)
+    log.update(actions=[], ended=None, resigned=None)
+    m = MatchState.from_dict(log)
+    steps: list[dict[str, Any]] = []
+    for v in range(1, len(entries) + 2):
+        if v == 1:
+            events: list[Event] = initial_events(m, 1)
+        else:
+            before = m
+            e = entries[v - 2]
+            if v == len(entries) + 1:
+                m = final  # the last entry may be a concession, which the log holds apart
+            else:
+                m = m.copy()
+                if isinstance(e[1], int):
+                    m.apply(e[1])
+                elif e[1] == "forfeit-deal":
+                    m.forfeit_deal(e[0])
+            events = events_between(before, m, v)
+        view = public_view(m)
+        view["match_id"], view["version"] = match_id, v
+        step: dict[str, Any] = {"version": v, "events": events, "public_view": view, **open_cards(m)}
+        if seat_views:
+            step["seat_views"] = [{**information_set(m, s), "match_id": match_id, "version": v}
+                                  for s in range(m.num_seats)]
+        if v >= 2 and v - 2 < len(actions):
+            step["action"] = actions[v - 2]
+        steps.append(step)
+    return {"record": dict(record), "steps": steps}
+
+
+@dataclass(frozen=True)
+class WatchFrame:
+    """One update of :meth:`Spectators.watch`: the version shown, the public events since the
+    previous frame, the public view at ``version`` and the public summary (``MatchSummary``
+    shape; its ``version`` is the match's newest)."""
+
+    version: int
+    events: list[Event]
+    public_view: InformationSet
+    summary: dict[str, Any]
+    match_over: bool = False
+    memo: dict[int, Any] | None = None
+    """A scratch dict shared by every frame that shows this very ``public_view`` dict (the API
+    layer keeps its encoding there, as :attr:`bummerl.core.matches.Update.memo`); None when the
+    view was made for this frame alone (clocks)."""
+
+
+class Spectators:
+    """The spectator use cases over a :class:`~bummerl.core.matches.MatchService` (same store,
+    same cache of loaded versions)."""
+
+    def __init__(self, matches: MatchService) -> None:
+        self.matches = matches
+        self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[int, Any]]] = OrderedDict()
+
+    def _authorize(self, ld: _Loaded, token: str | None) -> None:
+        admin = False
+        if token and self.matches._admin_hash is not None:
+            admin = hmac.compare_digest(hash_token(token), self.matches._admin_hash)
+        authorize_watch(ld.meta, token, admin)
+
+    @staticmethod
+    def shown_version(ld: _Loaded) -> int:
+        """The version a spectator sees: the newest once the match is over, else ``delay_moves``
+        behind it (at least 1)."""
+        delay = int((ld.meta.get("watch") or {}).get("delay_moves") or 0)
+        return ld.version if ld.state.over or not delay else max(1, ld.version - delay)
+
+    def view(self, match_id: str, ld: _Loaded, version: int) -> tuple[InformationSet, dict[int, Any]]:
+        """The public view of ``version`` of the loaded match and its scratch memo (built once per
+        process and version, shared: callers must not change the view; clocks are not in it)."""
+        key = (match_id, version)
+        got = self._views.get(key)
+        if got is None:
+            m = ld.state if version == ld.version else state_at(ld.state, ld.entries, version)
+            view = public_view(m)
+            view["match_id"], view["version"] = match_id, version
+            got = self._views[key] = (view, {})
+            while len(self._views) > VIEW_CACHE:
+                self._views.popitem(last=False)
+        return got
+
+    def _frame(self, match_id: str, ld: _Loaded, version: int, events: list[Event]) -> WatchFrame:
+        view, memo = self.view(match_id, ld, version)
+        shared: dict[int, Any] | None = memo
+        if ld.clocks is not None and version == ld.version:  # live: the clocks now
+            view, shared = self.matches._stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
+        summary = self.matches._summary(match_id, ld.version, ld.state, ld.meta)
+        return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared)
+
+    async def _events(self, match_id: str, ld: _Loaded, after: int, upto: int) -> list[Event]:
+        spec = ld.state.rules.spec
+        sizes = [spec.hand_size] * spec.num_players
+        got = await self.matches.store.events_since(match_id, max(0, after))
+        return [upgrade_event(orjson.loads(p), sizes) for v, p in got if after < v <= upto]
+
+    async def watch(self, match_id: str, token: str | None, from_version: int = 0) -> AsyncIterator[WatchFrame]:
+        """Frames of the public view: first the version shown now with the events after
+        ``from_version`` (up to it), then one frame per newly shown version, until the frame that
+        shows the end of the match. Waits on the match's event stream (no polling of the
+        state). Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
+        PermissionDeniedError before the first frame."""
+        ld = await self.matches._load(match_id)
+        self._authorize(ld, token)
+        shown = self.shown_version(ld)
+        yield self._frame(match_id, ld, shown, await self._events(match_id, ld, from_version, shown))
+        last = max(shown, from_version)
+        while not (ld.state.over and shown == ld.version):
+            got = await self.matches._wait_events(match_id, ld.version, self.matches.stream_poll_ms)
+            if not got:
+                continue
+            ld = await self.matches._load(match_id)
+            shown = self.shown_version(ld)
+            if shown <= last:
+                continue
+            yield self._frame(match_id, ld, shown, await self._events(match_id, ld, last, shown))
+            last = shown
+
+    async def replay(self, match_id: str, token: str | None, seat_views: bool = False) -> dict[str, Any]:
+        """The full replay (:func:`build_replay`) of a match :func:`replay_public` allows; raises
+        ReplayNotAvailableError otherwise (the match is running, or a ladder game's set is not
+        over), and the errors of :meth:`watch`'s access check."""
+        ld = await self.matches._load(match_id)
+        self._authorize(ld, token)
+        if not replay_public(ld.meta):
+            why = "the match is not over" if not ld.meta.get("over") else "its ladder's duplicate set is not over"
+            raise ReplayNotAvailableError(f"no replay yet: {why}")
+        record = await self.matches.record(match_id)
+        return build_replay(match_id, ld.state, ld.entries, record, seat_views)
