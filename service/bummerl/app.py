@@ -29,6 +29,7 @@ from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gatew
 from bummerl.api.servicer import GameServicer
 from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, Reaper
+from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.ladder.service import LadderDriver, LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
 
@@ -61,6 +62,7 @@ class Runtime:
         self._gauge_task: asyncio.Task[None] | None = None
         self.server: Any = None
         self.gateway: Gateway | None = None
+        self.house: HouseBots | None = None
         self.health = health.aio.HealthServicer()
         self.grpc_port = 0
         self.http_port: int | None = None
@@ -103,7 +105,10 @@ class Runtime:
         self._driver_task = asyncio.create_task(LadderDriver(self.ladders).run(self._reaper_stop), name="bummerl-ladders")
         metrics.set_active_matches(await self.store.active_count())
         self._gauge_task = asyncio.create_task(self._refresh_gauges(self._reaper_stop), name="bummerl-gauges")
-        servicer = GameServicer(self.service)
+        self.house = HouseBots(self.service, HouseSettings(
+            tuple(b.strip() for b in s.house_bots.split(",") if b.strip()), s.house_budget_ms, s.house_workers,
+            s.house_max_seats))
+        servicer = GameServicer(self.service, house=self.house)
         ladder_servicer = LadderServicer(self.ladders)
         self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
         await self.server.start()
@@ -146,6 +151,9 @@ class Runtime:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(task, 5)
         self._reaper_task = self._driver_task = self._gauge_task = None
+        if self.house is not None:
+            await self.house.close()
+            self.house = None
         if self.gateway is not None:
             await self.gateway.close()
             self.gateway = None

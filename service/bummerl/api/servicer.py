@@ -11,6 +11,7 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token
 from bummerl.core import MatchService, Update
+from bummerl.core.house import HouseBots
 from bummerl.core.spectate import Spectators, WatchFrame, new_watch
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
@@ -61,9 +62,12 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     spectator calls (WatchMatch, GetMatchReplay) a watch, seat or admin token where the match asks
     for one (:mod:`bummerl.core.spectate`)."""
 
-    def __init__(self, service: MatchService, spectators: Spectators | None = None) -> None:
+    def __init__(self, service: MatchService, spectators: Spectators | None = None,
+                 house: HouseBots | None = None) -> None:
         self.service = service
         self.spectators = spectators or Spectators(service)
+        self.house = house
+        """Plays ``house:<bot>`` seats (:mod:`bummerl.core.house`); None = such names are plain names."""
 
     @map_errors
     async def ListVariants(self, request: Any, context: Any) -> game_pb2.ListVariantsResponse:
@@ -73,8 +77,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def CreateMatch(self, request: Any, context: Any) -> game_pb2.CreateMatchResponse:
         seed = request.seed if request.HasField("seed") else None
         watch_meta, watch_token = new_watch(request.watch.access, request.watch.delay_moves)
+        names = [s.name for s in request.seats]
+        house = self.house.plan(names) if self.house is not None else {}
         created = await self.service.create_match(
-            request.variant, dict(request.options), [s.name for s in request.seats], seed,
+            request.variant, dict(request.options), names, seed,
             time_control=codec.pb_to_dict(request.time_control) if request.HasField("time_control") else None,
             timeout_policy=request.timeout_policy or None,
             idle_limit_ms=request.idle_limit_ms if request.HasField("idle_limit_ms") else None,
@@ -82,9 +88,11 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             caller=_peer_host(context),
             watch_meta=watch_meta,
         )
+        if house and self.house is not None:
+            self.house.start(created.match_id, house, created.tokens)
         return game_pb2.CreateMatchResponse(
-            match_id=created.match_id,
-            seat_tokens=[game_pb2.SeatToken(seat=i, token=t) for i, t in enumerate(created.tokens)],
+            match_id=created.match_id,  # a house seat's token stays with the server
+            seat_tokens=[game_pb2.SeatToken(seat=i, token="" if i in house else t) for i, t in enumerate(created.tokens)],
             summary=codec.dict_to_pb(created.summary, game_pb2.MatchSummary),
             watch_token=watch_token,
         )
