@@ -32,6 +32,7 @@ from bummerl.core import MatchService, Reaper
 from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.ladder.service import LadderDriver, LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
+from bummerl.web import WEB_DIR
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ class Runtime:
                 [servicer, ladder_servicer], s.host, port, max_connections=s.http_max_connections,
                 body_timeout_s=s.http_body_timeout_s,
                 cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()], reuse_port=s.reuse_port,
-                ready=self.store.ping,
+                ready=self.store.ping, pages=WEB_DIR if s.web_pages else None,
             )
             self.http_port = self.gateway.port
         if s.metrics_port:

@@ -109,6 +109,10 @@ class Settings:
     log_level: str = "INFO"
     """Root log level name: CRITICAL, ERROR, WARNING, INFO or DEBUG."""
 
+    web_pages: bool = True
+    """Serve the web pages (watch, replay, play, ladders; ``bummerl/web``) at ``/`` of the REST
+    gateway."""
+
     house_bots: str = "random,greedy,strong"
     """Bundled bots the server itself plays in seats named ``house:<bot>`` (``house:greedy``,
     ``house:strong:budget_ms=100``), comma-separated; empty = no house bots

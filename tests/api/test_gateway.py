@@ -439,3 +439,25 @@ async def test_server_sent_events_stream(servers) -> None:
     assert ctype == "text/event-stream"
     assert json.loads(frames[0].removeprefix("data: "))["result"]["version"] == "5"
     assert frames[1].startswith("event: error\ndata: ") and "ABORTED" in frames[1]
+
+
+async def test_pages_are_served_with_a_same_origin_policy(tmp_path) -> None:
+    """GET / is the pages' index.html, /web/<file> their files, with a CSP that allows only this
+    origin; nothing outside the directory, no other suffix, no listing."""
+    from bummerl.web import WEB_DIR
+
+    fake = FakeGame()
+    (tmp_path / "secret.txt").write_text("x")
+    gateway = await start_gateway([fake], "127.0.0.1", 0, pages=WEB_DIR)
+    base = f"http://127.0.0.1:{gateway.port}"
+    try:
+        status, headers, payload = await http("GET", f"{base}/", token=None)
+        assert status == 200 and headers["content-type"].startswith("text/html") and b"/web/app.js" in payload
+        assert "default-src 'self'" in headers["content-security-policy"]
+        status, headers, _ = await http("GET", f"{base}/web/app.js", token=None)
+        assert status == 200 and headers["content-type"].startswith("text/javascript")
+        for bad in ("/web/__init__.py", "/web/../config.py", "/web/%2e%2e/config.py", "/web/", "/web/nope.js"):
+            assert (await http("GET", base + bad, token=None))[0] == 404, bad
+        assert (await http("GET", f"{base}/v1/variants", token=None))[0] == 200  # the API is unchanged
+    finally:
+        await gateway.close()

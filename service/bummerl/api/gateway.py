@@ -32,6 +32,9 @@ Besides the RPC routes: ``GET /healthz`` (liveness: ``200 {"status": "ok"}`` whi
 serves) and ``GET /readyz`` (readiness: ``200 {"status": "ready"}`` when the gateway's ``ready``
 check, e.g. a Redis ping, answers within :data:`READY_TIMEOUT_SECONDS`, else ``503
 {"status": "unavailable", "message": ...}``), for load balancers that do not speak gRPC health.
+With ``pages`` (a directory, the package's ``bummerl/web``) ``GET /`` serves its ``index.html``
+and ``GET /web/<file>`` its other files (no subdirectories, no listing), with a Content-Security-
+Policy that allows only this origin (the pages make no external request).
 A server-streaming route answers with Server-Sent Events (``data: <message>`` per event, ``event:
 error`` for an error after the first message) instead of NDJSON when the request's ``Accept`` asks
 for ``text/event-stream``.
@@ -48,6 +51,7 @@ import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -84,6 +88,13 @@ GZIP_MIN_BYTES = 1024
 """Responses at least this large are gzip-compressed when the client accepts gzip."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting a JSON body may have (400 beyond)."""
+
+PAGE_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
+              ".png": "image/png", ".json": "application/json", ".ico": "image/x-icon"}
+"""Files the gateway serves from ``pages``, by suffix, with their content type."""
+PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+"""Content-Security-Policy of the pages: nothing from another origin."""
 
 READY_TIMEOUT_SECONDS = 2.0
 """Longest a ``/readyz`` check may take before the gateway answers 503, seconds."""
@@ -486,12 +497,14 @@ class Gateway:
     with another process (SO_REUSEPORT); otherwise a port in use raises ``OSError``. Responses over
     :data:`GZIP_MIN_BYTES` are gzip-compressed for clients that accept it. ``ready``: the
     readiness check of ``/readyz`` (a coroutine function that raises or returns False when the
-    server cannot serve, e.g. Redis unreachable); None = ready whenever live.
+    server cannot serve, e.g. Redis unreachable); None = ready whenever live. ``pages``: the
+    directory of the web pages served at ``/`` and ``/web/`` (None = no pages).
     """
 
     def __init__(self, routes: list[Route], *, max_connections: int = MAX_CONNECTIONS,
                  body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = (),
-                 reuse_port: bool = False, ready: Callable[[], Awaitable[Any]] | None = None) -> None:
+                 reuse_port: bool = False, ready: Callable[[], Awaitable[Any]] | None = None,
+                 pages: Path | None = None) -> None:
         self.routes = routes
         self.port = 0
         self.max_connections = max_connections
@@ -499,6 +512,7 @@ class Gateway:
         self.cors_origins = frozenset(cors_origins)
         self.reuse_port = reuse_port
         self.ready = ready
+        self.pages = pages
         self._runner: web.AppRunner | None = None
         self._server: asyncio.base_events.Server | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
@@ -598,6 +612,8 @@ class Gateway:
         method = "GET" if request.method == "HEAD" else request.method
         if method == "GET" and raw_path in ("/healthz", "/readyz"):
             return await self._probe(request, raw_path == "/readyz")
+        if method == "GET" and self.pages is not None and (raw_path == "/" or raw_path.startswith("/web/")):
+            return self._page(request, "index.html" if raw_path == "/" else raw_path[len("/web/"):])
         route, params, allowed = self._match(method, raw_path)
         if request.method == "OPTIONS":
             allow = sorted({*allowed, *([route.http_method] if route else [])} | ({"HEAD"} if "GET" in allowed else set()))
@@ -668,6 +684,20 @@ class Gateway:
             rec.done(t0, code)
             access.debug("http %s %s -> %s/%s %s %.1f ms", request.method, errors.clip(raw_path, 200), route.service,
                          route.method.name, code.name, (time.perf_counter() - t0) * 1000)
+
+    def _page(self, request: web.Request, name: str) -> web.Response:
+        """A file of :attr:`pages` (only plain file names with a :data:`PAGE_TYPES` suffix)."""
+        assert self.pages is not None
+        path = self.pages / name
+        ctype = PAGE_TYPES.get(path.suffix)
+        if ctype is None or "/" in name or "\\" in name or name.startswith(".") or not path.is_file():
+            return self._status(request, errors.Status(grpc.StatusCode.NOT_FOUND, f"no page {errors.clip(name, 80)}"))
+        resp = web.Response(body=path.read_bytes(), content_type=ctype, charset="utf-8" if ctype.startswith("text") else None,
+                            headers={"Content-Security-Policy": PAGE_CSP, "X-Content-Type-Options": "nosniff",
+                                     "Cache-Control": "no-cache", "Referrer-Policy": "no-referrer"})
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            resp.enable_compression(web.ContentCoding.gzip)
+        return resp
 
     async def _probe(self, request: web.Request, readiness: bool) -> web.Response:
         """``/healthz`` (this process answers) or ``/readyz`` (and :attr:`ready` passes within
