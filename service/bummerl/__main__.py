@@ -70,8 +70,14 @@ def _print_deal(res: dict[str, Any]) -> None:
           f"deal points {res.get('deal_points')}, tricks {res.get('tricks_won')}", flush=True)
 
 
+def page_link(web: str | None, kind: str, ident: str) -> str:
+    """The web page of a match or ladder (``kind`` "match" / "ladder") on the pages at ``web``
+    (the REST gateway's base URL, e.g. ``http://localhost:8080``); "" without one."""
+    return f"{web.rstrip('/')}/#/{kind}/{ident}" if web else ""
+
+
 async def _play(client: Any, variant: str, bot_names: list[str], seed: int | None, options: dict[str, str],
-                as_json: bool, **create_kwargs: Any) -> dict[str, Any]:
+                as_json: bool, web: str | None = None, **create_kwargs: Any) -> dict[str, Any]:
     from bummerl_client import play_match
     from bummerl_client.__main__ import bot_from_spec
 
@@ -81,6 +87,8 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
         if not as_json:
             print(f"{variant}: {' vs '.join(f'{b.name} (seat {i})' for i, b in enumerate(bots))}, match {match_id}",
                   flush=True)
+            if web:
+                print(f"watch it: {page_link(web, 'match', match_id)}", flush=True)
 
     rec = await play_match(client, variant, bots, options, seed, on_created=created,
                            on_deal=None if as_json else _print_deal, **create_kwargs)
@@ -195,8 +203,13 @@ async def _serve(args: argparse.Namespace) -> int:
     stop = asyncio.Event()
     pacer = asyncio.create_task(GcPacer(settings.gc_pace_ms).run(stop), name="bummerl-gc") if settings.gc_pace_ms else None
     print(f"bummerl: gRPC listening on {rt.target}", flush=True)
+    web = f"http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}" if rt.http_port else None
     if rt.http_port:
-        print(f"bummerl: REST/JSON on http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}/v1/variants", flush=True)
+        print(f"bummerl: REST/JSON on {web}/v1/variants", flush=True)
+        if settings.web_pages:
+            print(f"bummerl: web pages on {web}/", flush=True)
+        else:
+            web = None
     if rt.metrics_port:
         print(f"bummerl: metrics on http://{rt.target.rsplit(':', 1)[0]}:{rt.metrics_port}/metrics", flush=True)
     print(f"bummerl: redis {'embedded Valkey' if rt.embedded else 'at BUMMERL_REDIS_URL'}", flush=True)
@@ -210,7 +223,7 @@ async def _serve(args: argparse.Namespace) -> int:
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
             async with AsyncClient(rt.target) as client:
                 demo = _bot_specs(args.demo, "bummerl serve --demo", find_variant(args.variant).num_players)
-                await _play(client, args.variant, demo, args.seed, {}, False,
+                await _play(client, args.variant, demo, args.seed, {}, False, web,
                             admin_token=settings.admin_token)
             print("bummerl: still serving; press Ctrl-C to stop", flush=True)
         await stop.wait()
@@ -247,7 +260,7 @@ async def _play_cmd(args: argparse.Namespace) -> int:
             except TimeoutError:
                 raise SystemExit(f"bummerl play: cannot reach the server at {args.server} (no connection in 5 s)") from None
             admin = args.admin_token or Settings.from_env().admin_token
-            await _play(client, args.variant, bots, args.seed, options, args.json, admin_token=admin, **create)
+            await _play(client, args.variant, bots, args.seed, options, args.json, args.web, admin_token=admin, **create)
         return 0
     from bummerl.app import Runtime
 
@@ -380,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
                         "default: BUMMERL_IDLE_LIMIT_S or 86400)")
     pl = sub.add_parser("play", help="play one Bummerl between two bots through a server")
     pl.add_argument("--variant", default="schnapsen-at")
+    pl.add_argument("--web", default=os.environ.get("BUMMERL_WEB_URL"),
+                    help="with --server: base URL of its web pages (e.g. http://HOST:8080) to print the match's link "
+                         "(default $BUMMERL_WEB_URL)")
     pl.add_argument("--bots", default="greedy,random",
                     help="two of: random, greedy, strong[:budget_ms=50,samples=N,seed=S], exec:COMMAND")
     pl.add_argument("--server", default=None, help="HOST:PORT (default: start a local server)")

@@ -231,3 +231,15 @@ async def test_watch_and_replay_over_rest(rt: Runtime) -> None:
     assert status == 400 and "watch.access" in err["message"]
     status, ok = await asyncio.to_thread(post, {"variant": "schnapsen-at", "watch": {"delay_moves": 2}})
     assert status == 200 and ok["summary"]["watch"] == {"access": "public", "delay_moves": 2} and ok["watch_token"] == ""
+
+
+async def test_sdk_watch_and_replay(rt: Runtime) -> None:
+    """The Python SDK's AsyncClient.watch and match_replay (JSON dicts, int64 as strings)."""
+    async with AsyncClient(rt.target) as client:
+        created = await client.create_match("santase", seats=["house:random", "house:greedy"],
+                                            options={"match_target": 2})
+        frames = [u async for u in client.watch(created.match_id)]
+        assert frames[-1]["public_view"]["match"]["over"] and frames[-1]["public_view"]["seat"] == -1
+        replay = await client.match_replay(created.match_id, seat_views=True)
+    assert len(replay["steps"]) == int(replay["record"]["version"]) == int(frames[-1]["version"])
+    assert all(len(st["seat_views"]) == 2 for st in replay["steps"])

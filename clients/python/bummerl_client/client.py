@@ -186,6 +186,30 @@ class AsyncClient:
             raise _convert(e) from None
 
 
+    async def watch(self, match_id: str, token: str | None = None, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """Spectator updates ``{"version", "events", "public_view", "summary"}`` (WatchMatch): the
+        public view (an information set of seat -1, no hidden card) at each version, to the end of
+        the match. ``token``: the watch, a seat or the admin token when the match asks for one."""
+        call = self.stub.WatchMatch(game_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version),
+                                    metadata=_auth(token))
+        try:
+            async for upd in call:
+                yield to_dict(upd)
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+        finally:
+            call.cancel()
+
+    async def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> dict[str, Any]:
+        """The full replay of a finished match ``{"record", "steps"}`` (GetMatchReplay): every version
+        with every hand, the talon and, with ``seat_views``, each seat's information set.
+        FAILED_PRECONDITION while the match runs."""
+        try:
+            req = game_pb2.GetMatchReplayRequest(match_id=match_id, seat_views=seat_views)
+            return to_dict(await self.stub.GetMatchReplay(req, metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
+
     # ------------------------------------------------------------------ ladders (LadderService)
     async def _ladder_call(self, method: str, req: Message, token: str | None = None) -> dict[str, Any]:
         try:

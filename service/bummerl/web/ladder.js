@@ -68,7 +68,7 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
     const names = l.bot_names || {};
     const games = (ms.results || []).slice(-200).reverse().map((r) => `<tr><td>${r.game}</td><td>${r.pair}/${r.leg}</td>`
       + `<td>${r.bots.map((b) => esc(names[b] || b)).join(" · ")}</td><td>${(r.scores || []).map(f1).join(" : ")}</td>`
-      + `<td>${esc(r.reason)}</td><td><a href="#/match/${encodeURIComponent(r.match_id)}">${esc(r.match_id.slice(0, 10))}</a></td></tr>`).join("");
+      + `<td>${esc(r.reason)}</td><td><a href="#/match/${encodeURIComponent(r.match_id)}">${esc(r.match_id)}</a></td></tr>`).join("");
     body.innerHTML = `<h2>Standings</h2><div class="scroll"><table id="standings"><thead><tr><th>#</th><th>bot</th><th>mu</th><th>sigma</th><th>ordinal</th>`
       + `<th>Elo vs leader (95%)</th><th>games</th><th>W/D/L</th><th>score</th></tr></thead><tbody>${standings}</tbody></table></div>`
       + sprt
