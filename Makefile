@@ -64,6 +64,7 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench timeouts --matches 200
 	$(PY) -m bummerl bench ladder --matches 100
 	$(PY) -m bummerl bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
+	$(PY) -m bummerl bench web --seconds 16 --rate 50
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info service/bummerl/v1/*_pb2* service/bummerl/v1/__init__.py clients/node/node_modules

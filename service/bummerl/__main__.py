@@ -336,6 +336,28 @@ def _bench(args: argparse.Namespace) -> int:
                   f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])}), LOS {r['los']:.3f}, score {r['score']:.3f}, "
                   f"{r['pairs']} duplicate pairs {r['pentanomial']}, game points {r['gp_margin_per_deal']:+.3f}/deal, "
                   f"mean decision {r['mean_decision_ms']:.1f} ms ({r['seconds']} s)", flush=True)
+    elif args.what == "web":
+        from bummerl import bench_web
+
+        try:
+            page = asyncio.run(bench_web.bench_page_render(args.runs))
+        except (ImportError, RuntimeError) as e:
+            page = {"skipped": f"{type(e).__name__}: {e}"}
+        spec = asyncio.run(bench_web.bench_spectators(args.spectators, args.seconds, rate=args.rate or 20.0))
+        if args.json:
+            print(json.dumps({"page": page, "spectators": spec}))
+        else:
+            if "skipped" in page:
+                print(f"web: match page first render: skipped ({page['skipped']})")
+            else:
+                print(f"web: match page first render (navigation start to the drawn table, {page['runs']} loads): "
+                      f"live p50 {page['live']['p50_ms']} ms, max {page['live']['max_ms']} ms; "
+                      f"replay p50 {page['replay']['p50_ms']} ms, max {page['replay']['max_ms']} ms")
+            w, o = spec["with"], spec["without"]
+            print(f"web: seats' SubmitAction at {spec['rate']:g}/s with {spec['spectators']} spectators on the match: "
+                  f"p50 {w['p50_ms']} ms, "
+                  f"p99 {w['p99_ms']} ms ({w['actions']} actions); without: p50 {o['p50_ms']} ms, p99 {o['p99_ms']} ms "
+                  f"({o['actions']} actions); {spec['spectator_updates_per_s']:,.0f} spectator updates/s")
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -412,7 +434,9 @@ def main(argv: list[str] | None = None) -> int:
 
     cli_ladder.add_parsers(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong"])
+    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "web"])
+    b.add_argument("--spectators", type=int, default=100, help="web: WatchMatch streams on the match being played")
+    b.add_argument("--runs", type=int, default=10, help="web: page loads per kind of match page")
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); default schnapsen-at (strong: all)")
     b.add_argument("--seconds", type=float, default=10.0)

@@ -39,6 +39,11 @@ def pytest_report_header(config: Any) -> str:
     return f"browser tests: {CHROMIUM}"
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if MISSING:  # one loud line, also under -q (which hides the header)
+        terminalreporter.write_line(f"!!! BROWSER TESTS SKIPPED: no {MISSING} !!!", red=True, bold=True)
+
+
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     if not MISSING:
         return

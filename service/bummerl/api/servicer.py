@@ -41,11 +41,17 @@ def _update_fields(u: Update) -> dict[str, Any]:
     }
 
 
+def _summary_pb(d: Any) -> game_pb2.MatchSummary:
+    return codec.dict_to_pb(d, game_pb2.MatchSummary)
+
+
 def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
+    """The message of a frame; its parts are encoded once per version for every spectator
+    (:attr:`WatchFrame.memo`), the events once per event."""
     return game_pb2.WatchUpdate(
-        version=f.version, events=[codec.event_to_pb(e) for e in f.events],
+        version=f.version, events=[_encoded(e, codec.event_to_pb, f.memo) for e in f.events],
         public_view=_encoded(f.public_view, codec.information_set_to_pb, f.memo),
-        summary=codec.dict_to_pb(f.summary, game_pb2.MatchSummary),
+        summary=_encoded(f.summary, _summary_pb, f.memo),
     )
 
 

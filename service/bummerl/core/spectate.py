@@ -191,6 +191,7 @@ class Spectators:
     def __init__(self, matches: MatchService) -> None:
         self.matches = matches
         self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[int, Any]]] = OrderedDict()
+        self._events: OrderedDict[tuple[str, int, bytes], Event] = OrderedDict()
 
     def _authorize(self, ld: _Loaded, token: str | None) -> None:
         admin = False
@@ -219,40 +220,70 @@ class Spectators:
                 self._views.popitem(last=False)
         return got
 
+    def _summary(self, match_id: str, ld: _Loaded) -> dict[str, Any]:
+        """The public summary at ``ld.version``, built once per process and version (shared)."""
+        memo = self.view(match_id, ld, ld.version)[1]
+        got = memo.get(-1)
+        if got is None:
+            got = memo[-1] = self.matches._summary(match_id, ld.version, ld.state, ld.meta)
+        return got  # type: ignore[no-any-return]
+
     def _frame(self, match_id: str, ld: _Loaded, version: int, events: list[Event]) -> WatchFrame:
         view, memo = self.view(match_id, ld, version)
         shared: dict[int, Any] | None = memo
         if ld.clocks is not None and version == ld.version:  # live: the clocks now
             view, shared = self.matches._stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
-        summary = self.matches._summary(match_id, ld.version, ld.state, ld.meta)
+        summary = self._summary(match_id, ld)
         return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared)
 
-    async def _events(self, match_id: str, ld: _Loaded, after: int, upto: int) -> list[Event]:
+    def _decode(self, match_id: str, ld: _Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
+        """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators)."""
         spec = ld.state.rules.spec
         sizes = [spec.hand_size] * spec.num_players
-        got = await self.matches.store.events_since(match_id, max(0, after))
-        return [upgrade_event(orjson.loads(p), sizes) for v, p in got if after < v <= upto]
+        out: list[Event] = []
+        for v, p in got:
+            key = (match_id, v, p)
+            e = self._events.get(key)
+            if e is None:
+                e = self._events[key] = upgrade_event(orjson.loads(p), sizes)
+                while len(self._events) > VIEW_CACHE * 4:
+                    self._events.popitem(last=False)
+            out.append(e)
+        return out
 
     async def watch(self, match_id: str, token: str | None, from_version: int = 0) -> AsyncIterator[WatchFrame]:
         """Frames of the public view: first the version shown now with the events after
         ``from_version`` (up to it), then one frame per newly shown version, until the frame that
-        shows the end of the match. Waits on the match's event stream (no polling of the
-        state). Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
+        shows the end of the match. Waits on the match's event stream (no polling of the state)
+        and reads the match again only when this process does not hold the version the events
+        name. Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
         PermissionDeniedError before the first frame."""
         ld = await self.matches._load(match_id)
         self._authorize(ld, token)
         shown = self.shown_version(ld)
-        yield self._frame(match_id, ld, shown, await self._events(match_id, ld, from_version, shown))
+        stored = await self.matches.store.events_since(match_id, max(0, from_version))
+        pending = [(v, p) for v, p in stored if v > from_version]
+        seen = max([ld.version, *(v for v, _ in pending)])
+        yield self._frame(match_id, ld, shown, self._decode(match_id, ld, [(v, p) for v, p in pending if v <= shown]))
         last = max(shown, from_version)
+        pending = [(v, p) for v, p in pending if v > last]
         while not (ld.state.over and shown == ld.version):
-            got = await self.matches._wait_events(match_id, ld.version, self.matches.stream_poll_ms)
+            got = await self.matches._wait_events(match_id, seen, self.matches.stream_poll_ms)
             if not got:
                 continue
-            ld = await self.matches._load(match_id)
+            pending += [(v, p) for v, p in got if v > seen]
+            seen = max(seen, *(v for v, _ in got))
+            cached = self.matches._latest.get(match_id)  # a version this process holds is immutable: no read
+            ld = cached if cached is not None and cached.version >= seen else await self.matches._load(match_id)
+            if ld.version > seen:  # commits landed after the events we were handed: no gap
+                pending += [(v, p) for v, p in await self.matches.store.events_since(match_id, seen) if v <= ld.version]
+                seen = ld.version
             shown = self.shown_version(ld)
             if shown <= last:
                 continue
-            yield self._frame(match_id, ld, shown, await self._events(match_id, ld, last, shown))
+            evs = self._decode(match_id, ld, [(v, p) for v, p in pending if last < v <= shown])
+            pending = [(v, p) for v, p in pending if v > shown]
+            yield self._frame(match_id, ld, shown, evs)
             last = shown
 
     async def replay(self, match_id: str, token: str | None, seat_views: bool = False) -> dict[str, Any]:

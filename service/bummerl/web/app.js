@@ -41,6 +41,11 @@ export async function* ndjson(path, { headers = {}, signal } = {}) {
 
 function onCleanup(fn) { cleanup.push(fn); }
 
+/** Marks the first drawn table of a page load (read by ``bummerl bench web``). */
+function markRendered() {
+  if (!performance.getEntriesByName("bummerl-first-render").length) performance.mark("bummerl-first-render");
+}
+
 let variantsCache = null;
 export async function variants() {
   if (!variantsCache) {
@@ -82,7 +87,7 @@ function logHTML(events, names) {
 }
 
 async function matchPage(id) {
-  await variants();
+  const cardNames = variants().catch(() => []); // card names, fetched while the stream opens
   app.innerHTML = `<h1>Match <code>${esc(id)}</code></h1><div id="status" class="muted">connecting…</div>
     <div id="controls"></div><div id="board"></div><h2>Events</h2><ol id="log" class="log"></ol>`;
   const board = app.querySelector("#board"), log = app.querySelector("#log"), status = app.querySelector("#status");
@@ -94,12 +99,14 @@ async function matchPage(id) {
   try {
     for await (const u of ndjson(`/v1/matches/${encodeURIComponent(id)}/watch`, { signal: ctrl.signal })) {
       summary = u.summary;
+      await cardNames;
       const names = namesOf(summary);
       const lang = langOf(summary.variant);
       over = u.public_view.match.over;
       if (over && log.children.length === 0) break; // finished before we came: show the replay
       stopClocks();
       board.innerHTML = tableHTML({ view: u.public_view, names, lang, viewer: -1 });
+      markRendered();
       stopClocks = tickClocks(board);
       log.insertAdjacentHTML("beforeend", logHTML(u.events, names));
       log.scrollTop = log.scrollHeight;
@@ -121,7 +128,7 @@ async function replayView(id, summary) {
   const status = app.querySelector("#status"), board = app.querySelector("#board"), log = app.querySelector("#log");
   let replay;
   try {
-    replay = await api(`/v1/matches/${encodeURIComponent(id)}/replay?seat_views=true`);
+    replay = await api(`/v1/matches/${encodeURIComponent(id)}/replay`);
   } catch (err) {
     status.textContent = `no replay: ${err.message}`;
     return;
@@ -147,15 +154,24 @@ async function replayView(id, summary) {
     let model;
     if (mode === "all") model = { view: st.public_view, names, lang, viewer: -1, hands: st.hands.map((h) => h.cards), talon: st.talon, laidAway: st.laid_away.map((h) => h.cards) };
     else if (mode === "public") model = { view: st.public_view, names, lang, viewer: -1 };
+    else if (!steps[0].seat_views?.length) { loadSeatViews(); return; }
     else model = { view: st.seat_views[Number(mode)], names, lang, viewer: Number(mode) };
     board.innerHTML = tableHTML(model);
+    markRendered();
     log.innerHTML = logHTML(steps.slice(0, idx + 1).flatMap((s) => s.events), names);
     log.scrollTop = log.scrollHeight;
     scrub.value = idx;
     pos.textContent = `version ${st.version} / ${steps[steps.length - 1].version}`;
     document.body.dataset.version = st.version;
   }
-  function stop() { if (timer) clearInterval(timer); timer = null; playBtn.textContent = "play"; }
+  let loading = null;
+  function loadSeatViews() { // each seat's information sets, fetched the first time a seat's view is asked for
+    loading = loading || api(`/v1/matches/${encodeURIComponent(id)}/replay?seat_views=true`).then((full) => {
+      full.steps.forEach((st, i) => { steps[i].seat_views = st.seat_views; });
+      show(idx);
+    }).catch((err) => { status.textContent = `no seat views: ${err.message}`; });
+  }
+    function stop() { if (timer) clearInterval(timer); timer = null; playBtn.textContent = "play"; }
   function toggle() {
     if (timer) return stop();
     playBtn.textContent = "pause";
