@@ -243,3 +243,25 @@ async def test_sdk_watch_and_replay(rt: Runtime) -> None:
         replay = await client.match_replay(created.match_id, seat_views=True)
     assert len(replay["steps"]) == int(replay["record"]["version"]) == int(frames[-1]["version"])
     assert all(len(st["seat_views"]) == 2 for st in replay["steps"])
+
+
+async def test_list_matches_running_and_recent_public_only(rt: Runtime) -> None:
+    """ListMatches (GET /v1/matches): created matches, newest first, running ones among the
+    running; a match watched by token only is never listed; a bad limit is INVALID_ARGUMENT."""
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        a = await _create(stub, seed=1)
+        b = await _create(stub, seed=2)
+        hidden = await _create(stub, seed=3, access="token")
+        await stub.Resign(game_pb2.ResignRequest(match_id=a.match_id, seat=0),
+                          metadata=[("authorization", f"Bearer {a.seat_tokens[0].token}")])
+        got = await stub.ListMatches(game_pb2.ListMatchesRequest(limit=100))
+        with pytest.raises(grpc.aio.AioRpcError) as ei:
+            await stub.ListMatches(game_pb2.ListMatchesRequest(limit=1000))
+        assert ei.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    recent = [m.match_id for m in got.recent]
+    assert recent.index(b.match_id) < recent.index(a.match_id) and hidden.match_id not in recent
+    running = {m.match_id for m in got.running}
+    assert b.match_id in running and a.match_id not in running and hidden.match_id not in running
+    listed = next(m for m in got.recent if m.match_id == a.match_id)
+    assert listed.over and list(listed.seat_names) == ["bot0", "bot1"] and listed.variant == "schnapsen-at"

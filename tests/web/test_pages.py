@@ -311,3 +311,17 @@ async def test_a_four_seat_bauernschnapsen_game(page: Any, server: Runtime) -> N
     assert "Contract" in (await page.text_content(".center") or "")
     hands = await page.eval_on_selector_all(".seat .hand", "hs => hs.map(h => h.querySelectorAll('[data-card]').length)")
     assert sum(hands) > 0 and len(hands) == 4
+
+
+async def test_home_lists_variants_matches_and_works_at_phone_width(page: Any, server: Runtime) -> None:
+    """Home: every variant with its options, the recent matches with links; at a phone's width
+    the page needs no horizontal scrolling."""
+    created = await _rest(server, "POST", "/v1/matches", {"variant": "santase", "seats": [
+        {"name": "ann"}, {"name": "house:random"}]})
+    await page.set_viewport_size({"width": 390, "height": 800})
+    await page.goto(f"{page.base}/")
+    await page.wait_for_selector("#recent")
+    assert f"#/match/{created['match_id']}" in (await page.inner_html("#recent"))
+    variants = await _rest(server, "GET", "/v1/variants")
+    assert await page.eval_on_selector_all("table.variants tbody tr", "rs => rs.length") == len(variants["variants"])
+    assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")

@@ -96,6 +96,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         )
         if house and self.house is not None:
             self.house.start(created.match_id, house, created.tokens)
+        await self.spectators.remember(created.match_id)
         return game_pb2.CreateMatchResponse(
             match_id=created.match_id,  # a house seat's token stays with the server
             seat_tokens=[game_pb2.SeatToken(seat=i, token="" if i in house else t) for i, t in enumerate(created.tokens)],
@@ -145,3 +146,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def GetMatchReplay(self, request: Any, context: Any) -> game_pb2.MatchReplay:
         replay = await self.spectators.replay(request.match_id, bearer_token(context), request.seat_views)
         return codec.dict_to_pb(replay, game_pb2.MatchReplay)
+
+    @map_errors
+    async def ListMatches(self, request: Any, context: Any) -> game_pb2.ListMatchesResponse:
+        return codec.dict_to_pb(await self.spectators.list_matches(request.limit), game_pb2.ListMatchesResponse)

@@ -36,6 +36,7 @@ from bummerl.rules.cards import card_code, cards_of
 from bummerl.rules.events import upgrade_event
 from bummerl.rules.state import DealState
 from bummerl.rules.views import Event, InformationSet
+from bummerl.store.keys import META_PREFIX, aux_key, state_key
 
 from .errors import InvalidArgumentError, PermissionDeniedError, ReplayNotAvailableError, UnauthenticatedError
 from .matches import MatchService, _Loaded, hash_token, log_actions
@@ -46,6 +47,11 @@ MAX_DELAY_MOVES = 1000
 """Largest ``WatchSettings.delay_moves``."""
 VIEW_CACHE = 4096
 """Public views (one per match version) each process keeps for its spectators."""
+RECENT = 200
+"""Most recently created matches remembered for :meth:`Spectators.list_matches`."""
+MAX_LIST = 100
+"""Largest ``limit`` of :meth:`Spectators.list_matches`."""
+_LISTED_META = (b"variant", b"seats", b"created_at_ms", b"over", b"watch")
 
 
 def new_watch(access: str = "", delay_moves: int = 0) -> tuple[dict[str, Any], str]:
@@ -285,6 +291,44 @@ class Spectators:
             pending = [(v, p) for v, p in pending if v > shown]
             yield self._frame(match_id, ld, shown, evs)
             last = shown
+
+    async def remember(self, match_id: str) -> None:
+        """Note a match created through CreateMatch for the ``recent`` list (capped at :data:`RECENT`)."""
+        client = self.matches.store.client
+        key = aux_key("recent")
+        await client.lpush(key, match_id)
+        await client.ltrim(key, 0, RECENT - 1)
+
+    async def list_matches(self, limit: int = 20) -> dict[str, list[dict[str, Any]]]:
+        """``{"running": [...], "recent": [...]}`` of ``MatchListing`` dicts (match_id, variant,
+        seat_names, created_at_ms, over): up to ``limit`` (1..:data:`MAX_LIST`, 0 = 20) matches not
+        yet over, and the most recently created ones, newest first; matches watched by token only
+        are left out. Raises InvalidArgumentError for a bad limit."""
+        if not 0 <= limit <= MAX_LIST:
+            raise InvalidArgumentError(f"limit must be in 0..{MAX_LIST}, got {limit}")
+        limit = limit or 20
+        store = self.matches.store
+        client = store.client
+        running = [m.decode() if isinstance(m, bytes) else str(m)
+                   for m in await client.srandmember(store.active_key, limit * 2) or []]
+        recent = [m.decode() if isinstance(m, bytes) else str(m)
+                  for m in await client.lrange(aux_key("recent"), 0, limit * 2 - 1)]
+        ids = list(dict.fromkeys(running + recent))
+        pipe = client.pipeline(transaction=False)
+        for mid in ids:
+            pipe.hmget(state_key(mid), [META_PREFIX + k for k in _LISTED_META])
+        found: dict[str, dict[str, Any]] = {}
+        for mid, raw in zip(ids, await pipe.execute(), strict=True):
+            if raw[0] is None:
+                continue  # expired
+            meta = [orjson.loads(x) if x is not None else None for x in raw]
+            if (meta[4] or {}).get("access", "public") != "public":
+                continue
+            found[mid] = {"match_id": mid, "variant": meta[0], "seat_names": list(meta[1] or []),
+                          "created_at_ms": int(meta[2] or 0), "over": bool(meta[3])}
+        run = sorted((found[m] for m in running if m in found and not found[m]["over"]),
+                     key=lambda d: -d["created_at_ms"])
+        return {"running": run[:limit], "recent": [found[m] for m in recent if m in found][:limit]}
 
     async def replay(self, match_id: str, token: str | None, seat_views: bool = False) -> dict[str, Any]:
         """The full replay (:func:`build_replay`) of a match :func:`replay_public` allows; raises

@@ -57,7 +57,11 @@ export async function variants() {
 
 // ------------------------------------------------------------------------------------------ Home
 async function homePage() {
-  const [vs, ladders] = await Promise.all([variants(), api("/v1/ladders").catch(() => ({ ladders: [] }))]);
+  const [vs, ladders, matches] = await Promise.all([variants(), api("/v1/ladders").catch(() => ({ ladders: [] })),
+    api("/v1/matches?limit=20").catch(() => ({ running: [], recent: [] }))]);
+  const when = (ms) => new Date(Number(ms)).toLocaleString();
+  const listing = (ms) => ms.map((m) => `<li><a href="#/match/${encodeURIComponent(m.match_id)}">${esc(m.seat_names.join(" – "))}</a>`
+    + ` <span class="muted">${esc(m.variant)} · ${esc(when(m.created_at_ms))}${m.over ? " · over" : " · running"}</span></li>`).join("");
   const rows = vs.map((v) => `<tr><td><b>${esc(v.id)}</b><div class="muted">${esc(v.name)}</div></td><td>${v.num_players}</td>`
     + `<td>${esc(v.description || "")} <span class="muted">${esc(v.section || "")}</span>`
     + `<details><summary>${v.options.length} options</summary><ul>${v.options.map((o) => `<li><code>${esc(o.name)}</code> = `
@@ -70,6 +74,10 @@ async function homePage() {
     follow ladders, play a bot by hand.</p>
     <form id="watch" class="row"><label>Watch or replay a match: <input name="id" placeholder="match id" required
       pattern="[A-Za-z0-9]{1,64}"></label> <button>Open</button></form>
+    <div class="cols"><section><h2>Running matches</h2>${matches.running?.length ? `<ul id="running">${listing(matches.running)}</ul>`
+      : '<p class="muted">None running.</p>'}</section>
+    <section><h2>Recent matches</h2>${matches.recent?.length ? `<ul id="recent">${listing(matches.recent)}</ul>`
+      : '<p class="muted">None yet: <a href="#/play">play one</a>.</p>'}</section></div>
     <h2>Ladders</h2>${lrows ? `<ul class="ladders">${lrows}</ul>` : '<p class="muted">No ladders on this server.</p>'}
     <h2>Variants</h2><div class="scroll"><table class="variants"><thead><tr><th>variant</th><th>seats</th><th>rules</th><th></th></tr></thead>
     <tbody>${rows}</tbody></table></div>`;

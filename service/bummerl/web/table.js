@@ -33,7 +33,11 @@ export function eventText(e, names) {
       const gp = (r.game_points || []).map((g, s) => (g ? `${n(s)} +${g}` : "")).filter(Boolean).join(", ");
       return `Deal ${Number(r.deal_number) + 1} over (${esc(r.reason)}): ${gp || "no game points"}`;
     }
-    case "match_ended": return `Match over: ${esc(f.result.reason)}` + (f.result.winner >= 0 ? `, ${n(f.result.winner)} wins` : "");
+    case "match_ended": {
+      const firsts = (f.result.placements || []).map((p, s) => (Number(p) === 1 ? s : -1)).filter((s) => s >= 0);
+      const who = firsts.length ? firsts.map(n).join(" and ") : Number(f.result.winner) >= 0 ? n(f.result.winner) : "";
+      return `Match over: ${esc(f.result.reason)}` + (who ? `, ${who} ${firsts.length > 1 ? "win" : "wins"}` : "");
+    }
     case "resigned": return `${n(f.seat)} resigns`;
     case "timeout": return `${n(f.seat)}: ${esc(f.reason)}`;
     case "bid": return `${n(f.seat)} bids ${esc(f.call)}`;
@@ -74,7 +78,7 @@ export function tableHTML(model) {
       ? `<div class="laid">laid away: ${model.laidAway[s].map((c) => cardSVG(c, { lang: model.lang, small: true })).join("")}</div>` : "";
     const team = v.team_of_seat && n === 4 ? `<span class="team">team ${Number(v.team_of_seat[s]) + 1}</span>` : "";
     seats += `<section class="seat pos-${pos[k]}${Number(d.to_act) === s ? " to-act" : ""}${playing.has(s) ? "" : " out"}" data-seat="${s}">`
-      + `<h3><span class="name">${esc(seatName(model, s))}</span> ${team}${clockHTML}</h3>`
+      + `<h3><span class="name">${esc(seatName(model, s))}</span> <span class="seatno">seat ${s}</span> ${team}${clockHTML}</h3>`
       + `<div class="meta"><span data-testid="gp-${s}" class="gp">${m.game_points[s]}</span> game points · `
       + `tricks ${d.tricks_won[s]} · cards ${d.hand_sizes[s]}${playing.has(s) ? "" : " · sits this deal out"}`
       + `${Number(d.to_act) === s ? " · <b>to act</b>" : ""}</div>`
