@@ -265,3 +265,23 @@ async def test_list_matches_running_and_recent_public_only(rt: Runtime) -> None:
     assert b.match_id in running and a.match_id not in running and hidden.match_id not in running
     listed = next(m for m in got.recent if m.match_id == a.match_id)
     assert listed.over and list(listed.seat_names) == ["bot0", "bot1"] and listed.variant == "schnapsen-at"
+
+
+async def test_watchers_per_match_are_capped(rt: Runtime) -> None:
+    """Beyond max_watchers open streams of one match a new watch is RESOURCE_EXHAUSTED; a closed
+    stream frees its place."""
+    from bummerl.core.errors import ResourceExhaustedError
+    from bummerl.core.spectate import Spectators
+
+    assert rt.service is not None
+    spectators = Spectators(rt.service, max_watchers=1)
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        created = await _create(game_pb2_grpc.GameServiceStub(ch), seed=4)
+    first = spectators.watch(created.match_id, None)
+    assert (await anext(first)).version == 1
+    with pytest.raises(ResourceExhaustedError):
+        await anext(spectators.watch(created.match_id, None))
+    await first.aclose()
+    again = spectators.watch(created.match_id, None)
+    assert (await anext(again)).version == 1
+    await again.aclose()

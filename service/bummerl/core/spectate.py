@@ -38,7 +38,13 @@ from bummerl.rules.state import DealState
 from bummerl.rules.views import Event, InformationSet
 from bummerl.store.keys import META_PREFIX, aux_key, state_key
 
-from .errors import InvalidArgumentError, PermissionDeniedError, ReplayNotAvailableError, UnauthenticatedError
+from .errors import (
+    InvalidArgumentError,
+    PermissionDeniedError,
+    ReplayNotAvailableError,
+    ResourceExhaustedError,
+    UnauthenticatedError,
+)
 from .matches import MatchService, _Loaded, hash_token, log_actions
 
 ACCESS = ("public", "token")
@@ -51,6 +57,8 @@ RECENT = 200
 """Most recently created matches remembered for :meth:`Spectators.list_matches`."""
 MAX_LIST = 100
 """Largest ``limit`` of :meth:`Spectators.list_matches`."""
+MAX_WATCHERS = 2000
+"""Default cap of open WatchMatch streams per match and process (RESOURCE_EXHAUSTED beyond)."""
 _LISTED_META = (b"variant", b"seats", b"created_at_ms", b"over", b"watch")
 
 
@@ -192,10 +200,13 @@ class WatchFrame:
 
 class Spectators:
     """The spectator use cases over a :class:`~bummerl.core.matches.MatchService` (same store,
-    same cache of loaded versions)."""
+    same cache of loaded versions). ``max_watchers``: open watch streams per match in this
+    process (0 = no cap)."""
 
-    def __init__(self, matches: MatchService) -> None:
+    def __init__(self, matches: MatchService, max_watchers: int = MAX_WATCHERS) -> None:
         self.matches = matches
+        self.max_watchers = max_watchers
+        self._watching: dict[str, int] = {}
         self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[int, Any]]] = OrderedDict()
         self._events: OrderedDict[tuple[str, int, bytes], Event] = OrderedDict()
 
@@ -263,7 +274,23 @@ class Spectators:
         shows the end of the match. Waits on the match's event stream (no polling of the state)
         and reads the match again only when this process does not hold the version the events
         name. Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
-        PermissionDeniedError before the first frame."""
+        PermissionDeniedError, ResourceExhaustedError (:attr:`max_watchers`) before the first frame."""
+        n = self._watching.get(match_id, 0)
+        if self.max_watchers and n >= self.max_watchers:
+            raise ResourceExhaustedError(f"this match has {n} spectators on this server already; retry later",
+                                         retry_after_ms=5000)
+        self._watching[match_id] = n + 1
+        try:
+            async for frame in self._watch(match_id, token, from_version):
+                yield frame
+        finally:
+            left = self._watching.get(match_id, 1) - 1
+            if left > 0:
+                self._watching[match_id] = left
+            else:
+                self._watching.pop(match_id, None)
+
+    async def _watch(self, match_id: str, token: str | None, from_version: int) -> AsyncIterator[WatchFrame]:
         ld = await self.matches._load(match_id)
         self._authorize(ld, token)
         shown = self.shown_version(ld)
