@@ -94,6 +94,18 @@ def _submit_request(match_id: str, seat: int, expected_version: int, action: int
     return req
 
 
+async def _streamed(call: Any) -> AsyncIterator[dict[str, Any]]:
+    """The messages of a server-streaming call as dicts; RPC errors as BummerlError; the call is
+    cancelled when the caller stops early."""
+    try:
+        async for msg in call:
+            yield to_dict(msg)
+    except grpc.RpcError as e:
+        raise _convert(e) from None
+    finally:
+        call.cancel()
+
+
 class AsyncClient:
     """Async client. ``AsyncClient("localhost:50051")``; use as ``async with`` or call :meth:`close`.
 
@@ -160,16 +172,9 @@ class AsyncClient:
 
     async def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
         """Updates ``{"version", "events", "information_set"}``; the first is a full snapshot."""
-        call = self.stub.StreamMatch(
-            game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token)
-        )
-        try:
-            async for upd in call:
-                yield to_dict(upd)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-        finally:
-            call.cancel()
+        async for upd in _streamed(self.stub.StreamMatch(
+                game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token))):
+            yield upd
 
     async def resign(self, match_id: str, seat: int, token: str, reason: str = "") -> dict[str, Any]:
         """Resign the seat; ``reason``: "" (plain), "illegal", "disconnect" or "timeout" (a bot fault)."""
@@ -190,15 +195,9 @@ class AsyncClient:
         """Spectator updates ``{"version", "events", "public_view", "summary"}`` (WatchMatch): the
         public view (an information set of seat -1, no hidden card) at each version, to the end of
         the match. ``token``: the watch, a seat or the admin token when the match asks for one."""
-        call = self.stub.WatchMatch(game_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version),
-                                    metadata=_auth(token))
-        try:
-            async for upd in call:
-                yield to_dict(upd)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-        finally:
-            call.cancel()
+        async for upd in _streamed(self.stub.WatchMatch(
+                game_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version), metadata=_auth(token))):
+            yield upd
 
     async def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> dict[str, Any]:
         """The full replay of a finished match ``{"record", "steps"}`` (GetMatchReplay): every version
@@ -225,15 +224,9 @@ class AsyncClient:
     async def assignments(self, bot_id: str, bot_token: str) -> AsyncIterator[dict[str, Any]]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: the running ones
         first, then new ones as they come. Endless; raises BummerlError when the stream fails."""
-        call = self.ladder_stub.StreamAssignments(ladder_pb2.StreamAssignmentsRequest(bot_id=bot_id),
-                                                  metadata=_auth(bot_token))
-        try:
-            async for a in call:
-                yield to_dict(a)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-        finally:
-            call.cancel()
+        async for a in _streamed(self.ladder_stub.StreamAssignments(ladder_pb2.StreamAssignmentsRequest(bot_id=bot_id),
+                                                                    metadata=_auth(bot_token))):
+            yield a
 
     async def create_ladder(self, admin_token: str | None = None, **fields: Any) -> dict[str, Any]:
         """Create a ladder; ``fields`` are CreateLadderRequest's (``name``, ``variant``, ``bot_ids``,
@@ -257,14 +250,8 @@ class AsyncClient:
 
     async def stream_ladder(self, ladder_id: str) -> AsyncIterator[dict[str, Any]]:
         """Progress events of a ladder from its creation; ends after ``finished``."""
-        call = self.ladder_stub.StreamLadder(ladder_pb2.StreamLadderRequest(ladder_id=ladder_id))
-        try:
-            async for ev in call:
-                yield to_dict(ev)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-        finally:
-            call.cancel()
+        async for ev in _streamed(self.ladder_stub.StreamLadder(ladder_pb2.StreamLadderRequest(ladder_id=ladder_id))):
+            yield ev
 
 
 class Client:

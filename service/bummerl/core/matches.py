@@ -82,12 +82,11 @@ from .errors import (
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
-    ResourceExhaustedError,
     StaleVersionError,
     TimeoutLostError,
     UnauthenticatedError,
 )
-from .limits import Limit, RateLimiter
+from .limits import Limit, OpenCounts, RateLimiter
 
 RESIGN = "resign"
 OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
@@ -246,7 +245,7 @@ class MatchService:
         self.idle_limit_ms = idle_limit_ms
         self._wait_events = hub.wait_events if hub is not None else store.wait_events
         self.max_streams_per_seat = max_streams_per_seat
-        self._open_streams: dict[tuple[str, int], int] = {}
+        self._open_streams = OpenCounts()
         self._latest: OrderedDict[str, _Loaded] = OrderedDict()
         self._committing: dict[str, asyncio.Future[None]] = {}
         self.retention_ms = retention_ms
@@ -580,20 +579,11 @@ class MatchService:
         match. Uses blocking stream reads (XREAD BLOCK), no polling of the state."""
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
-        slot = (match_id, seat)
-        if self.max_streams_per_seat and self._open_streams.get(slot, 0) >= self.max_streams_per_seat:
-            raise ResourceExhaustedError(f"seat {seat} already has {self.max_streams_per_seat} open streams of this "
-                                         f"match on this server; close one first")
-        self._open_streams[slot] = self._open_streams.get(slot, 0) + 1
-        try:
+        with self._open_streams.hold((match_id, seat), self.max_streams_per_seat,
+                                     f"seat {seat} already has {self.max_streams_per_seat} open streams of this "
+                                     f"match on this server; close one first"):
             async for u in self._stream(match_id, seat, ld, from_version):
                 yield u
-        finally:
-            n = self._open_streams.get(slot, 1) - 1
-            if n > 0:
-                self._open_streams[slot] = n
-            else:
-                self._open_streams.pop(slot, None)
 
     async def _stream(self, match_id: str, seat: int, ld: _Loaded, from_version: int) -> AsyncIterator[Update]:
         since = await self.store.events_since(match_id, max(0, from_version))

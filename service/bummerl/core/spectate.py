@@ -42,9 +42,9 @@ from .errors import (
     InvalidArgumentError,
     PermissionDeniedError,
     ReplayNotAvailableError,
-    ResourceExhaustedError,
     UnauthenticatedError,
 )
+from .limits import OpenCounts
 from .matches import MatchService, _Loaded, hash_token, log_actions
 
 ACCESS = ("public", "token")
@@ -206,7 +206,7 @@ class Spectators:
     def __init__(self, matches: MatchService, max_watchers: int = MAX_WATCHERS) -> None:
         self.matches = matches
         self.max_watchers = max_watchers
-        self._watching: dict[str, int] = {}
+        self._watching = OpenCounts()
         self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[int, Any]]] = OrderedDict()
         self._events: OrderedDict[tuple[str, int, bytes], Event] = OrderedDict()
 
@@ -275,20 +275,10 @@ class Spectators:
         and reads the match again only when this process does not hold the version the events
         name. Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
         PermissionDeniedError, ResourceExhaustedError (:attr:`max_watchers`) before the first frame."""
-        n = self._watching.get(match_id, 0)
-        if self.max_watchers and n >= self.max_watchers:
-            raise ResourceExhaustedError(f"this match has {n} spectators on this server already; retry later",
-                                         retry_after_ms=5000)
-        self._watching[match_id] = n + 1
-        try:
+        with self._watching.hold(match_id, self.max_watchers, "this match has as many spectators on this server as "
+                                 "it takes; retry later", retry_after_ms=5000):
             async for frame in self._watch(match_id, token, from_version):
                 yield frame
-        finally:
-            left = self._watching.get(match_id, 1) - 1
-            if left > 0:
-                self._watching[match_id] = left
-            else:
-                self._watching.pop(match_id, None)
 
     async def _watch(self, match_id: str, token: str | None, from_version: int) -> AsyncIterator[WatchFrame]:
         ld = await self.matches._load(match_id)
