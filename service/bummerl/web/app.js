@@ -95,7 +95,8 @@ function logHTML(events, names) {
 }
 
 async function matchPage(id) {
-  const cardNames = variants().catch(() => []); // card names, fetched while the stream opens
+  let named = false; // card names arrive with /v1/variants, fetched while the stream opens
+  let last = null;
   app.innerHTML = `<h1>Match <code>${esc(id)}</code></h1><div id="status" class="muted">connecting…</div>
     <div id="controls"></div><div id="board"></div><h2>Events</h2><ol id="log" class="log"></ol>`;
   const board = app.querySelector("#board"), log = app.querySelector("#log"), status = app.querySelector("#status");
@@ -103,23 +104,26 @@ async function matchPage(id) {
   onCleanup(() => ctrl.abort());
   let stopClocks = () => {};
   onCleanup(() => stopClocks());
-  let over = false, summary = null;
+  const draw = () => {
+    stopClocks();
+    board.innerHTML = tableHTML({ view: last.public_view, names: namesOf(last.summary), lang: langOf(last.summary.variant), viewer: -1 });
+    markRendered();
+    stopClocks = tickClocks(board);
+  };
+  variants().then(() => { named = true; if (last && board.isConnected && !app.querySelector(".replay-controls")) draw(); }).catch(() => {});
+  let over = false, first = true;
   try {
     for await (const u of ndjson(`/v1/matches/${encodeURIComponent(id)}/watch`, { signal: ctrl.signal })) {
-      summary = u.summary;
-      await cardNames;
-      const names = namesOf(summary);
-      const lang = langOf(summary.variant);
+      last = u;
+      const names = namesOf(u.summary);
       over = u.public_view.match.over;
-      if (over && log.children.length === 0) break; // finished before we came: show the replay
-      stopClocks();
-      board.innerHTML = tableHTML({ view: u.public_view, names, lang, viewer: -1 });
-      markRendered();
-      stopClocks = tickClocks(board);
+      draw(); // a finished match shows its end at once, then becomes a replay that opens there
+      if (over && first) break;
+      first = false;
       log.insertAdjacentHTML("beforeend", logHTML(u.events, names));
       log.scrollTop = log.scrollHeight;
-      const delay = Number(summary.watch?.delay_moves || 0);
-      status.innerHTML = `${esc(summary.variant)} · live · version ${u.version}` + (delay ? ` (${delay} moves behind)` : "")
+      const delay = Number(u.summary.watch?.delay_moves || 0);
+      status.innerHTML = `${esc(u.summary.variant)} · live · version ${u.version}` + (delay ? ` (${delay} moves behind)` : "")
         + (over ? ' · <b>over</b> · <a id="to-replay" href="#/match/' + encodeURIComponent(id) + '?replay">replay</a>' : "");
       document.body.dataset.version = u.version;
       document.body.dataset.over = over ? "1" : "0";
@@ -129,7 +133,11 @@ async function matchPage(id) {
     status.textContent = `error: ${err.message}`;
     return;
   }
-  if (over && log.children.length === 0) await replayView(id, summary);
+  if (over && first) {
+    if (!named) await variants().catch(() => {});
+    stopClocks();
+    await replayView(id, last.summary);
+  }
 }
 
 async function replayView(id, summary) {
@@ -202,7 +210,7 @@ async function replayView(id, summary) {
   };
   document.addEventListener("keydown", keys);
   onCleanup(() => document.removeEventListener("keydown", keys));
-  show(0);
+  show(steps.length - 1); // like a finished game on a board: the end first, Home for the start
 }
 
 // ------------------------------------------------------------------------------------------ Play
