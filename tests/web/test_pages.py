@@ -328,3 +328,27 @@ async def test_home_lists_variants_matches_and_works_at_phone_width(page: Any, s
     variants = await _rest(server, "GET", "/v1/variants")
     assert await page.eval_on_selector_all("table.variants tbody tr", "rs => rs.length") == len(variants["variants"])
     assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+async def test_a_token_match_asks_for_its_watch_token(page: Any, server: Runtime) -> None:
+    """A match watched by token: the page asks for it (kept in memory, not in the URL), then
+    shows the match."""
+    created = await _rest(server, "POST", "/v1/matches", {"variant": "schnapsen-at", "seats": [
+        {"name": "a"}, {"name": "b"}], "watch": {"access": "token"}})
+    await page.goto(f"{page.base}/#/match/{created['match_id']}")
+    await page.wait_for_selector("#token input")
+    await page.fill("#token input", created["watch_token"])
+    await page.click("#token button")
+    await page.wait_for_selector(".table")
+    assert created["watch_token"] not in page.url
+
+
+async def test_the_play_clock_ticks(page: Any) -> None:
+    """Play with a clock: the seat to act has a running clock that counts down on the page."""
+    await page.goto(f"{page.base}/#/play?variant=santase")
+    await page.select_option("select[name=clock]", "60000+1000")
+    await page.click("#new button")
+    await page.wait_for_selector(".clock.running")
+    first = await page.text_content(".clock.running")
+    await asyncio.sleep(0.6)
+    assert await page.text_content(".clock.running") != first

@@ -10,7 +10,7 @@ let cleanup = [];
 export async function api(path, opts = {}) {
   const r = await fetch(path, { ...opts, headers: { Accept: "application/json", ...(opts.body ? { "Content-Type": "application/json" } : {}), ...(opts.headers || {}) } });
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.message || `${r.status} ${r.statusText}`);
+  if (!r.ok) throw Object.assign(new Error(body.message || `${r.status} ${r.statusText}`), { status: r.status });
   return body;
 }
 
@@ -19,7 +19,7 @@ export async function* ndjson(path, { headers = {}, signal } = {}) {
   const r = await fetch(path, { headers: { Accept: "application/x-ndjson", ...headers }, signal });
   if (!r.ok) {
     const body = await r.json().catch(() => ({}));
-    throw new Error(body.message || `${r.status} ${r.statusText}`);
+    throw Object.assign(new Error(body.message || `${r.status} ${r.statusText}`), { status: r.status });
   }
   const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
   let buf = "";
@@ -113,7 +113,7 @@ async function matchPage(id) {
   variants().then(() => { named = true; if (last && board.isConnected && !app.querySelector(".replay-controls")) draw(); }).catch(() => {});
   let over = false, first = true;
   try {
-    for await (const u of ndjson(`/v1/matches/${encodeURIComponent(id)}/watch`, { signal: ctrl.signal })) {
+    for await (const u of ndjson(`/v1/matches/${encodeURIComponent(id)}/watch`, { signal: ctrl.signal, headers: watchAuth(id) })) {
       last = u;
       const names = namesOf(u.summary);
       over = u.public_view.match.over;
@@ -131,6 +131,7 @@ async function matchPage(id) {
   } catch (err) {
     if (ctrl.signal.aborted) return;
     status.textContent = `error: ${err.message}`;
+    if (err.status === 401 || err.status === 403) askWatchToken(id, status);
     return;
   }
   if (over && first) {
@@ -140,11 +141,27 @@ async function matchPage(id) {
   }
 }
 
+// Watch tokens of matches that ask for one: in this page's memory only (never in the URL).
+const watchTokens = new Map();
+function watchAuth(id) {
+  return watchTokens.has(id) ? { Authorization: `Bearer ${watchTokens.get(id)}` } : {};
+}
+
+function askWatchToken(id, status) {
+  status.insertAdjacentHTML("afterend", `<form id="token" class="row"><label>This match is watched with a token:
+    <input name="token" type="password" autocomplete="off" required></label> <button>Watch</button></form>`);
+  app.querySelector("#token").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    watchTokens.set(id, String(new FormData(ev.target).get("token")).trim());
+    route();
+  });
+}
+
 async function replayView(id, summary) {
   const status = app.querySelector("#status"), board = app.querySelector("#board"), log = app.querySelector("#log");
   let replay;
   try {
-    replay = await api(`/v1/matches/${encodeURIComponent(id)}/replay`);
+    replay = await api(`/v1/matches/${encodeURIComponent(id)}/replay`, { headers: watchAuth(id) });
   } catch (err) {
     status.textContent = `no replay: ${err.message}`;
     return;
@@ -182,7 +199,7 @@ async function replayView(id, summary) {
   }
   let loading = null;
   function loadSeatViews() { // each seat's information sets, fetched the first time a seat's view is asked for
-    loading = loading || api(`/v1/matches/${encodeURIComponent(id)}/replay?seat_views=true`).then((full) => {
+    loading = loading || api(`/v1/matches/${encodeURIComponent(id)}/replay?seat_views=true`, { headers: watchAuth(id) }).then((full) => {
       full.steps.forEach((st, i) => { steps[i].seat_views = st.seat_views; });
       show(idx);
     }).catch((err) => { status.textContent = `no seat views: ${err.message}`; });
@@ -222,22 +239,29 @@ async function playPage(params) {
       + `${esc(v.name)} (${v.num_players})</option>`).join("")}</select></label>
     <label>Opponent <select name="bot"><option>random</option><option selected>greedy</option><option>strong</option></select></label>
     <label>Your name <input name="name" value="you" maxlength="32" required></label>
+    <label>Clock <select name="clock"><option value="">none</option><option value="300000+2000">5 min + 2 s</option>
+      <option value="60000+1000">1 min + 1 s</option></select></label>
     <button>Start</button></form><div id="status" class="muted"></div><div id="actions" class="actions"></div><div id="board"></div>
     <h2>Events</h2><ol id="log" class="log"></ol>`;
   app.querySelector("#new").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const f = new FormData(ev.target);
-    startGame(vs.find((v) => v.id === f.get("variant")), String(f.get("bot")), String(f.get("name")));
+    startGame(vs.find((v) => v.id === f.get("variant")), String(f.get("bot")), String(f.get("name")), String(f.get("clock")));
   });
 }
 
-async function startGame(variant, bot, name) {
+async function startGame(variant, bot, name, clock = "") {
   const status = app.querySelector("#status"), board = app.querySelector("#board"), log = app.querySelector("#log");
   const actions = app.querySelector("#actions");
   const seats = [{ name }, ...Array.from({ length: variant.num_players - 1 }, () => ({ name: `house:${bot}` }))];
   let created;
   try {
-    created = await api("/v1/matches", { method: "POST", body: JSON.stringify({ variant: variant.id, seats }) });
+    const body = { variant: variant.id, seats };
+    if (clock) {
+      const [base, inc] = clock.split("+").map(Number);
+      body.time_control = { base_ms: base, increment_ms: inc, scope: "TIME_CONTROL_SCOPE_MATCH" };
+    }
+    created = await api("/v1/matches", { method: "POST", body: JSON.stringify(body) });
   } catch (err) {
     status.textContent = `could not start: ${err.message}`;
     return;

@@ -63,6 +63,11 @@ export function tableHTML(model) {
   const legal = model.legal || [];
   const legalPlay = new Map(legal.filter((a) => a.kind === "play").map((a) => [a.card, a.id]));
   const playing = new Set(d.seats.map(Number));
+  const laidCount = new Array(n).fill(0); // public: how many cards each seat laid away (not which)
+  for (const e of d.history) {
+    if (e.cards_laid_away) laidCount[Number(e.cards_laid_away.seat)] += Number(e.cards_laid_away.count);
+    if (e.cards_taken_up) laidCount.fill(0);
+  }
   let seats = "";
   for (let k = 0; k < n; k++) {
     const s = (viewer + k) % n;
@@ -74,8 +79,10 @@ export function tableHTML(model) {
     const clock = (v.clocks || []).find((c) => Number(c.seat) === s);
     const clockHTML = clock ? `<span class="clock${clock.running ? " running" : ""}" data-seat="${s}" `
       + `data-remaining="${clock.remaining_ms}" data-running="${clock.running ? 1 : 0}">${fmtClock(Number(clock.remaining_ms))}</span>` : "";
-    const laid = model.laidAway && model.laidAway[s]?.length
-      ? `<div class="laid">laid away: ${model.laidAway[s].map((c) => cardSVG(c, { lang: model.lang, small: true })).join("")}</div>` : "";
+    const laidOpen = model.laidAway ? model.laidAway[s] : own ? d.laid_away : null;
+    const laid = laidOpen?.length
+      ? `<div class="laid">laid away: ${laidOpen.map((c) => cardSVG(c, { lang: model.lang, small: true })).join("")}</div>`
+      : laidCount[s] ? `<div class="laid">${laidCount[s]} cards laid away</div>` : "";
     const team = v.team_of_seat && n === 4 ? `<span class="team">team ${Number(v.team_of_seat[s]) + 1}</span>` : "";
     seats += `<section class="seat pos-${pos[k]}${Number(d.to_act) === s ? " to-act" : ""}${playing.has(s) ? "" : " out"}" data-seat="${s}">`
       + `<h3><span class="name">${esc(seatName(model, s))}</span> <span class="seatno">seat ${s}</span> ${team}${clockHTML}</h3>`
