@@ -94,8 +94,9 @@ export function tableHTML(model) {
   const trick = d.current_trick.map((t) => `<figure class="played">${cardSVG(t.card, { lang: model.lang })}`
     + `<figcaption>${esc(seatName(model, Number(t.seat)))}</figcaption></figure>`).join("");
   let talon = "";
-  if (model.talon && model.talon.length) {
-    talon = `<div class="talon open">${model.talon.map((c) => cardSVG(c, { lang: model.lang, small: true })).join("")}</div>`;
+  const faceDown = (model.talon || []).filter((c) => c !== d.trump_card); // the face-up card is drawn apart
+  if (faceDown.length) {
+    talon = `<div class="talon open" aria-label="talon, top first">${faceDown.map((c) => cardSVG(c, { lang: model.lang, small: true })).join("")}</div>`;
   } else if (Number(d.talon_size) > 0) {
     talon = `<div class="talon">${cardSVG("", { back: true })}<span class="count">${d.talon_size}</span></div>`;
   }
