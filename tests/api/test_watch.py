@@ -285,3 +285,15 @@ async def test_watchers_per_match_are_capped(rt: Runtime) -> None:
     again = spectators.watch(created.match_id, None)
     assert (await anext(again)).version == 1
     await again.aclose()
+
+
+async def test_watch_resumes_after_from_version(rt: Runtime) -> None:
+    """A spectator that reconnects with from_version gets only the events after it."""
+    async with AsyncClient(rt.target) as client:
+        created = await client.create_match("schnapsen-at", seats=["house:greedy", "house:random"],
+                                            options={"match_target": 1})
+        everything = [u async for u in client.watch(created.match_id)]
+        later = [u async for u in client.watch(created.match_id, from_version=3)]
+    assert len(later) == 1 and later[0]["version"] == everything[-1]["version"]
+    versions = [int(e["version"]) for e in later[0]["events"]]
+    assert versions and min(versions) == 4 and versions == sorted(versions)
