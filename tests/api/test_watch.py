@@ -8,6 +8,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -15,11 +16,20 @@ import pytest
 
 from bummerl.api import codec
 from bummerl.app import Runtime
+from bummerl.config import Settings
 from bummerl.core.spectate import replay_public, state_at
 from bummerl.rules import MatchState, find_variant, public_view
 from bummerl.v1 import game_pb2, game_pb2_grpc
 from bummerl_client import AsyncClient, play_seat
 from bummerl_client.bots import make_bot
+
+
+@pytest.fixture
+async def rt(redis_url: str) -> AsyncIterator[Runtime]:
+    """The server with house-bot decisions in a thread (no decision process to spawn per test)."""
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, house_workers=0)
+    async with Runtime(settings, gateway_port=0) as runtime:
+        yield runtime
 
 
 def _log_state(variant: str, seed: int, actions: list[dict[str, Any]], upto: int) -> MatchState:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,12 @@ from bummerl_client import AsyncClient, Bot, play_seat
 from bummerl_client.bots import make_bot
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+UPDATE_SCREENSHOTS = os.environ.get("BUMMERL_UPDATE_SCREENSHOTS") == "1"
+"""Write the README's screenshots (docs/replay.png, docs/ladder.png); else they go to a temporary directory."""
+
+
+def _shot(tmp_path: Path, name: str) -> str:
+    return str((DOCS if UPDATE_SCREENSHOTS else tmp_path) / name)
 CODE = re.compile(r"(?<![A-Za-z0-9])[ATKQJ9][CSHD](?![A-Za-z0-9])")
 
 
@@ -142,10 +149,10 @@ async def test_watch_a_live_bot_match_to_its_end_without_a_hidden_card(page: Any
                     assert not leaked, (url, u, e, leaked)
 
 
-async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, server: Runtime) -> None:
+async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, server: Runtime, tmp_path: Path) -> None:
     """A finished match opens as a replay: stepping with the keys and buttons shows, with all
     cards open, exactly the hands of the replay at each version; a seat's view shows only its
-    own hand; the scrubber jumps. Saves docs/replay.png."""
+    own hand; the scrubber jumps. Saves replay.png (docs/ with BUMMERL_UPDATE_SCREENSHOTS=1)."""
     created = await _rest(server, "POST", "/v1/matches", {"variant": "snapszer-hu-2p", "seats": [
         {"name": "house:greedy"}, {"name": "house:random"}], "options": {"match_format": "points", "match_target": "7"}})
     mid = created["match_id"]
@@ -191,7 +198,7 @@ async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, serv
     await page.keyboard.press("ArrowRight")
     names = await page.eval_on_selector_all(".hand [data-card] title", "els => els.map(e => e.textContent)")
     assert any(n.startswith(("makk", "zöld", "piros", "tök")) for n in names), names  # Hungarian card names
-    await page.screenshot(path=str(DOCS / "replay.png"), full_page=True)
+    await page.screenshot(path=_shot(tmp_path, "replay.png"), full_page=True)
 
 
 def _choose(cards: list[dict[str, Any]], actions: list[str], trick: list[str], trump: str) -> tuple[str, str]:
@@ -260,9 +267,10 @@ async def test_a_person_wins_a_deal_against_random_by_clicking(page: Any) -> Non
     assert "token" not in page.url and len(page.url) < 200
 
 
-async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runtime) -> None:
+async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runtime, tmp_path: Path) -> None:
     """A ladder page opened before its games are played shows the games played rise to the total
-    without a reload, then the standings and pairs. Saves docs/ladder.png."""
+    without a reload, then the standings and pairs. Saves ladder.png (docs/ with
+    BUMMERL_UPDATE_SCREENSHOTS=1)."""
     from bummerl_client.botrunner import run_bot
 
     async with AsyncClient(server.target) as client:
@@ -293,7 +301,7 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
     assert total == 0 and seen[-1] == 12 and len(seen) >= 3, seen
     rows = await page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => r.textContent)")
     assert len(rows) == 2 and await page.eval_on_selector_all("#games tbody tr", "rs => rs.length") == 12
-    await page.screenshot(path=str(DOCS / "ladder.png"), full_page=True)
+    await page.screenshot(path=_shot(tmp_path, "ladder.png"), full_page=True)
 
 
 async def test_a_four_seat_bauernschnapsen_game(page: Any, server: Runtime) -> None:
