@@ -76,6 +76,9 @@ CAS_CONFLICTS = Counter(
 TIMEOUTS = Counter(
     "bummerl_timeouts_total", "Seats that ran out of time, by the timeout policy applied.", ("variant", "policy")
 )
+SPECTATORS = Gauge("bummerl_spectators", "Open WatchMatch streams (spectators) of this process.",
+                   multiprocess_mode="livesum")
+HOUSE_DECISIONS = Counter("bummerl_house_decisions_total", "Decisions made by house bots.", ("bot",))
 MATCHES_CREATED = Counter("bummerl_matches_created_total", "Matches created.", ("variant",))
 MATCHES_FINISHED = Counter("bummerl_matches_finished_total", "Matches that reached their end.", ("variant",))
 
@@ -117,6 +120,16 @@ def action_applied(variant: str, count: int = 1) -> None:
 def timeout(variant: str, policy: str) -> None:
     """A seat ran out of time and ``policy`` (forfeit-match, forfeit-deal, default-move) was applied."""
     TIMEOUTS.labels(variant, policy).inc()
+
+
+def spectator(delta: int) -> None:
+    """A WatchMatch stream opened (+1) or closed (-1)."""
+    SPECTATORS.inc(delta)
+
+
+def house_decision(bot: str) -> None:
+    """A house bot (``random``, ``greedy``, ``strong``) decided one action."""
+    HOUSE_DECISIONS.labels(bot).inc()
 
 
 def cas_conflict() -> None:

@@ -307,3 +307,22 @@ async def test_watch_resumes_after_from_version(rt: Runtime) -> None:
     assert len(later) == 1 and later[0]["version"] == everything[-1]["version"]
     versions = [int(e["version"]) for e in later[0]["events"]]
     assert versions and min(versions) == 4 and versions == sorted(versions)
+
+
+async def test_spectators_gauge_counts_open_watch_streams(rt: Runtime) -> None:
+    from prometheus_client import REGISTRY
+
+    def gauge() -> float:
+        return REGISTRY.get_sample_value("bummerl_spectators") or 0.0
+
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        created = await _create(game_pb2_grpc.GameServiceStub(ch), seed=6)
+    assert rt.service is not None
+    from bummerl.core.spectate import Spectators
+
+    before = gauge()
+    stream = Spectators(rt.service).watch(created.match_id, None)
+    await anext(stream)
+    assert gauge() == before + 1
+    await stream.aclose()
+    assert gauge() == before

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bummerl import metrics
 from bummerl_client.bot import InfoSet
 from bummerl_client.bots import make_bot
 from bummerl_client.bots.strong import parse_options
@@ -129,6 +130,7 @@ class HouseBots:
                     continue
                 version = int(info["version"])
                 answer = await loop.run_in_executor(self._executor(), _decide, spec, seed + version, dict(info))
+                metrics.house_decision(spec.partition(":")[0])
                 legal = {a["text"]: a["id"] for a in info["legal_actions"]}
                 action = legal.get(answer, answer) if isinstance(answer, str) else answer
                 with contextlib.suppress(StaleVersionError, TimeoutLostError, MatchOverError):

@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from bummerl import metrics
 from bummerl.rules import MatchState, events_between, information_set, initial_events, public_view
 from bummerl.rules.cards import card_code, cards_of
 from bummerl.rules.events import upgrade_event
@@ -277,8 +278,12 @@ class Spectators:
         PermissionDeniedError, ResourceExhaustedError (:attr:`max_watchers`) before the first frame."""
         with self._watching.hold(match_id, self.max_watchers, "this match has as many spectators on this server as "
                                  "it takes; retry later", retry_after_ms=5000):
-            async for frame in self._watch(match_id, token, from_version):
-                yield frame
+            metrics.spectator(1)
+            try:
+                async for frame in self._watch(match_id, token, from_version):
+                    yield frame
+            finally:
+                metrics.spectator(-1)
 
     async def _watch(self, match_id: str, token: str | None, from_version: int) -> AsyncIterator[WatchFrame]:
         ld = await self.matches._load(match_id)
