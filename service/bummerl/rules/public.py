@@ -15,7 +15,7 @@ byte-identical public views (tested for every variant, ``tests/rules/test_playou
 from __future__ import annotations
 
 from . import views as V
-from .infoset import _shown_history, _talon_view, history_views, information_set
+from .infoset import _shown_history, _talon_view, _with_match, history_views
 from .state import DealState, MatchState
 
 __all__ = ["SPECTATOR", "public_view"]
@@ -33,21 +33,11 @@ def public_view(m: MatchState, history: tuple[V.Event, ...] | None = None) -> V.
     here. Pure: reads ``m``, never changes it."""
     d = m.deal
     shown = history_views(m) if history is None else history
-    if isinstance(d, DealState):
-        # a seat outside the deal's seats sees no hand and no own tricks (STK-SEAT-1): the onlooker
-        deal = _talon_view(d, SPECTATOR, _shown_history(m), shown, m.num_seats)
-        deal["phase"] = V.PHASES["over" if m.over else d.phase_name]
-        deal["to_act"] = m.to_act
-        deal["seats"] = list(d.seats)
-        base = information_set(m, 0, shown)  # the match part is public; its deal part is replaced
-        base["deal"] = deal
-    else:
-        base = information_set(m, 0, shown)
-        deal = base["deal"]
-        deal["hand"] = []
-        deal["laid_away"] = []
-        deal["laid_away_taken_up"] = []
-        deal.pop("own_tricks", None)
-    base["seat"] = SPECTATOR
-    base["legal_actions"] = []
-    return base
+    if isinstance(d, DealState):  # a seat outside the deal's seats sees no hand and no own tricks (STK-SEAT-1)
+        return _with_match(m, SPECTATOR, _talon_view(d, SPECTATOR, _shown_history(m), shown, m.num_seats), [])
+    deal = d.view(0, m.deal_number, shown)  # a contract deal's view is a seat's: take out what is that seat's
+    deal["hand"] = []
+    deal["laid_away"] = []
+    deal["laid_away_taken_up"] = []
+    deal.pop("own_tricks", None)
+    return _with_match(m, SPECTATOR, deal, [])
