@@ -46,13 +46,19 @@ def _summary_pb(d: Any) -> game_pb2.MatchSummary:
 
 
 def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
-    """The message of a frame; its parts are encoded once per version for every spectator
-    (:attr:`WatchFrame.memo`), the events once per event."""
-    return game_pb2.WatchUpdate(
-        version=f.version, events=[_encoded(e, codec.event_to_pb, f.memo) for e in f.events],
-        public_view=_encoded(f.public_view, codec.information_set_to_pb, f.memo),
-        summary=_encoded(f.summary, _summary_pb, f.memo),
-    )
+    """The message of a frame, built once for every spectator that gets the same frame (same
+    ``since`` and ``version``: :attr:`WatchFrame.memo`), its parts once per version."""
+    key = ("update", f.since, f.version, f.summary["version"])
+    got = f.memo.get(key) if f.memo is not None else None
+    if got is None:
+        got = game_pb2.WatchUpdate(
+            version=f.version, events=[_encoded(e, codec.event_to_pb, f.memo) for e in f.events],
+            public_view=_encoded(f.public_view, codec.information_set_to_pb, f.memo),
+            summary=_encoded(f.summary, _summary_pb, f.memo),
+        )
+        if f.memo is not None:
+            f.memo[key] = got
+    return got
 
 
 def _peer_host(context: Any) -> str:

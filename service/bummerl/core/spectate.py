@@ -22,7 +22,9 @@ UnauthenticatedError / PermissionDeniedError (access ``"token"``), ReplayNotAvai
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import random
 import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
@@ -58,6 +60,10 @@ RECENT = 200
 """Most recently created matches remembered for :meth:`Spectators.list_matches`."""
 MAX_LIST = 100
 """Largest ``limit`` of :meth:`Spectators.list_matches`."""
+SPREAD_S = 0.05
+"""Each spectator's update of a new version waits a random 0 .. this many seconds, so that the
+updates of many spectators do not all queue ahead of the seats' next calls (people watching do
+not see 50 ms; a bot waiting for its answer does)."""
 MAX_WATCHERS = 2000
 """Default cap of open WatchMatch streams per match and process (RESOURCE_EXHAUSTED beyond)."""
 _LISTED_META = (b"variant", b"seats", b"created_at_ms", b"over", b"watch")
@@ -193,22 +199,26 @@ class WatchFrame:
     public_view: InformationSet
     summary: dict[str, Any]
     match_over: bool = False
-    memo: dict[int, Any] | None = None
+    memo: dict[Any, Any] | None = None
     """A scratch dict shared by every frame that shows this very ``public_view`` dict (the API
-    layer keeps its encoding there, as :attr:`bummerl.core.matches.Update.memo`); None when the
+    layer keeps its encodings there, as :attr:`bummerl.core.matches.Update.memo`); None when the
     view was made for this frame alone (clocks)."""
+    since: int = 0
+    """The frame holds the events after this version (up to ``version``): frames with the same
+    ``since`` and ``version`` of one match are equal, so the API layer may encode them once."""
 
 
 class Spectators:
     """The spectator use cases over a :class:`~bummerl.core.matches.MatchService` (same store,
     same cache of loaded versions). ``max_watchers``: open watch streams per match in this
-    process (0 = no cap)."""
+    process (0 = no cap); ``spread_s``: :data:`SPREAD_S`."""
 
-    def __init__(self, matches: MatchService, max_watchers: int = MAX_WATCHERS) -> None:
+    def __init__(self, matches: MatchService, max_watchers: int = MAX_WATCHERS, spread_s: float = SPREAD_S) -> None:
         self.matches = matches
         self.max_watchers = max_watchers
+        self.spread_s = spread_s
         self._watching = OpenCounts()
-        self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[int, Any]]] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[Any, Any]]] = OrderedDict()
         self._events: OrderedDict[tuple[str, int, bytes], Event] = OrderedDict()
 
     def _authorize(self, ld: _Loaded, token: str | None) -> None:
@@ -224,7 +234,7 @@ class Spectators:
         delay = int((ld.meta.get("watch") or {}).get("delay_moves") or 0)
         return ld.version if ld.state.over or not delay else max(1, ld.version - delay)
 
-    def view(self, match_id: str, ld: _Loaded, version: int) -> tuple[InformationSet, dict[int, Any]]:
+    def view(self, match_id: str, ld: _Loaded, version: int) -> tuple[InformationSet, dict[Any, Any]]:
         """The public view of ``version`` of the loaded match and its scratch memo (built once per
         process and version, shared: callers must not change the view; clocks are not in it)."""
         key = (match_id, version)
@@ -246,13 +256,13 @@ class Spectators:
             got = memo[-1] = self.matches._summary(match_id, ld.version, ld.state, ld.meta)
         return got  # type: ignore[no-any-return]
 
-    def _frame(self, match_id: str, ld: _Loaded, version: int, events: list[Event]) -> WatchFrame:
+    def _frame(self, match_id: str, ld: _Loaded, version: int, events: list[Event], since: int) -> WatchFrame:
         view, memo = self.view(match_id, ld, version)
-        shared: dict[int, Any] | None = memo
+        shared: dict[Any, Any] | None = memo
         if ld.clocks is not None and version == ld.version:  # live: the clocks now
             view, shared = self.matches._stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
         summary = self._summary(match_id, ld)
-        return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared)
+        return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared, since)
 
     def _decode(self, match_id: str, ld: _Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
         """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators)."""
@@ -292,7 +302,8 @@ class Spectators:
         stored = await self.matches.store.events_since(match_id, max(0, from_version))
         pending = [(v, p) for v, p in stored if v > from_version]
         seen = max([ld.version, *(v for v, _ in pending)])
-        yield self._frame(match_id, ld, shown, self._decode(match_id, ld, [(v, p) for v, p in pending if v <= shown]))
+        yield self._frame(match_id, ld, shown, self._decode(match_id, ld, [(v, p) for v, p in pending if v <= shown]),
+                          from_version)
         last = max(shown, from_version)
         pending = [(v, p) for v, p in pending if v > last]
         while not (ld.state.over and shown == ld.version):
@@ -311,7 +322,9 @@ class Spectators:
                 continue
             evs = self._decode(match_id, ld, [(v, p) for v, p in pending if last < v <= shown])
             pending = [(v, p) for v, p in pending if v > shown]
-            yield self._frame(match_id, ld, shown, evs)
+            if self.spread_s:
+                await asyncio.sleep(self.spread_s * random.random())
+            yield self._frame(match_id, ld, shown, evs, last)
             last = shown
 
     async def remember(self, match_id: str) -> None:
