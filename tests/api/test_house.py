@@ -89,3 +89,26 @@ def test_plan_caps_the_strong_budget_and_the_seats() -> None:
         house.plan(["house:strong:depth=3"])
     with pytest.raises(ResourceExhaustedError):
         house.plan(["house:random", "house:random"])
+
+
+@pytest.fixture
+async def rt_rate_limited(redis_url: str) -> AsyncIterator[Runtime]:
+    settings = Settings.from_env({}, port=0, http_port=0, metrics_port=0, redis_url=redis_url, house_workers=0,
+                                 rate_actions_per_s=3)
+    async with Runtime(settings, gateway_port=0) as runtime:
+        yield runtime
+
+
+async def test_a_rate_limited_house_bot_waits_instead_of_resigning(rt_rate_limited: Runtime) -> None:
+    """Under a per-seat action rate limit the house bots wait for the next window: the match
+    ends by play (target reached), not by a resignation."""
+    async with grpc.aio.insecure_channel(rt_rate_limited.target) as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        created = await stub.CreateMatch(_create("schnapsen-at", ["house:random", "house:greedy"], match_target="1"))
+        rec = None
+        for _ in range(600):
+            rec = await stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=created.match_id))
+            if rec.over:
+                break
+            await asyncio.sleep(0.05)
+    assert rec is not None and rec.over and rec.match_result.reason == "target_reached"

@@ -133,14 +133,24 @@ class HouseBots:
                 metrics.house_decision(spec.partition(":")[0])
                 legal = {a["text"]: a["id"] for a in info["legal_actions"]}
                 action = legal.get(answer, answer) if isinstance(answer, str) else answer
-                with contextlib.suppress(StaleVersionError, TimeoutLostError, MatchOverError):
-                    await self.matches.submit_action(match_id, seat, token, version, action)
+                await self._submit(match_id, seat, token, version, action)
         except asyncio.CancelledError:
             raise
         except Exception:  # a broken bot must not take the server down: the seat resigns
             log.exception("house bot %s of match %s seat %d failed; resigning the seat", spec, match_id, seat)
             with contextlib.suppress(Exception):
                 await self.matches.resign(match_id, seat, token, "disconnect")
+
+    async def _submit(self, match_id: str, seat: int, token: str, version: int, action: int | str) -> None:
+        """Submit like a client: a stale version, a lost clock or an ended match just moves on to
+        the next update; a rate limit (``BUMMERL_RATE_ACTIONS_PER_S``) is waited out."""
+        for _ in range(20):
+            try:
+                with contextlib.suppress(StaleVersionError, TimeoutLostError, MatchOverError):
+                    await self.matches.submit_action(match_id, seat, token, version, action)
+                return
+            except ResourceExhaustedError as e:
+                await asyncio.sleep(max(e.retry_after_ms, 50) / 1000)
 
     async def close(self) -> None:
         """Stop playing (the seats stay in their matches) and shut the decision workers down."""
