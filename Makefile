@@ -24,7 +24,17 @@ clients/node/node_modules/.package-lock.json: clients/node/package.json clients/
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(VENV)/.installed service/bummerl/v1/__init__.py $(NODE_DEPS)  ## create .venv, install, generate protobuf code
+# Chromium for the browser tests (tests/web: Playwright drives the system's Chromium, never a
+# downloaded one): installed with apt-get where we are root, else the tests skip with one loud line.
+$(VENV)/.chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	  || echo "!!! apt-get install chromium failed: the browser tests will be skipped"; \
+	else echo "!!! no chromium and no root apt-get: the browser tests will be skipped (apt-get install chromium)"; fi
+	@touch $@
+
+setup: $(VENV)/.installed service/bummerl/v1/__init__.py $(NODE_DEPS) $(VENV)/.chromium  ## create .venv, install, generate protobuf code, chromium
 
 proto: $(VENV)/.installed  ## regenerate bummerl.v1 from proto/
 	$(PY) proto/generate.py service
@@ -56,6 +66,7 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench leaderboard
 	$(PY) -m bummerl bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
 	$(PY) -m bummerl bench sprt
+	$(PY) -m bummerl bench web --seconds 16 --rate 50
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info service/bummerl/v1/*_pb2* service/bummerl/v1/__init__.py clients/node/node_modules

@@ -79,8 +79,14 @@ def _print_deal(res: dict[str, Any]) -> None:
           f"deal points {res.get('deal_points')}, tricks {res.get('tricks_won')}", flush=True)
 
 
+def page_link(web: str | None, kind: str, ident: str) -> str:
+    """The web page of a match or ladder (``kind`` "match" / "ladder") on the pages at ``web``
+    (the REST gateway's base URL, e.g. ``http://localhost:8080``); "" without one."""
+    return f"{web.rstrip('/')}/#/{kind}/{ident}" if web else ""
+
+
 async def _play(client: Any, variant: str, bot_names: list[str], seed: int | None, options: dict[str, str],
-                as_json: bool, **create_kwargs: Any) -> dict[str, Any]:
+                as_json: bool, web: str | None = None, **create_kwargs: Any) -> dict[str, Any]:
     from bummerl_client import play_match
     from bummerl_client.__main__ import bot_from_spec
 
@@ -90,6 +96,8 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
         if not as_json:
             print(f"{variant}: {' vs '.join(f'{b.name} (seat {i})' for i, b in enumerate(bots))}, match {match_id}",
                   flush=True)
+            if web:
+                print(f"watch it: {page_link(web, 'match', match_id)}", flush=True)
 
     rec = await play_match(client, variant, bots, options, seed, on_created=created,
                            on_deal=None if as_json else _print_deal, **create_kwargs)
@@ -225,8 +233,13 @@ async def _serve(args: argparse.Namespace) -> int:
     pacer = asyncio.create_task(GcPacer(settings.gc_pace_ms).run(stop), name="bummerl-gc") if settings.gc_pace_ms else None
     print(where, flush=True)
     print(f"bummerl: gRPC listening on {rt.target}", flush=True)
+    web = f"http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}" if rt.http_port else None
     if rt.http_port:
-        print(f"bummerl: REST/JSON on http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}/v1/variants", flush=True)
+        print(f"bummerl: REST/JSON on {web}/v1/variants", flush=True)
+        if settings.web_pages:
+            print(f"bummerl: web pages on {web}/", flush=True)
+        else:
+            web = None
     if rt.metrics_port:
         print(f"bummerl: metrics on http://{rt.target.rsplit(':', 1)[0]}:{rt.metrics_port}/metrics", flush=True)
     loop = asyncio.get_running_loop()
@@ -239,7 +252,7 @@ async def _serve(args: argparse.Namespace) -> int:
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
             async with AsyncClient(rt.target) as client:
                 demo = _bot_specs(args.demo, "bummerl serve --demo", find_variant(args.variant).num_players)
-                await _play(client, args.variant, demo, args.seed, {}, False,
+                await _play(client, args.variant, demo, args.seed, {}, False, web,
                             admin_token=settings.admin_token)
             print("bummerl: still serving; press Ctrl-C to stop", flush=True)
         await stop.wait()
@@ -276,7 +289,7 @@ async def _play_cmd(args: argparse.Namespace) -> int:
             except TimeoutError:
                 raise SystemExit(f"bummerl play: cannot reach the server at {args.server} (no connection in 5 s)") from None
             admin = args.admin_token or Settings.from_env().admin_token
-            await _play(client, args.variant, bots, args.seed, options, args.json, admin_token=admin, **create)
+            await _play(client, args.variant, bots, args.seed, options, args.json, args.web, admin_token=admin, **create)
         return 0
     from bummerl.app import Runtime
 
@@ -372,7 +385,29 @@ def _bench(args: argparse.Namespace) -> int:
     elif args.what == "sprt":  # error rates of the ladder's SPRT, simulated (bummerl.ladder.sprt_sim)
         from bummerl.ladder.sprt_sim import print_bench
 
-        return print_bench(args.runs, args.seed or 1, args.json)
+        return print_bench(args.runs or 2000, args.seed or 1, args.json)
+    elif args.what == "web":
+        from bummerl import bench_web
+
+        try:
+            page = asyncio.run(bench_web.bench_page_render(args.runs or 10))
+        except (ImportError, RuntimeError) as e:
+            page = {"skipped": f"{type(e).__name__}: {e}"}
+        spec = asyncio.run(bench_web.bench_spectators(args.spectators, args.seconds, rate=args.rate or 20.0))
+        if args.json:
+            print(json.dumps({"page": page, "spectators": spec}))
+        else:
+            if "skipped" in page:
+                print(f"web: match page first render: skipped ({page['skipped']})")
+            else:
+                print(f"web: match page first render (navigation start to the drawn table, {page['runs']} loads): "
+                      f"live p50 {page['live']['p50_ms']} ms, max {page['live']['max_ms']} ms; "
+                      f"replay p50 {page['replay']['p50_ms']} ms, max {page['replay']['max_ms']} ms")
+            w, o = spec["with"], spec["without"]
+            print(f"web: seats' SubmitAction at {spec['rate']:g}/s with {spec['spectators']} spectators on the match: "
+                  f"p50 {w['p50_ms']} ms, "
+                  f"p99 {w['p99_ms']} ms ({w['actions']} actions); without: p50 {o['p50_ms']} ms, p99 {o['p99_ms']} ms "
+                  f"({o['actions']} actions); {spec['spectator_updates_per_s']:,.0f} spectator updates/s")
     elif args.what == "timeouts":
         r = bench.bench_timeouts(args.matches)
         if args.json:
@@ -509,6 +544,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play one match (a Bummerl) between bots, one per seat (2, 3 or 4 by variant), "
                                      "through a server")
     pl.add_argument("--variant", default="schnapsen-at", help="variant id or alias (default schnapsen-at)")
+    pl.add_argument("--web", default=os.environ.get("BUMMERL_WEB_URL"),
+                    help="with --server: base URL of its web pages (e.g. http://HOST:8080) to print the match's link "
+                         "(default $BUMMERL_WEB_URL)")
     pl.add_argument("--bots", default="greedy,random",
                     help="one per seat (2, 3 or 4, as the variant seats), comma-separated: random, greedy, "
                          "strong[:budget_ms=50,samples=N,seed=S], exec:COMMAND (default greedy,random)")
@@ -549,8 +587,9 @@ def build_parser() -> argparse.ArgumentParser:
     loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
     b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt", "openspiel",
-                                      "leaderboard"],
+                                      "leaderboard", "web"],
                    help="which figures to print")
+    b.add_argument("--spectators", type=int, default=100, help="web: WatchMatch streams on the match being played")
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); 'multi' (strong: the six 3-4 seat games); "
                         "default schnapsen-at (strong: all)")
@@ -576,7 +615,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
-    b.add_argument("--runs", type=int, default=2000, help="sprt: simulated SPRT runs per true Elo and shape")
+    b.add_argument("--runs", type=int, default=None,
+                   help="sprt: simulated SPRT runs per true Elo and shape (default 2000); web: page loads per kind of "
+                        "match page (default 10)")
     b.add_argument("--json", action="store_true", help="one JSON line with the figures")
     return p
 

@@ -31,10 +31,12 @@ from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gatew
 from bummerl.api.servicer import GameServicer
 from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, Reaper
+from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.core.limits import Limit, RateLimiter
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
+from bummerl.web import WEB_DIR
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,7 @@ class Runtime:
         self._gauge_task: asyncio.Task[None] | None = None
         self.server: Any = None
         self.gateway: Gateway | None = None
+        self.house: HouseBots | None = None
         self.health = health.aio.HealthServicer()
         self.grpc_port = 0
         self.http_port: int | None = None
@@ -111,7 +114,10 @@ class Runtime:
         self._gauge_task = asyncio.create_task(self._refresh_gauges(self._reaper_stop), name="bummerl-gauges")
         auth_limiter = RateLimiter(self.store, {"auth": Limit(s.rate_auth_failures_per_min, 60_000)},
                                    self.service.now_ms)
-        servicer = GameServicer(self.service, auth_limiter)
+        self.house = HouseBots(self.service, HouseSettings(
+            tuple(b.strip() for b in s.house_bots.split(",") if b.strip()), s.house_budget_ms, s.house_workers,
+            s.house_max_seats))
+        servicer = GameServicer(self.service, auth_limiter, house=self.house)
         ladder_servicer = LadderServicer(self.ladders, auth_limiter)
         self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
         await self.server.start()
@@ -121,6 +127,7 @@ class Runtime:
                 [servicer, ladder_servicer], s.host, port, max_connections=s.http_max_connections,
                 body_timeout_s=s.http_body_timeout_s,
                 cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()], reuse_port=s.reuse_port,
+                ready=self.store.ping, pages=WEB_DIR if s.web_pages else None,
             )
             self.http_port = self.gateway.port
         if s.metrics_port:
@@ -153,6 +160,9 @@ class Runtime:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(task, 5)
         self._reaper_task = self._driver_task = self._gauge_task = None
+        if self.house is not None:
+            await self.house.close()
+            self.house = None
         if self.gateway is not None:
             await self.gateway.close()
             self.gateway = None

@@ -210,6 +210,8 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
             raise SystemExit(f"bummerl ladder run: {e.details}") from None
         lid = lad["ladder_id"]
         seats = int(lad.get("num_players") or 2)
+        if getattr(args, "web", None) and not args.json:
+            err.print(f"follow it: {args.web.rstrip('/')}/#/ladder/{lid}")
         leader = "-"
         board: dict[str, Any] = {}
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -397,6 +399,9 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--name", default=None, help="ladder name (default: variant and format)")
     r.add_argument("--seed", type=int, default=None, help="seed of the schedule and decks (default: secret random)")
     r.add_argument("--server", default=None, help="HOST:PORT of a running server (default: start a local one)")
+    r.add_argument("--web", default=os.environ.get("BUMMERL_WEB_URL"),
+                   help="with --server: base URL of its web pages (e.g. http://HOST:8080) to print the ladder's link "
+                        "(default $BUMMERL_WEB_URL)")
     r.add_argument("--admin-token", default=None, help="admin token of --server (default: BUMMERL_ADMIN_TOKEN)")
     r.add_argument("--json", action="store_true", help="last line: the final leaderboard as JSON")
     r.add_argument("--quiet", action="store_true", help="no progress bar")

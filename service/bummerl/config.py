@@ -162,6 +162,27 @@ class Settings:
     """Log every call (gRPC and REST: method, status, milliseconds; never a token or request
     content) at INFO on its own logger, ``bummerl.access``; off by default (a line per call)."""
 
+    web_pages: bool = True
+    """Serve the web pages (watch, replay, play, ladders; ``bummerl/web``) at ``/`` of the REST
+    gateway."""
+
+    house_bots: str = "random,greedy,strong"
+    """Bundled bots the server itself plays in seats named ``house:<bot>`` (``house:greedy``,
+    ``house:strong:budget_ms=100``), comma-separated; empty = no house bots
+    (:mod:`bummerl.core.house`)."""
+
+    house_budget_ms: int = 200
+    """Most thinking time a house ``strong`` bot may use per decision, milliseconds (a larger or
+    missing ``budget_ms`` is cut to it)."""
+
+    house_workers: int = 1
+    """Processes that compute house-bot decisions (off the event loop and off its GIL); 0 = one
+    worker thread of the server process instead."""
+
+    house_max_seats: int = 32
+    """House-bot seats of running matches one server process plays at once; CreateMatch beyond
+    it gets RESOURCE_EXHAUSTED."""
+
     def __post_init__(self) -> None:
         for name in ("port", "http_port", "metrics_port"):
             value = getattr(self, name)
@@ -196,6 +217,10 @@ class Settings:
             raise ValueError(f"reaper_poll_ms must be an int in 1..60000, got {self.reaper_poll_ms!r}")
         if not isinstance(self.gc_pace_ms, int) or isinstance(self.gc_pace_ms, bool) or not 0 <= self.gc_pace_ms <= 10000:
             raise ValueError(f"gc_pace_ms must be an int in 0..10000, got {self.gc_pace_ms!r}")
+        for name, top in (("house_budget_ms", 60_000), ("house_workers", 64), ("house_max_seats", 100_000)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
+                raise ValueError(f"{name} must be an int in 0..{top}, got {value!r}")
         if self.event_loop not in EVENT_LOOPS:
             raise ValueError(f"event_loop must be one of {', '.join(EVENT_LOOPS)}, got {self.event_loop!r}")
         for name in ("redis_url", "admin_token"):

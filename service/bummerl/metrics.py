@@ -76,6 +76,9 @@ CAS_CONFLICTS = Counter(
 TIMEOUTS = Counter(
     "bummerl_timeouts_total", "Seats that ran out of time, by the timeout policy applied.", ("variant", "policy")
 )
+SPECTATORS = Gauge("bummerl_spectators", "Open WatchMatch streams (spectators) of this process.",
+                   multiprocess_mode="livesum")
+HOUSE_DECISIONS = Counter("bummerl_house_decisions_total", "Decisions made by house bots.", ("bot",))
 MATCHES_CREATED = Counter("bummerl_matches_created_total", "Matches created.", ("variant",))
 MATCHES_FINISHED = Counter("bummerl_matches_finished_total", "Matches that reached their end.", ("variant",))
 
@@ -148,6 +151,16 @@ def bot_game(name: str, stats: dict[str, Any]) -> None:
         bound = THINK_BUCKETS_MS[i] if i < len(THINK_BUCKETS_MS) else THINK_BUCKETS_MS[-1] * 2
         for _ in range(int(count)):
             think.observe(bound / 1000)
+
+
+def spectator(delta: int) -> None:
+    """A WatchMatch stream opened (+1) or closed (-1)."""
+    SPECTATORS.inc(delta)
+
+
+def house_decision(bot: str) -> None:
+    """A house bot (``random``, ``greedy``, ``strong``) decided one action."""
+    HOUSE_DECISIONS.labels(bot).inc()
 
 
 def cas_conflict() -> None:

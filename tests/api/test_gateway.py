@@ -390,3 +390,74 @@ def test_metrics_multiprocess_mode(tmp_path) -> None:
     assert "bummerl_active_matches 3.0" in out.stdout
     assert list(tmp_path.iterdir())  # values live in the shared directory
 
+
+
+async def test_healthz_and_readyz() -> None:
+    """REST liveness and readiness for load balancers: /readyz follows the readiness check (a
+    Redis ping in the server), /healthz only that the process answers; SSE framing on request."""
+    state = {"ok": True}
+
+    async def ready() -> bool:
+        if state["ok"] == "raise":
+            raise ConnectionError("redis down")
+        return bool(state["ok"])
+
+    fake = FakeGame()
+    gateway = await start_gateway([fake], "127.0.0.1", 0, ready=ready)
+    base = f"http://127.0.0.1:{gateway.port}"
+    try:
+        status, headers, payload = await http("GET", f"{base}/healthz", token=None)
+        assert status == 200 and json.loads(payload) == {"status": "ok"} and headers["cache-control"] == "no-store"
+        assert (await http("GET", f"{base}/readyz", token=None))[0] == 200
+        state["ok"] = False
+        status, _, payload = await http("GET", f"{base}/readyz", token=None)
+        assert status == 503 and json.loads(payload)["status"] == "unavailable"
+        assert (await http("GET", f"{base}/healthz", token=None))[0] == 200
+        state["ok"] = "raise"
+        status, _, payload = await http("GET", f"{base}/readyz", token=None)
+        assert status == 503 and "ConnectionError" in json.loads(payload)["message"]
+    finally:
+        await gateway.close()
+
+
+async def test_readyz_of_the_server_pings_redis(rt) -> None:
+    status, _, payload = await http("GET", f"http://127.0.0.1:{rt.http_port}/readyz", token=None)
+    assert status == 200 and json.loads(payload) == {"status": "ready"}
+
+
+async def test_server_sent_events_stream(servers) -> None:
+    _, _, base = servers
+
+    def get() -> tuple[str, bytes]:
+        req = urllib.request.Request(f"{base}/v1/matches/{MATCH}/seats/0/stream?from_version=4",
+                                     headers={"Authorization": f"Bearer {TOKEN}", "Accept": "text/event-stream"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.headers["Content-Type"], resp.read()
+
+    ctype, payload = await asyncio.to_thread(get)
+    frames = payload.decode().split("\n\n")
+    assert ctype == "text/event-stream"
+    assert json.loads(frames[0].removeprefix("data: "))["result"]["version"] == "5"
+    assert frames[1].startswith("event: error\ndata: ") and "ABORTED" in frames[1]
+
+
+async def test_pages_are_served_with_a_same_origin_policy(tmp_path) -> None:
+    """GET / is the pages' index.html, /web/<file> their files, with a CSP that allows only this
+    origin; nothing outside the directory, no other suffix, no listing."""
+    from bummerl.web import WEB_DIR
+
+    fake = FakeGame()
+    (tmp_path / "secret.txt").write_text("x")
+    gateway = await start_gateway([fake], "127.0.0.1", 0, pages=WEB_DIR)
+    base = f"http://127.0.0.1:{gateway.port}"
+    try:
+        status, headers, payload = await http("GET", f"{base}/", token=None)
+        assert status == 200 and headers["content-type"].startswith("text/html") and b"/web/app.js" in payload
+        assert "default-src 'self'" in headers["content-security-policy"]
+        status, headers, _ = await http("GET", f"{base}/web/app.js", token=None)
+        assert status == 200 and headers["content-type"].startswith("text/javascript")
+        for bad in ("/web/__init__.py", "/web/../config.py", "/web/%2e%2e/config.py", "/web/", "/web/nope.js"):
+            assert (await http("GET", base + bad, token=None))[0] == 404, bad
+        assert (await http("GET", f"{base}/v1/variants", token=None))[0] == 200  # the API is unchanged
+    finally:
+        await gateway.close()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bummerl.core.errors import InvalidArgumentError
+from bummerl.core.verify import verify_record
 from bummerl.ladder.driver import CLAIM_LEASE_MS, LadderDriver
 from bummerl.ladder.formats import MAX_GAMES
 from bummerl.ladder.service import LadderService, LadderSpec
@@ -59,6 +60,8 @@ async def test_a_leg_reveals_nothing_until_its_duplicate_set_is_over(ladders: La
     for g in (leg0, leg1):
         rec = await ladders.matches.record(g["match_id"])
         assert rec["revealed"] and rec["seed"] == leg0["seed"]
+        assert isinstance(g["seed"], int) and isinstance(g["suit_perm"], list)  # the claim kept the spec's JSON
+        verify_record(json.loads(json.dumps(rec)))  # a ladder game's record checks out too
 
 
 async def test_match_ids_are_not_derivable_and_stable(ladders: LadderService) -> None:

@@ -12,7 +12,10 @@ import pytest
 
 from bummerl.rules import information_set, list_variants, new_match
 from bummerl.rules.cards import card_code
+from bummerl.rules.public import SPECTATOR, public_view
 from bummerl.rules.state import MatchState
+
+from .spectator import check_public_no_leak
 
 MULTI = [s.id for s in list_variants() if s.num_players > 2]
 
@@ -106,3 +109,21 @@ def test_concede_puts_the_conceding_team_last(variant: str) -> None:
     assert m.over and m.end_reason == "resigned"
     assert m.placements == [2 if team[s] == team[1] else 1 for s in range(m.num_seats)]
     assert MatchState.from_dict(json.loads(json.dumps(m.to_dict()))) == m
+
+
+@pytest.mark.parametrize("variant", MULTI)
+def test_public_view_hides_every_hidden_card(variant: str) -> None:
+    """§14.3 for onlookers (``WatchMatch``): at every step of random matches, a state whose cards
+    hidden from every seat (unshown cards of all hands, the talon, cards not yet dealt, laid-away
+    cards) are shuffled gives a byte-identical public view, also after the next action; the
+    public view holds no hand, no laid-away card and no legal action, and shows the bids."""
+    rng = random.Random(f"public/{variant}")
+    for _ in range(2):
+        m = new_match(variant, _short(variant), seed=rng.randrange(10**9))
+        while not m.over:
+            check_public_no_leak(m, rng)
+            view = public_view(m)
+            assert view["seat"] == SPECTATOR and view["legal_actions"] == []
+            assert view["deal"]["hand"] == [] and view["deal"]["laid_away"] == [] and "own_tricks" not in view["deal"]
+            assert view["deal"]["hand_sizes"] == information_set(m, 0)["deal"]["hand_sizes"]
+            m.apply(rng.choice(m.legal_actions()))

@@ -14,7 +14,10 @@ range), the match seed and the seed of a uniformly random policy, then plays who
 * NO LEAK (RULES §14.3): a second state that differs only in the cards hidden from a seat (the
   opponent's cards not publicly known + the talon's face-down cards) gives a byte-identical
   information set for that seat, also after that seat's next lead-turn action, and the same
-  public events (``events_between``) for the next action.
+  public events (``events_between``) for the next action;
+* NO LEAK to onlookers (§14.3, ``WatchMatch``): a state whose cards hidden from *every* seat are
+  shuffled (both hands' unshown cards and the talon's face-down cards) gives a byte-identical
+  public view (:func:`bummerl.rules.public.public_view`), also after the next action.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from bummerl.rules.state import LEAD, MatchState
 from bummerl.rules.variant import OptionSpec, VariantSpec
 
 from .helpers import make_match, play
+from .spectator import check_public_no_leak
 
 SPECS = [s for s in list_variants() if s.num_players == 2]  # multi-player: test_multiplayer.py
 # Options whose range is cut down so that matches stay short or values stay interesting.
@@ -171,6 +175,8 @@ def run_match(variant: str, options: dict[str, object], seed: int, policy_seed: 
             assert MatchState.from_dict(m.to_dict()) == m
         if rng.random() < 0.25:
             check_no_leak(m, rng.randrange(2), rng)
+        if rng.random() < 0.2:
+            check_public_no_leak(m, rng)
         m = apply(m, rng.choice(legal_actions(m)))
         while done < len(m.results):
             check_deal(m, done)

@@ -110,6 +110,18 @@ def _submit_request(match_id: str, seat: int, expected_version: int, action: int
     return req
 
 
+async def _streamed(call: Any) -> AsyncIterator[dict[str, Any]]:
+    """The messages of a server-streaming call as dicts; RPC errors as BummerlError; the call is
+    cancelled when the caller stops early."""
+    try:
+        async for msg in call:
+            yield to_dict(msg)
+    except grpc.RpcError as e:
+        raise _convert(e) from None
+    finally:
+        call.cancel()
+
+
 class AsyncClient:
     """Async client. ``AsyncClient("localhost:50051")``; use as ``async with`` or call :meth:`close`.
 
@@ -174,16 +186,9 @@ class AsyncClient:
 
     async def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
         """Updates ``{"version", "events", "information_set"}``; the first is a full snapshot."""
-        call = self.stub.StreamMatch(
-            game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token)
-        )
-        try:
-            async for upd in call:
-                yield to_dict(upd)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-        finally:
-            call.cancel()
+        async for upd in _streamed(self.stub.StreamMatch(
+                game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token))):
+            yield upd
 
     def play(self, match_id: str, seat: int, token: str, from_version: int = 0) -> PlayCall:
         """One ``Play`` call for the seat (``async with`` it): iterate it for the updates (as
@@ -208,6 +213,24 @@ class AsyncClient:
         except grpc.RpcError as e:
             raise _convert(e) from None
 
+
+    async def watch(self, match_id: str, token: str | None = None, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """Spectator updates ``{"version", "events", "public_view", "summary"}`` (WatchMatch): the
+        public view (an information set of seat -1, no hidden card) at each version, to the end of
+        the match. ``token``: the watch, a seat or the admin token when the match asks for one."""
+        async for upd in _streamed(self.stub.WatchMatch(
+                game_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version), metadata=_auth(token))):
+            yield upd
+
+    async def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> dict[str, Any]:
+        """The full replay of a finished match ``{"record", "steps"}`` (GetMatchReplay): every version
+        with every hand, the talon and, with ``seat_views``, each seat's information set.
+        FAILED_PRECONDITION while the match runs."""
+        try:
+            req = game_pb2.GetMatchReplayRequest(match_id=match_id, seat_views=seat_views)
+            return to_dict(await self.stub.GetMatchReplay(req, metadata=_auth(token)))
+        except grpc.RpcError as e:
+            raise _convert(e) from None
 
     # ------------------------------------------------------------------ ladders (LadderService)
     async def _ladder_call(self, method: str, req: Message, token: str | None = None) -> dict[str, Any]:
@@ -265,14 +288,8 @@ class AsyncClient:
 
     async def stream_ladder(self, ladder_id: str) -> AsyncIterator[dict[str, Any]]:
         """Progress events of a ladder from its creation; ends after ``finished``."""
-        call = self.ladder_stub.StreamLadder(ladder_pb2.StreamLadderRequest(ladder_id=ladder_id))
-        try:
-            async for ev in call:
-                yield to_dict(ev)
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-        finally:
-            call.cancel()
+        async for ev in _streamed(self.ladder_stub.StreamLadder(ladder_pb2.StreamLadderRequest(ladder_id=ladder_id))):
+            yield ev
 
     async def list_ladders(self) -> list[dict[str, Any]]:
         return list((await self._ladder_call("ListLadders", ladder_pb2.ListLaddersRequest()))["ladders"])

@@ -23,6 +23,7 @@ UnknownVariantError    INVALID_ARGUMENT     400
 IllegalActionError     FAILED_PRECONDITION  409  (includes the engine's MatchOverError)
 MatchOverError         FAILED_PRECONDITION  409
 TimeoutLostError       FAILED_PRECONDITION  409  (the action came after the seat's deadline)
+ReplayNotAvailableError FAILED_PRECONDITION 409  (the replay of a running match)
 UnauthenticatedError   UNAUTHENTICATED      401
 PermissionDeniedError  PERMISSION_DENIED    403
 ResourceExhaustedError RESOURCE_EXHAUSTED   429  (rate limit, streams per seat; retry-after-ms metadata)
@@ -57,6 +58,7 @@ from bummerl.core.errors import (
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
+    ReplayNotAvailableError,
     ResourceExhaustedError,
     ServiceError,
     StaleVersionError,
@@ -109,6 +111,7 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str], ...] = (
     (MatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),
     (TimeoutLostError, grpc.StatusCode.FAILED_PRECONDITION, "TIMEOUT"),
     (FailedPreconditionError, grpc.StatusCode.FAILED_PRECONDITION, "FAILED_PRECONDITION"),
+    (ReplayNotAvailableError, grpc.StatusCode.FAILED_PRECONDITION, "REPLAY_NOT_AVAILABLE"),
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED"),
     (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED"),
     (ResourceExhaustedError, grpc.StatusCode.RESOURCE_EXHAUSTED, "RESOURCE_EXHAUSTED"),

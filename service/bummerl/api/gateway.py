@@ -28,6 +28,17 @@ Responses (proto3 JSON, proto field names, every field printed, int64 as strings
 
 Client-streaming RPCs are not served. HTTP/1.1 keep-alive is supported; bodies up to
 :data:`MAX_BODY_BYTES`.
+
+Besides the RPC routes: ``GET /healthz`` (liveness: ``200 {"status": "ok"}`` while the process
+serves) and ``GET /readyz`` (readiness: ``200 {"status": "ready"}`` when the gateway's ``ready``
+check, e.g. a Redis ping, answers within :data:`READY_TIMEOUT_SECONDS`, else ``503
+{"status": "unavailable", "message": ...}``), for load balancers that do not speak gRPC health.
+With ``pages`` (a directory, the package's ``bummerl/web``) ``GET /`` serves its ``index.html``
+and ``GET /web/<file>`` its other files (no subdirectories, no listing), with a Content-Security-
+Policy that allows only this origin (the pages make no external request).
+A server-streaming route answers with Server-Sent Events (``data: <message>`` per event, ``event:
+error`` for an error after the first message) instead of NDJSON when the request's ``Accept`` asks
+for ``text/event-stream``.
 """
 
 from __future__ import annotations
@@ -39,8 +50,9 @@ import logging
 import re
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -77,6 +89,16 @@ GZIP_MIN_BYTES = 1024
 """Responses at least this large are gzip-compressed when the client accepts gzip."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting a JSON body may have (400 beyond)."""
+
+PAGE_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
+              ".png": "image/png", ".json": "application/json", ".ico": "image/x-icon"}
+"""Files the gateway serves from ``pages``, by suffix, with their content type."""
+PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+"""Content-Security-Policy of the pages: nothing from another origin."""
+
+READY_TIMEOUT_SECONDS = 2.0
+"""Longest a ``/readyz`` check may take before the gateway answers 503, seconds."""
 
 _HTTP_VERBS = ("get", "put", "post", "delete", "patch")
 
@@ -533,18 +555,24 @@ class Gateway:
     request whose body does not arrive within it gets 408 (seconds). ``cors_origins``: origins
     allowed by CORS (``"*"`` = any; empty = no CORS headers). ``reuse_port``: share the port
     with another process (SO_REUSEPORT); otherwise a port in use raises ``OSError``. Responses over
-    :data:`GZIP_MIN_BYTES` are gzip-compressed for clients that accept it.
+    :data:`GZIP_MIN_BYTES` are gzip-compressed for clients that accept it. ``ready``: the
+    readiness check of ``/readyz`` (a coroutine function that raises or returns False when the
+    server cannot serve, e.g. Redis unreachable); None = ready whenever live. ``pages``: the
+    directory of the web pages served at ``/`` and ``/web/`` (None = no pages).
     """
 
     def __init__(self, routes: list[Route], *, max_connections: int = MAX_CONNECTIONS,
                  body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = (),
-                 reuse_port: bool = False) -> None:
+                 reuse_port: bool = False, ready: Callable[[], Awaitable[Any]] | None = None,
+                 pages: Path | None = None) -> None:
         self.routes = routes
         self.port = 0
         self.max_connections = max_connections
         self.body_timeout_s = body_timeout_s
         self.cors_origins = frozenset(cors_origins)
         self.reuse_port = reuse_port
+        self.ready = ready
+        self.pages = pages
         self._runner: web.AppRunner | None = None
         self._server: asyncio.base_events.Server | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
@@ -642,6 +670,10 @@ class Gateway:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         raw_path, _, query = request.raw_path.partition("?")
         method = "GET" if request.method == "HEAD" else request.method
+        if method == "GET" and raw_path in ("/healthz", "/readyz"):
+            return await self._probe(request, raw_path == "/readyz")
+        if method == "GET" and self.pages is not None and (raw_path == "/" or raw_path.startswith("/web/")):
+            return self._page(request, "index.html" if raw_path == "/" else raw_path[len("/web/"):])
         route, params, allowed = self._match(method, raw_path)
         if request.method == "OPTIONS":
             allow = sorted({*allowed, *([route.http_method] if route else [])} | ({"HEAD"} if "GET" in allowed else set()))
@@ -717,6 +749,37 @@ class Gateway:
             access.info("http %s %s -> %s/%s %s %.1f ms", request.method, errors.clip(raw_path, 200), route.service,
                          route.method.name, code.name, (time.perf_counter() - t0) * 1000)
 
+    def _page(self, request: web.Request, name: str) -> web.Response:
+        """A file of :attr:`pages` (only plain file names with a :data:`PAGE_TYPES` suffix)."""
+        assert self.pages is not None
+        path = self.pages / name
+        ctype = PAGE_TYPES.get(path.suffix)
+        if ctype is None or "/" in name or "\\" in name or name.startswith(".") or not path.is_file():
+            return self._status(request, errors.Status(grpc.StatusCode.NOT_FOUND, f"no page {errors.clip(name, 80)}"))
+        resp = web.Response(body=path.read_bytes(), content_type=ctype, charset="utf-8" if ctype.startswith("text") else None,
+                            headers={"Content-Security-Policy": PAGE_CSP, "X-Content-Type-Options": "nosniff",
+                                     "Cache-Control": "no-cache", "Referrer-Policy": "no-referrer"})
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            resp.enable_compression(web.ContentCoding.gzip)
+        return resp
+
+    async def _probe(self, request: web.Request, readiness: bool) -> web.Response:
+        """``/healthz`` (this process answers) or ``/readyz`` (and :attr:`ready` passes within
+        :data:`READY_TIMEOUT_SECONDS`); never cached."""
+        headers = [("Cache-Control", "no-store")]
+        if not readiness:
+            return self._json(request, 200, {"status": "ok"}, headers)
+        if self.ready is not None:
+            try:
+                ok = await asyncio.wait_for(self.ready(), READY_TIMEOUT_SECONDS)
+            except Exception as exc:  # noqa: BLE001 - any failure of the check means "not ready"
+                why = "timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
+                return self._json(request, 503, {"status": "unavailable", "message": f"readiness check failed: {why}"},
+                                  headers)
+            if ok is False:
+                return self._json(request, 503, {"status": "unavailable", "message": "not ready"}, headers)
+        return self._json(request, 200, {"status": "ready"}, headers)
+
     async def _stream(self, request: web.Request, route: Route, message: Message, context: GatewayContext,
                       rec: Recorder) -> tuple[web.StreamResponse, grpc.StatusCode]:
         try:
@@ -735,12 +798,14 @@ class Gateway:
             except Exception as exc:
                 status = _status_from(exc, context)
                 return self._status(request, status), status.code
-            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/x-ndjson",
-                                                           "Cache-Control": "no-cache", **self._cors(request)})
+            sse = "text/event-stream" in request.headers.get("Accept", "")
+            resp = web.StreamResponse(status=200, headers={
+                "Content-Type": "text/event-stream" if sse else "application/x-ndjson",
+                "Cache-Control": "no-cache", **self._cors(request)})
             await resp.prepare(request)
             code = grpc.StatusCode.OK
             if first is not None:
-                await resp.write(_json_bytes({"result": _render(route, first)}) + b"\n")
+                await resp.write(_frame({"result": _render(route, first)}, sse))
                 rec.sent.inc()
                 while True:
                     try:
@@ -750,9 +815,9 @@ class Gateway:
                     except Exception as exc:
                         status = _status_from(exc, context)
                         code = status.code
-                        await resp.write(_json_bytes({"error": _error_body(status)}) + b"\n")
+                        await resp.write(_frame({"error": _error_body(status)}, sse))
                         break
-                    await resp.write(_json_bytes({"result": _render(route, item)}) + b"\n")
+                    await resp.write(_frame({"result": _render(route, item)}, sse))
                     rec.sent.inc()
             await resp.write_eof()
             return resp, code
@@ -766,6 +831,13 @@ class Gateway:
                     await aclose()
                 except Exception:
                     log.exception("gateway: closing %s failed", route.method.full_name)
+
+
+def _frame(obj: dict[str, Any], sse: bool) -> bytes:
+    """One stream message: an NDJSON line, or a Server-Sent Event (``event: error`` for an error)."""
+    if not sse:
+        return _json_bytes(obj) + b"\n"
+    return (b"event: error\n" if "error" in obj else b"") + b"data: " + _json_bytes(obj) + b"\n\n"
 
 
 def _closing(resp: web.Response) -> web.Response:

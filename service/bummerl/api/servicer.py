@@ -13,7 +13,9 @@ from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core import MatchService, Update
 from bummerl.core.errors import InvalidArgumentError
+from bummerl.core.house import HouseBots
 from bummerl.core.limits import RateLimiter
+from bummerl.core.spectate import Spectators, WatchFrame, new_watch
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 
@@ -42,14 +44,39 @@ def _update_fields(u: Update) -> dict[str, Any]:
     }
 
 
-class GameServicer(game_pb2_grpc.GameServiceServicer):
-    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata.
-    ``auth_limiter``: counts failed authentications per peer (:func:`bummerl.api.errors.map_errors`);
-    None = not counted."""
+def _summary_pb(d: Any) -> game_pb2.MatchSummary:
+    return codec.dict_to_pb(d, game_pb2.MatchSummary)
 
-    def __init__(self, service: MatchService, auth_limiter: RateLimiter | None = None) -> None:
+
+def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
+    """The message of a frame, built once for every spectator that gets the same frame (same
+    ``since`` and ``version``: :attr:`WatchFrame.memo`), its parts once per version."""
+    key = ("update", f.since, f.version, f.summary["version"])
+    got = f.memo.get(key) if f.memo is not None else None
+    if got is None:
+        got = game_pb2.WatchUpdate(
+            version=f.version, events=[_encoded(e, codec.event_to_pb, f.memo) for e in f.events],
+            public_view=_encoded(f.public_view, codec.information_set_to_pb, f.memo),
+            summary=_encoded(f.summary, _summary_pb, f.memo),
+        )
+        if f.memo is not None:
+            f.memo[key] = got
+    return got
+
+
+class GameServicer(game_pb2_grpc.GameServiceServicer):
+    """The game RPCs. Seat calls read ``authorization: Bearer <seat token>`` from metadata;
+    spectator calls (WatchMatch, GetMatchReplay) a watch, seat or admin token where the match asks
+    for one (:mod:`bummerl.core.spectate`). ``auth_limiter``: counts failed authentications per
+    peer (:func:`bummerl.api.errors.map_errors`); None = not counted."""
+
+    def __init__(self, service: MatchService, auth_limiter: RateLimiter | None = None,
+                 spectators: Spectators | None = None, house: HouseBots | None = None) -> None:
         self.service = service
         self.auth_limiter = auth_limiter
+        self.spectators = spectators or Spectators(service)
+        self.house = house
+        """Plays ``house:<bot>`` seats (:mod:`bummerl.core.house`); None = such names are plain names."""
 
     @map_errors
     async def ListVariants(self, request: Any, context: Any) -> game_pb2.ListVariantsResponse:
@@ -58,18 +85,26 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def CreateMatch(self, request: Any, context: Any) -> game_pb2.CreateMatchResponse:
         seed = request.seed if request.HasField("seed") else None
+        watch_meta, watch_token = new_watch(request.watch.access, request.watch.delay_moves)
+        names = [s.name for s in request.seats]
+        house = self.house.plan(names) if self.house is not None else {}
         created = await self.service.create_match(
-            request.variant, dict(request.options), [s.name for s in request.seats], seed,
+            request.variant, dict(request.options), names, seed,
             time_control=codec.pb_to_dict(request.time_control) if request.HasField("time_control") else None,
             timeout_policy=request.timeout_policy or None,
             idle_limit_ms=request.idle_limit_ms if request.HasField("idle_limit_ms") else None,
             admin_token=bearer_token(context),
             caller=peer_host(context),
+            watch_meta=watch_meta,
         )
+        if house and self.house is not None:
+            self.house.start(created.match_id, house, created.tokens)
+        await self.spectators.remember(created.match_id)
         return game_pb2.CreateMatchResponse(
-            match_id=created.match_id,
-            seat_tokens=[game_pb2.SeatToken(seat=i, token=t) for i, t in enumerate(created.tokens)],
+            match_id=created.match_id,  # a house seat's token stays with the server
+            seat_tokens=[game_pb2.SeatToken(seat=i, token="" if i in house else t) for i, t in enumerate(created.tokens)],
             summary=codec.dict_to_pb(created.summary, game_pb2.MatchSummary),
+            watch_token=watch_token,
         )
 
     @map_errors
@@ -146,4 +181,19 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     @map_errors
     async def GetMatchRecord(self, request: Any, context: Any) -> game_pb2.MatchRecord:
-        return codec.dict_to_pb(await self.service.record(request.match_id, bearer_token(context)), game_pb2.MatchRecord)
+        return codec.dict_to_pb(await self.spectators.record(request.match_id, bearer_token(context)),
+                                game_pb2.MatchRecord)
+
+    @map_errors
+    async def WatchMatch(self, request: Any, context: Any) -> AsyncIterator[game_pb2.WatchUpdate]:
+        async for f in self.spectators.watch(request.match_id, bearer_token(context), request.from_version):
+            yield _watch_update(f)
+
+    @map_errors
+    async def GetMatchReplay(self, request: Any, context: Any) -> game_pb2.MatchReplay:
+        replay = await self.spectators.replay(request.match_id, bearer_token(context), request.seat_views)
+        return codec.dict_to_pb(replay, game_pb2.MatchReplay)
+
+    @map_errors
+    async def ListMatches(self, request: Any, context: Any) -> game_pb2.ListMatchesResponse:
+        return codec.dict_to_pb(await self.spectators.list_matches(request.limit), game_pb2.ListMatchesResponse)

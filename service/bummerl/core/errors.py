@@ -58,6 +58,13 @@ class NotYourTurnError(IllegalActionError):
     (an :class:`~bummerl.rules.IllegalActionError`, so callers catching that still catch it)."""
 
 
+class ReplayNotAvailableError(ServiceError):
+    """The full replay of a match asked for before it may be served (the match runs, or a ladder
+    game's duplicate set is not over: :meth:`bummerl.core.spectate.Spectators.replay_allowed`; a
+    ladder game is not watched live before then either). ->
+    FAILED_PRECONDITION."""
+
+
 class TimeoutLostError(ServiceError):
     """An action that arrived after the seat's deadline (docs/DESIGN.md §5): the server applied the
     match's timeout policy instead (by this call or by the reaper), never both. ->

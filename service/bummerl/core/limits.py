@@ -19,7 +19,9 @@ Kinds: ``create`` (CreateMatch per peer), ``action`` (SubmitAction per seat toke
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from bummerl.store import MatchStore
@@ -85,3 +87,22 @@ class RateLimiter:
             raise ResourceExhaustedError(
                 f"rate limit: at most {limit.calls} {_WHAT.get(kind, kind + ' calls')} per {per}; retry in {retry} ms",
                 retry_after_ms=retry)
+
+
+class OpenCounts(Counter[Hashable]):
+    """Open things (streams) per key in this process, each under a cap."""
+
+    @contextmanager
+    def hold(self, key: Hashable, cap: int, message: str, retry_after_ms: int = 0) -> Iterator[None]:
+        """Count one more open thing under ``key`` while the block runs; raise
+        :class:`ResourceExhaustedError` (``message``, ``retry_after_ms``) when ``cap`` (> 0) are
+        open already. The key is dropped when its count returns to 0."""
+        if cap and self[key] >= cap:
+            raise ResourceExhaustedError(message, retry_after_ms)
+        self[key] += 1
+        try:
+            yield
+        finally:
+            self[key] -= 1
+            if self[key] <= 0:
+                del self[key]

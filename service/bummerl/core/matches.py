@@ -82,12 +82,11 @@ from .errors import (
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
-    ResourceExhaustedError,
     StaleVersionError,
     TimeoutLostError,
     UnauthenticatedError,
 )
-from .limits import Limit, RateLimiter
+from .limits import Limit, OpenCounts, RateLimiter
 from .verify import deck_commitment
 
 RESIGN = "resign"
@@ -247,7 +246,7 @@ class MatchService:
         self.idle_limit_ms = idle_limit_ms
         self._wait_events = hub.wait_events if hub is not None else store.wait_events
         self.max_streams_per_seat = max_streams_per_seat
-        self._open_streams: dict[tuple[str, int], int] = {}
+        self._open_streams = OpenCounts()
         self._latest: OrderedDict[str, _Loaded] = OrderedDict()
         self._committing: dict[str, asyncio.Future[None]] = {}
         self.retention_ms = retention_ms
@@ -308,6 +307,7 @@ class MatchService:
         ladder_id: str = "",
         ladder_set: int | None = None,
         trusted: bool = False,
+        watch_meta: Mapping[str, Any] | None = None,
     ) -> CreatedMatch:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
         name per player (1-64 printable characters each). ``time_control``: a
@@ -325,7 +325,8 @@ class MatchService:
         ``suit_perm`` (see :class:`~bummerl.rules.MatchState`), ``seat_bot_hashes`` (SHA-256 of the
         bot token allowed to play each seat besides its seat token), a fixed ``match_id`` (raises
         the store's MatchExistsError if taken), ``ladder_id`` and ``ladder_set`` (the duplicate set,
-        kept in the meta: the record reveals hidden cards once the whole set is over).
+        kept in the meta: the record reveals hidden cards once the whole set is over); ``watch_meta``:
+        who may watch (:func:`bummerl.core.spectate.new_watch`; None = public, no delay).
 
         Every match publishes a commitment to its decks (``deck_commitment`` in the summary and
         the first event; :mod:`bummerl.core.verify`)."""
@@ -377,6 +378,8 @@ class MatchService:
             meta["ladder_id"] = ladder_id
             if ladder_set is not None:
                 meta["ladder_set"] = ladder_set
+        if watch_meta:
+            meta.update(watch_meta)
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
         deadline = self._deadline(m, clocks, meta, created)
         events = initial_events(m, version=1)
@@ -627,20 +630,11 @@ class MatchService:
         match. Uses blocking stream reads (XREAD BLOCK), no polling of the state."""
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
-        slot = (match_id, seat)
-        if self.max_streams_per_seat and self._open_streams.get(slot, 0) >= self.max_streams_per_seat:
-            raise ResourceExhaustedError(f"seat {seat} already has {self.max_streams_per_seat} open streams of this "
-                                         f"match on this server; close one first")
-        self._open_streams[slot] = self._open_streams.get(slot, 0) + 1
-        try:
+        with self._open_streams.hold((match_id, seat), self.max_streams_per_seat,
+                                     f"seat {seat} already has {self.max_streams_per_seat} open streams of this "
+                                     f"match on this server; close one first"):
             async for u in self._stream(match_id, seat, ld, from_version):
                 yield u
-        finally:
-            n = self._open_streams.get(slot, 1) - 1
-            if n > 0:
-                self._open_streams[slot] = n
-            else:
-                self._open_streams.pop(slot, None)
 
     async def _stream(self, match_id: str, seat: int, ld: _Loaded, from_version: int) -> AsyncIterator[Update]:
         since = await self.store.events_since(match_id, max(0, from_version))
@@ -864,7 +858,11 @@ class MatchService:
 
     def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
         ld.history = history_views(ld.state, ld.history)
-        d = information_set(ld.state, seat, ld.history)
+        return self._stamp(information_set(ld.state, seat, ld.history), match_id, ld)
+
+    def _stamp(self, d: InformationSet, match_id: str, ld: _Loaded) -> InformationSet:
+        """``d`` (an information set or public view of ``ld.state``) with ``match_id``, ``version``
+        and, under a time control, the clocks now and the ``time_control``."""
         d["match_id"] = match_id
         d["version"] = ld.version
         if ld.clocks is not None:
@@ -889,6 +887,7 @@ class MatchService:
             "created_at_ms": meta["created_at_ms"],
             "timeout_policy": meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY),
             "idle_limit_ms": int(meta.get("idle_limit_ms") or 0),
+            "watch": meta.get("watch") or {"access": "public", "delay_moves": 0},
             **({"time_control": meta["time_control"]} if meta.get("time_control") else {}),
             **({"deck_commitment": meta["deck_commitment"]} if meta.get("deck_commitment") else {}),
         }

@@ -19,7 +19,8 @@ if not spec then
   return false
 end
 local game = cjson.decode(spec)
-game['claimed_ms'] = tonumber(ARGV[2])
-local claimed = cjson.encode(game)
+-- the claim time is appended to the spec's text: re-encoding it with cjson would turn its 63-bit
+-- seed into a float (14 digits) and an empty suit_perm list into an object
+local claimed = string.sub(spec, 1, -2) .. ',"claimed_ms":' .. ARGV[2] .. '}'
 redis.call('HSET', KEYS[2], tostring(game['game']), claimed)
 return claimed

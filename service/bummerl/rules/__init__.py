@@ -41,6 +41,7 @@ from .infoset import (
     match_result,
     public_known_cards,
 )
+from .public import public_view
 from .state import DealResult, DealState, MatchState
 from .variant import OptionSpec, Rules, VariantSpec, find_variant, list_variants
 
@@ -49,7 +50,7 @@ __all__ = [
     "MatchOverError", "MatchState", "OptionSpec", "Rules", "RulesError", "UnknownVariantError", "VariantSpec",
     "action_struct", "action_to_string", "public_action_string", "actions", "apply", "cards", "event_view", "events_between",
     "find_variant", "history_views", "information_set", "initial_events", "legal_actions", "list_variants", "match_result", "new_match",
-    "parse_action", "parse_struct", "public_known_cards", "views",
+    "parse_action", "parse_struct", "public_known_cards", "public_view", "views",
 ]
 
 

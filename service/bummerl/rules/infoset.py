@@ -122,20 +122,27 @@ def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | Non
     n = m.num_seats
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not at this table (0..{n - 1})")
-    r = m.rules
     d = m.deal
     deal: V.DealView
     if isinstance(d, DealState):
         deal = _talon_view(d, seat, _shown_history(m), history_views(m) if history is None else history, n)
     else:
         deal = d.view(seat, m.deal_number, history)
+    return _with_match(m, seat, deal, legal_action_dicts(m) if m.to_act == seat else [])
+
+
+def _with_match(m: MatchState, seat: int, deal: V.DealView, legal: list[V.LegalAction]) -> V.InformationSet:
+    """The ``InformationSet`` of ``seat`` around its ``deal`` part: the deal's ``phase``,
+    ``to_act`` and ``seats``, the table, the match score and ``legal``."""
+    r = m.rules
+    d = m.deal
     deal["phase"] = V.PHASES["over" if m.over else d.phase_name]
     deal["to_act"] = m.to_act
     deal["seats"] = list(d.seats)
     return {
         "variant": r.spec.id,
         "seat": seat,
-        "num_seats": n,
+        "num_seats": m.num_seats,
         "team_of_seat": list(r.spec.team_of_seat),
         "options": {k: _opt_str(v) for k, v in sorted(r.options.items())},
         "match": {
@@ -155,7 +162,7 @@ def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | Non
             "playoff": m.playoff is not None,
         },
         "deal": deal,
-        "legal_actions": legal_action_dicts(m) if m.to_act == seat else [],
+        "legal_actions": legal,
         "clocks": [],
     }
 

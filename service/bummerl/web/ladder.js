@@ -1,0 +1,97 @@
+// The Ladder page: standings (openskill mu / sigma / ordinal, Elo +- 95% CI against the leader),
+// the pairs (Elo, LOS, SPRT LLR), the SPRT's LLR against its bounds, progress and ETA, and the
+// games with links; it follows GET /v1/ladders/{id}/events and refreshes as results arrive.
+import { esc } from "./cards.js";
+
+const f1 = (x) => Number(x).toFixed(1);
+const f2 = (x) => Number(x).toFixed(2);
+
+function sprtBounds(sprt) {
+  const alpha = Number(sprt?.alpha || 0.05), beta = Number(sprt?.beta || 0.05);
+  return [Math.log(beta / (1 - alpha)), Math.log((1 - beta) / alpha)];
+}
+
+function llrPlot(points, lo, hi) {
+  const w = 360, h = 160, pad = 24;
+  const maxX = Math.max(1, ...points.map((p) => p[0]));
+  const top = Math.max(hi, ...points.map((p) => p[1])) * 1.1, bottom = Math.min(lo, ...points.map((p) => p[1])) * 1.1;
+  const x = (v) => pad + (v / maxX) * (w - 2 * pad), y = (v) => pad + ((top - v) / (top - bottom)) * (h - 2 * pad);
+  const path = points.map((p, i) => `${i ? "L" : "M"}${x(p[0]).toFixed(1)} ${y(p[1]).toFixed(1)}`).join(" ");
+  return `<svg class="llr" viewBox="0 0 ${w} ${h}" role="img" aria-label="SPRT log-likelihood ratio against its bounds">`
+    + `<title>SPRT LLR against its bounds</title>`
+    + `<line x1="${pad}" x2="${w - pad}" y1="${y(hi)}" y2="${y(hi)}" class="bound"/><text x="${w - pad}" y="${y(hi) - 4}" text-anchor="end">H1 ${f2(hi)}</text>`
+    + `<line x1="${pad}" x2="${w - pad}" y1="${y(lo)}" y2="${y(lo)}" class="bound"/><text x="${w - pad}" y="${y(lo) + 14}" text-anchor="end">H0 ${f2(lo)}</text>`
+    + `<line x1="${pad}" x2="${w - pad}" y1="${y(0)}" y2="${y(0)}" class="zero"/>`
+    + (points.length ? `<path d="${path}" class="line"/><circle cx="${x(points.at(-1)[0])}" cy="${y(points.at(-1)[1])}" r="3"/>` : "")
+    + `<text x="${pad}" y="${h - 4}">games → ${maxX}</text></svg>`;
+}
+
+export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
+  const base = `/v1/ladders/${encodeURIComponent(id)}`;
+  app.innerHTML = `<h1>Ladder</h1><div id="ladder-head"></div><div id="ladder-body"></div>`;
+  const head = app.querySelector("#ladder-head"), body = app.querySelector("#ladder-body");
+  const llr = []; // [games, llr] seen while the page is open
+  const seen = [];  // [ms, games played]
+  async function refresh() {
+    const [l, lb, ms] = await Promise.all([api(base), api(`${base}/leaderboard`), api(`${base}/matches`)]);
+    const played = Number(l.matches_played), total = Number(l.matches_total);
+    seen.push([performance.now(), played]);
+    const first = seen[0], rate = seen.length > 1 && played > first[1] ? (played - first[1]) / (performance.now() - first[0]) : 0;
+    const eta = rate > 0 && total > played ? Math.round((total - played) / rate / 1000) : null;
+    const status = (l.status || "").replace("LADDER_STATUS_", "").toLowerCase();
+    head.innerHTML = `<p><b>${esc(l.name || l.ladder_id)}</b> · ${esc(l.variant)} · ${esc((l.format || "").replace("LADDER_FORMAT_", "").toLowerCase())}`
+      + ` · <span id="ladder-status">${esc(status)}</span>${l.duplicate_deals ? " · duplicate deals" : ""}</p>`
+      + `<div class="progress"><progress id="progress" max="${total}" value="${played}"></progress> `
+      + `<span id="played" data-played="${played}">${played} / ${total} games</span>`
+      + ` · ${l.matches_running} running${eta !== null ? ` · ETA ${eta} s` : ""}</div>`;
+    const entries = lb.entries || [], pairs = lb.pairs || [];
+    const leader = entries[0];
+    const vsLeader = (e) => {
+      if (!leader || e.bot_id === leader.bot_id) return "—";
+      const p = pairs.find((q) => (q.a === leader.bot_id && q.b === e.bot_id) || (q.b === leader.bot_id && q.a === e.bot_id));
+      if (!p || !Number(p.games)) return "";
+      const elo = p.a === e.bot_id ? Number(p.elo) : -Number(p.elo);
+      return `${elo >= 0 ? "+" : ""}${f1(elo)} ± ${f1(p.elo_ci95)}`;
+    };
+    const standings = entries.map((e) => `<tr><td>${e.rank}</td><td>${esc(e.name)}</td><td>${f2(e.mu)}</td><td>${f2(e.sigma)}</td>`
+      + `<td>${f2(e.ordinal)}</td><td>${vsLeader(e)}</td><td>${e.games}</td><td>${e.wins}/${e.draws}/${e.losses}</td><td>${f1(e.score)}</td></tr>`).join("");
+    const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${f1(p.elo)} ± ${f1(p.elo_ci95)}</td>`
+      + `<td>${(Number(p.los) * 100).toFixed(1)}%</td><td>${p.games}</td><td>${p.deal_pairs}</td><td>${f2(p.sprt_llr)}</td><td>${esc(p.sprt_result || "")}</td></tr>`).join("");
+    let sprt = "";
+    if ((l.format || "").endsWith("SPRT") && pairs.length) {
+      const [lo, hi] = sprtBounds(l.sprt);
+      if (!llr.length || llr.at(-1)[0] !== played) llr.push([played, Number(pairs[0].sprt_llr)]);
+      sprt = `<h2>SPRT</h2><p>elo0 ${l.sprt?.elo0 ?? 0}, elo1 ${l.sprt?.elo1 ?? 10}: LLR <b id="llr">${f2(pairs[0].sprt_llr)}</b>`
+        + ` in [${f2(lo)}, ${f2(hi)}] ${esc(pairs[0].sprt_result || "undecided")}</p>${llrPlot(llr, lo, hi)}`;
+    }
+    const n = Number(l.num_players || 2);
+    const names = l.bot_names || {};
+    const games = (ms.results || []).slice(-200).reverse().map((r) => `<tr><td>${r.game}</td><td>${r.pair}/${r.leg}</td>`
+      + `<td>${r.bots.map((b) => esc(names[b] || b)).join(" · ")}</td><td>${(r.scores || []).map(f1).join(" : ")}</td>`
+      + `<td>${esc(r.reason)}</td><td><a href="#/match/${encodeURIComponent(r.match_id)}">${esc(r.match_id)}</a></td></tr>`).join("");
+    body.innerHTML = `<h2>Standings</h2><div class="scroll"><table id="standings"><thead><tr><th>#</th><th>bot</th><th>mu</th><th>sigma</th><th>ordinal</th>`
+      + `<th>Elo vs leader (95%)</th><th>games</th><th>W/D/L</th><th>score</th></tr></thead><tbody>${standings}</tbody></table></div>`
+      + sprt
+      + `<h2>Pairs</h2><div class="scroll"><table id="pairs"><thead><tr><th>pair</th><th>Elo (95%)</th><th>LOS</th><th>games</th>`
+      + `<th>${n > 2 ? "sets" : "deal pairs"}</th><th>LLR</th><th>SPRT</th></tr></thead><tbody>${pairRows}</tbody></table></div>`
+      + `<h2>Games</h2><div class="scroll"><table id="games"><thead><tr><th>game</th><th>pair/leg</th><th>bots</th><th>scores</th><th>reason</th><th>match</th></tr></thead>`
+      + `<tbody>${games}</tbody></table></div>`;
+    document.body.dataset.played = played;
+    return status;
+  }
+  let status = await refresh();
+  if (status === "finished" || status === "stopped") return;
+  const ctrl = new AbortController();
+  onCleanup(() => ctrl.abort());
+  let pending = null;
+  try {
+    for await (const ev of ndjson(`${base}/events`, { signal: ctrl.signal })) {
+      if (ev.type === "finished") break;
+      if (!pending) pending = setTimeout(async () => { pending = null; status = await refresh().catch(() => status); }, 250);
+    }
+  } catch (err) {
+    if (ctrl.signal.aborted) return;
+  }
+  if (pending) clearTimeout(pending);
+  if (!ctrl.signal.aborted) await refresh();
+}
