@@ -382,10 +382,12 @@ class Spectators:
         limit = limit or 20
         store = self.matches.store
         client = store.client
-        running = [m.decode() if isinstance(m, bytes) else str(m)
-                   for m in await client.srandmember(store.active_key, limit * 2) or []]
         recent = [m.decode() if isinstance(m, bytes) else str(m)
-                  for m in await client.lrange(aux_key("recent"), 0, limit * 2 - 1)]
+                  for m in await client.lrange(aux_key("recent"), 0, limit * 4 - 1)]
+        # the running ones: the newest created that are not over, topped up with a sample of the
+        # active set (matches older than the recent list)
+        running = recent + [m.decode() if isinstance(m, bytes) else str(m)
+                            for m in await client.srandmember(store.active_key, limit * 2) or []]
         ids = list(dict.fromkeys(running + recent))
         pipe = client.pipeline(transaction=False)
         for mid in ids:
@@ -399,8 +401,7 @@ class Spectators:
                 continue
             found[mid] = {"match_id": mid, "variant": meta[0], "seat_names": list(meta[1] or []),
                           "created_at_ms": int(meta[2] or 0), "over": bool(meta[3])}
-        run = sorted((found[m] for m in running if m in found and not found[m]["over"]),
-                     key=lambda d: -d["created_at_ms"])
+        run = [found[m] for m in dict.fromkeys(running) if m in found and not found[m]["over"]]
         return {"running": run[:limit], "recent": [found[m] for m in recent if m in found][:limit]}
 
     async def replay(self, match_id: str, token: str | None, seat_views: bool = False) -> dict[str, Any]:
