@@ -140,6 +140,9 @@ async def test_sprt_ladder_stops_when_decided(ladders: LadderService) -> None:
     assert lad["status"] == "finished" and lad["matches_played"] < 1000
     board = await ladders.leaderboard(lad["ladder_id"])
     assert board["pairs"][0]["sprt_result"] in ("H0", "H1")
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(f"bm:ladder:{lad['ladder_id']}:events")]
+    path = [(e["games_played"], e["sprt_llr"]) for e in events if e["type"] == "sprt"]  # the LLR after each result
+    assert [g for g, _ in path] == list(range(1, len(path) + 1)) and path[-1][1] == board["pairs"][0]["sprt_llr"]
 
 
 async def test_pooled_leaderboard_rates_every_ladder_of_one_variant_and_time_control(ladders: LadderService) -> None:

@@ -280,14 +280,17 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
                                          format="LADDER_FORMAT_ROUND_ROBIN")
         await page.goto(f"{page.base}/#/ladder/{lad['ladder_id']}")
         await page.wait_for_selector("#played")
+        assert (await page.text_content("#presence") or "").count("○") == 2  # no bot connected yet
         stop = asyncio.Event()
         runners = [asyncio.create_task(run_bot(client, r["bot_token"], lambda n=n: Slow(n, 0.03)))
                    for r, n in zip(regs, ("greedy", "random"), strict=True)]
         seen: list[int] = []
         total = int(await page.get_attribute("#played", "data-played") or 0)
+        connected = False
         try:
             for _ in range(1200):
                 played = int(await page.get_attribute("#played", "data-played") or 0)
+                connected = connected or (await page.text_content("#presence") or "").count("●") == 2
                 if not seen or seen[-1] != played:
                     seen.append(played)
                 if await page.text_content("#ladder-status") == "finished":
@@ -299,6 +302,7 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
                 t.cancel()
             await asyncio.gather(*runners, return_exceptions=True)
     assert total == 0 and seen[-1] == 12 and len(seen) >= 3, seen
+    assert connected  # the page showed both bots connected while they played
     rows = await page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => r.textContent)")
     assert len(rows) == 2 and await page.eval_on_selector_all("#games tbody tr", "rs => rs.length") == 12
     await page.screenshot(path=_shot(tmp_path, "ladder.png"), full_page=True)

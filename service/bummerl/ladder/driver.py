@@ -151,6 +151,10 @@ class Scheduler:
             board = await self.ladders.board(cfg)
             async with board.lock:
                 pairs = await asyncio.to_thread(pair_table, cfg, list(board.results))
+                played = len(board.results)
+            if pairs:  # the LLR's path, for whoever follows the ladder (the web page plots it)
+                await self.ladders.event(lid, {"type": "sprt", "games_played": played,
+                                               "sprt_llr": pairs[0]["sprt_llr"], "sprt_result": pairs[0]["sprt_result"]})
             if fmt.decided(pairs):
                 await self.ladders.redis.delete(aux_key("ladder", lid, "pending"))
         return 1

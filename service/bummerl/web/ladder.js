@@ -26,11 +26,25 @@ function llrPlot(points, lo, hi) {
     + `<text x="${pad}" y="${h - 4}">games → ${maxX}</text></svg>`;
 }
 
+function presence(l) {
+  const names = l.bot_names || {}, absent = new Set(l.absent_bots || []);
+  const bots = (l.bot_ids || []).map((b) => `<span class="${absent.has(b) ? "absent" : "present"}">`
+    + `${absent.has(b) ? "○" : "●"} ${esc(names[b] || b)}</span>`).join(" ");
+  const wait = l.waiting_for_bots ? " · waiting for every bot to connect" : "";
+  return `<p id="presence">connected: ${bots}${wait}</p>`;
+}
+
 export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
   const base = `/v1/ladders/${encodeURIComponent(id)}`;
   app.innerHTML = `<h1>Ladder</h1><div id="ladder-head"></div><div id="ladder-body"></div>`;
   const head = app.querySelector("#ladder-head"), body = app.querySelector("#ladder-body");
-  const llr = []; // [games, llr] seen while the page is open
+  const llr = []; // [games, llr]: the ladder's "sprt" events from its creation, and the current value
+  const addLlr = (games, value) => {
+    const i = llr.findIndex((p) => p[0] >= games);
+    if (i < 0) llr.push([games, value]);
+    else if (llr[i][0] === games) llr[i][1] = value;
+    else llr.splice(i, 0, [games, value]);
+  };
   const seen = [];  // [ms, games played]
   async function refresh() {
     const [l, lb, ms] = await Promise.all([api(base), api(`${base}/leaderboard`), api(`${base}/matches`)]);
@@ -43,7 +57,8 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
       + ` · <span id="ladder-status">${esc(status)}</span>${l.duplicate_deals ? " · duplicate deals" : ""}</p>`
       + `<div class="progress"><progress id="progress" max="${total}" value="${played}"></progress> `
       + `<span id="played" data-played="${played}">${played} / ${total} games</span>`
-      + ` · ${l.matches_running} running${eta !== null ? ` · ETA ${eta} s` : ""}</div>`;
+      + ` · ${l.matches_running} running${eta !== null ? ` · ETA ${eta} s` : ""}</div>`
+      + presence(l);
     const entries = lb.entries || [], pairs = lb.pairs || [];
     const leader = entries[0];
     const vsLeader = (e) => {
@@ -60,7 +75,7 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
     let sprt = "";
     if ((l.format || "").endsWith("SPRT") && pairs.length) {
       const [lo, hi] = sprtBounds(l.sprt);
-      if (!llr.length || llr.at(-1)[0] !== played) llr.push([played, Number(pairs[0].sprt_llr)]);
+      addLlr(played, Number(pairs[0].sprt_llr));
       sprt = `<h2>SPRT</h2><p>elo0 ${l.sprt?.elo0 ?? 0}, elo1 ${l.sprt?.elo1 ?? 10}: LLR <b id="llr">${f2(pairs[0].sprt_llr)}</b>`
         + ` in [${f2(lo)}, ${f2(hi)}] ${esc(pairs[0].sprt_result || "undecided")}</p>${llrPlot(llr, lo, hi)}`;
     }
@@ -80,12 +95,12 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
     return status;
   }
   let status = await refresh();
-  if (status === "finished" || status === "stopped") return;
   const ctrl = new AbortController();
   onCleanup(() => ctrl.abort());
   let pending = null;
-  try {
+  try {  // the event stream starts at the ladder's creation (so the LLR's whole path) and ends with it
     for await (const ev of ndjson(`${base}/events`, { signal: ctrl.signal })) {
+      if (ev.type === "sprt") addLlr(Number(ev.games_played), Number(ev.sprt_llr));
       if (ev.type === "finished") break;
       if (!pending) pending = setTimeout(async () => { pending = null; status = await refresh().catch(() => status); }, 250);
     }
