@@ -117,7 +117,8 @@ class Runtime:
         self.house = HouseBots(self.service, HouseSettings(
             tuple(b.strip() for b in s.house_bots.split(",") if b.strip()), s.house_budget_ms, s.house_workers,
             s.house_max_seats))
-        servicer = GameServicer(self.service, auth_limiter, house=self.house)
+        servicer = GameServicer(self.service, auth_limiter, house=self.house, ladders=self.ladders,
+                                play_connected_bots=s.play_connected_bots)
         ladder_servicer = LadderServicer(self.ladders, auth_limiter)
         self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
         await self.server.start()

@@ -179,6 +179,11 @@ class Settings:
     """Processes that compute house-bot decisions (off the event loop and off its GIL); 0 = one
     worker thread of the server process instead."""
 
+    play_connected_bots: bool = False
+    """Let CreateMatch seat a connected registered bot by naming the seat ``bot:<name>`` (a person
+    plays it from the Play page); off: such a name is refused. The match is assigned to the bot
+    like a ladder game."""
+
     house_max_seats: int = 32
     """House-bot seats of running matches one server process plays at once; CreateMatch beyond
     it gets RESOURCE_EXHAUSTED."""

@@ -12,7 +12,7 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core import MatchService, Update
-from bummerl.core.errors import InvalidArgumentError
+from bummerl.core.errors import InvalidArgumentError, PermissionDeniedError
 from bummerl.core.house import HouseBots
 from bummerl.core.limits import RateLimiter
 from bummerl.core.spectate import Spectators, WatchFrame, new_watch
@@ -71,8 +71,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     peer (:func:`bummerl.api.errors.map_errors`); None = not counted."""
 
     def __init__(self, service: MatchService, auth_limiter: RateLimiter | None = None,
-                 spectators: Spectators | None = None, house: HouseBots | None = None) -> None:
+                 spectators: Spectators | None = None, house: HouseBots | None = None,
+                 ladders: Any = None, play_connected_bots: bool = False) -> None:
         self.service = service
+        self.ladders = ladders
+        """The :class:`~bummerl.ladder.service.LadderService` that seats ``bot:<name>`` when
+        ``play_connected_bots``."""
+        self.play_connected_bots = play_connected_bots
         self.auth_limiter = auth_limiter
         self.spectators = spectators or Spectators(service)
         self.house = house
@@ -88,6 +93,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         watch_meta, watch_token = new_watch(request.watch.access, request.watch.delay_moves)
         names = [s.name for s in request.seats]
         house = self.house.plan(names) if self.house is not None else {}
+        bots = await self._connected_seats(names)
+        hashes = [bots[i]["token_hash"] if i in bots else "" for i in range(len(names))] if bots else []
         created = await self.service.create_match(
             request.variant, dict(request.options), names, seed,
             time_control=codec.pb_to_dict(request.time_control) if request.HasField("time_control") else None,
@@ -96,16 +103,28 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             admin_token=bearer_token(context),
             caller=peer_host(context),
             watch_meta=watch_meta,
+            seat_bot_hashes=hashes,
         )
         if house and self.house is not None:
             self.house.start(created.match_id, house, created.tokens)
+        if bots and self.ladders is not None:
+            await self.ladders.assign_seats(created.match_id, created.summary["variant"], bots)
         await self.spectators.remember(created.match_id)
         return game_pb2.CreateMatchResponse(
             match_id=created.match_id,  # a house seat's token stays with the server
-            seat_tokens=[game_pb2.SeatToken(seat=i, token="" if i in house else t) for i, t in enumerate(created.tokens)],
+            seat_tokens=[game_pb2.SeatToken(seat=i, token="" if i in house or i in bots else t)
+                         for i, t in enumerate(created.tokens)],
             summary=codec.dict_to_pb(created.summary, game_pb2.MatchSummary),
             watch_token=watch_token,
         )
+
+    async def _connected_seats(self, names: list[str]) -> dict[int, dict[str, Any]]:
+        if not any(n.startswith("bot:") for n in names):
+            return {}
+        if not self.play_connected_bots or self.ladders is None:
+            raise PermissionDeniedError("this server does not seat connected bots in new matches (a seat named "
+                                        "bot:<name>; the admin enables it with BUMMERL_PLAY_CONNECTED_BOTS)")
+        return dict(await self.ladders.connected_seats(names))
 
     @map_errors
     async def GetInformationSet(self, request: Any, context: Any) -> common_pb2.InformationSet:

@@ -137,6 +137,9 @@ PRESENCE_TTL_MS = 15_000
 """A bot counts as connected while one of its ``StreamAssignments`` streams, on any server
 process, renewed its presence entry less than this many ms ago (every third of it)."""
 
+BOT_SEAT = "bot:"
+"""Prefix of a CreateMatch seat name that seats a connected registered bot (``bot:<name>``)."""
+
 GAMES_LISTED = 10_000
 """Most planned games :meth:`LadderService.games` lists."""
 
@@ -304,6 +307,33 @@ class LadderService:
         bot = await self._update_bot(bot_id, admin_token, deleted=True, token_hash="")
         await self.redis.delete(aux_key("botname", bot["name"]))
         return await self._row(bot_id)
+
+    async def connected_seats(self, names: Sequence[str]) -> dict[int, dict[str, Any]]:
+        """The seats of a new match named ``bot:<registered bot>`` -> that bot: a person may play a
+        connected bot (issue 20) when the server allows it (``play_connected_bots``; the servicer
+        asks only then). Raises NotFoundError for an unknown, revoked or deleted bot and
+        FailedPreconditionError for one that holds no assignment stream now."""
+        out: dict[int, dict[str, Any]] = {}
+        wanted = {i: n[len(BOT_SEAT):] for i, n in enumerate(names) if n.startswith(BOT_SEAT)}
+        if not wanted:
+            return out
+        here = await self.connected_bots()
+        for i, name in wanted.items():
+            raw = await self.redis.get(aux_key("botname", name)) if _NAME_RE.match(name) else None
+            bot = await self.bot(_text(raw)) if raw is not None else None
+            if bot is None or bot.get("revoked") or bot.get("deleted"):
+                raise NotFoundError(f"seat {i}: no registered bot named {name[:64]!r}")
+            if bot["bot_id"] not in here:
+                raise FailedPreconditionError(f"seat {i}: bot {name!r} is not connected now (bummerl bot list)")
+            out[i] = bot
+        return out
+
+    async def assign_seats(self, match_id: str, variant: str, seats: dict[int, dict[str, Any]]) -> None:
+        """Hand each of ``seats`` (seat -> bot) of a created match to its bot's assignment stream
+        (once per seat; no ladder)."""
+        for seat, bot in seats.items():
+            await self.scheduler.assign(bot["bot_id"], {"match_id": match_id, "seat": seat, "variant": variant,
+                                                        "ladder_id": ""})
 
     async def _row(self, bot_id: str) -> dict[str, Any]:
         return next(b for b in await self.list_bots() if b["bot_id"] == bot_id)

@@ -234,10 +234,14 @@ async function replayView(id, summary) {
 async function playPage(params) {
   const vs = await variants();
   const chosen = params.get("variant") || "schnapsen-at";
-  app.innerHTML = `<h1>Play against a house bot</h1>
+  // connected registered bots too (the server seats "bot:<name>" only where its admin allows it)
+  const connected = ((await api("/v1/bots").catch(() => ({ bots: [] }))).bots || []).filter((b) => b.connected);
+  app.innerHTML = `<h1>Play against a bot</h1>
     <form id="new" class="row"><label>Variant <select name="variant">${vs.map((v) => `<option value="${esc(v.id)}"${v.id === chosen ? " selected" : ""}>`
       + `${esc(v.name)} (${v.num_players})</option>`).join("")}</select></label>
-    <label>Opponent <select name="bot"><option>random</option><option selected>greedy</option><option>strong</option></select></label>
+    <label>Opponent <select name="bot"><option value="house:random">random</option><option value="house:greedy" selected>greedy</option>`
+      + `<option value="house:strong">strong</option>${connected.map((b) => `<option value="bot:${esc(b.name)}">`
+      + `${esc(b.name)} (connected bot)</option>`).join("")}</select></label>
     <label>Your name <input name="name" value="you" maxlength="32" required></label>
     <label>Clock <select name="clock"><option value="">none</option><option value="300000+2000">5 min + 2 s</option>
       <option value="60000+1000">1 min + 1 s</option></select></label>
@@ -253,7 +257,10 @@ async function playPage(params) {
 async function startGame(variant, bot, name, clock = "") {
   const status = app.querySelector("#status"), board = app.querySelector("#board"), log = app.querySelector("#log");
   const actions = app.querySelector("#actions");
-  const seats = [{ name }, ...Array.from({ length: variant.num_players - 1 }, () => ({ name: `house:${bot}` }))];
+  // a connected bot takes one seat (it plays one seat of a match); the others are house bots
+  const opponent = bot.includes(":") ? bot : `house:${bot}`;
+  const seats = [{ name }, ...Array.from({ length: variant.num_players - 1 },
+    (_, i) => ({ name: i === 0 || opponent.startsWith("house:") ? opponent : "house:greedy" }))];
   let created;
   try {
     const body = { variant: variant.id, seats };
