@@ -62,6 +62,7 @@ class Runtime:
         self.reaper: Reaper | None = None
         self.ladders: LadderService | None = None
         self._driver_task: asyncio.Task[None] | None = None
+        self._house_task: asyncio.Task[None] | None = None
         self._reaper_stop = asyncio.Event()
         self._reaper_task: asyncio.Task[None] | None = None
         self._gauge_task: asyncio.Task[None] | None = None
@@ -117,6 +118,7 @@ class Runtime:
         self.house = HouseBots(self.service, HouseSettings(
             tuple(b.strip() for b in s.house_bots.split(",") if b.strip()), s.house_budget_ms, s.house_workers,
             s.house_max_seats))
+        self._house_task = asyncio.create_task(self.house.run(self._reaper_stop), name="bummerl-house")
         servicer = GameServicer(self.service, auth_limiter, house=self.house, ladders=self.ladders,
                                 play_connected_bots=s.play_connected_bots)
         ladder_servicer = LadderServicer(self.ladders, auth_limiter)
@@ -156,11 +158,11 @@ class Runtime:
         except Exception:  # noqa: BLE001 - best effort
             pass
         self._reaper_stop.set()
-        for task in (self._reaper_task, self._driver_task, self._gauge_task):
+        for task in (self._reaper_task, self._driver_task, self._gauge_task, self._house_task):
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(task, 5)
-        self._reaper_task = self._driver_task = self._gauge_task = None
+        self._reaper_task = self._driver_task = self._gauge_task = self._house_task = None
         if self.house is not None:
             await self.house.close()
             self.house = None

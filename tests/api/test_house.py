@@ -112,3 +112,29 @@ async def test_a_rate_limited_house_bot_waits_instead_of_resigning(rt_rate_limit
                 break
             await asyncio.sleep(0.05)
     assert rec is not None and rec.over and rec.match_result.reason == "target_reached"
+
+
+async def test_a_house_seat_is_taken_over_when_its_process_stops(rt: Runtime) -> None:
+    """A house seat survives its process (issue 20; "killing one loses nothing"): the seat's lease
+    runs out, and a process's lease pass plays it on to the end of the match."""
+    from bummerl.core import house as house_mod
+
+    assert rt.house is not None
+    async with AsyncClient(rt.target) as c:
+        cm = await c.create_match("santase", seats=["me", "house:random"], seed=6)
+        member = next(m.decode() for m in await rt.store.client.zrange(house_mod._LEASES, 0, -1)
+                      if m.decode().startswith(cm.match_id))
+        for t in list(rt.house._tasks):  # the process that played it stops (its tasks end, its lease stays)
+            t.cancel()
+        await asyncio.gather(*rt.house._tasks, return_exceptions=True)
+        assert not rt.house._tasks
+        await rt.store.client.zadd(house_mod._LEASES, {member: 0})  # ... and its lease runs out
+        assert await rt.house.sweep() >= 1  # another pass (any process) takes it over
+        final = await asyncio.wait_for(play_seat(c, cm.match_id, 0, cm.tokens[0], make_bot("greedy", 1)), 60)
+    assert final["match"]["over"]
+    for _ in range(50):  # the seat leaves the leases with its match
+        if not any(m.decode().startswith(cm.match_id) for m in await rt.store.client.zrange(house_mod._LEASES, 0, -1)):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the finished match's house seat is still leased")

@@ -106,7 +106,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             seat_bot_hashes=hashes,
         )
         if house and self.house is not None:
-            self.house.start(created.match_id, house, created.tokens)
+            await self.house.start(created.match_id, house, created.tokens)
         if bots and self.ladders is not None:
             await self.ladders.assign_seats(created.match_id, created.summary["variant"], bots)
         await self.spectators.remember(created.match_id)

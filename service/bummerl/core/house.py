@@ -9,8 +9,13 @@ checks, clocks, record). Which bots are offered, how much time a ``strong`` bot 
 decision and how many house seats a process plays at once are settings
 (:class:`bummerl.config.Settings`: ``house_bots``, ``house_budget_ms``, ``house_max_seats``);
 decisions run in a process pool (``house_workers``; 0 = a worker thread), never on the event loop.
-A house seat's token is kept by the server, not returned to the creator. If the process that plays
-a house seat stops, the seat no longer moves: the match's clock or idle limit ends it.
+A house seat's token is kept by the server, not returned to the creator.
+
+A house seat survives the process that plays it: the seat is leased in Redis (``bm:house:leases``,
+a sorted set ``<match>|<seat>|<spec>`` -> lease expiry in ms, renewed every :data:`LEASE_MS`/3 by the
+process playing it; its token in ``bm:house:tokens``, server-internal, never given out), and every
+process's :meth:`HouseBots.run` takes over the seats whose lease has run out (a process that died)
+and plays them on, up to its ``max_seats``. A seat leaves both keys when its match ends.
 """
 
 from __future__ import annotations
@@ -41,8 +46,21 @@ from .matches import MatchService
 
 log = logging.getLogger(__name__)
 
+_LEASES = "bm:house:leases"
+_TOKENS = "bm:house:tokens"
+
 PREFIX = "house:"
 """Seat names starting with this are played by the server."""
+
+LEASE_MS = 15_000
+"""How long a house seat stays with the process that plays it without a renewal (ms)."""
+
+_CLAIM = """
+local got = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, m in ipairs(got) do redis.call('ZADD', KEYS[1], ARGV[2], m) end
+return got
+"""
+"""Claim up to ARGV[3] house seats whose lease ran out by ARGV[1] (ms): their lease becomes ARGV[2]."""
 
 
 def _decide(spec: str, seed: int, info: dict[str, Any]) -> int | str:
@@ -70,7 +88,60 @@ class HouseBots:
         self.matches = matches
         self.settings = settings
         self._tasks: set[asyncio.Task[None]] = set()
+        self._held: set[str] = set()  # lease members this process plays
         self._pool: concurrent.futures.Executor | None = None
+        self._claim: Any = None
+
+    @property
+    def redis(self) -> Any:
+        """The store's Redis client (leases and tokens of house seats)."""
+        return self.matches.store.client
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Until ``stop``: every :data:`LEASE_MS`/3, renew the leases of the seats this process
+        plays and take over (up to ``max_seats``) the seats whose lease ran out. Redis errors are
+        one log line and a retry."""
+        while not stop.is_set():
+            try:
+                await self.sweep()
+            except Exception as e:  # noqa: BLE001 - redis down: the next pass retries
+                log.warning("house bots: lease pass failed (%s)", type(e).__name__)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), LEASE_MS / 3000)
+
+    async def sweep(self) -> int:
+        """One lease pass (see :meth:`run`); returns how many seats it took over."""
+        now = self.matches.now_ms()
+        if self._held:
+            await self.redis.zadd(_LEASES, {m: now + LEASE_MS for m in self._held}, xx=True)
+        room = self.settings.max_seats - len(self._tasks)
+        if room <= 0:
+            return 0
+        taken = 0
+        if self._claim is None:
+            self._claim = self.redis.register_script(_CLAIM)
+        for raw in await self._claim(keys=[_LEASES], args=[now, now + LEASE_MS, room]) or []:
+            member = raw.decode() if isinstance(raw, bytes) else str(raw)
+            match_id, seat, spec = member.split("|", 2)
+            token = await self.redis.hget(_TOKENS, f"{match_id}|{seat}")
+            if token is None or not await self.matches.store.is_running(match_id):
+                await self._forget(member)
+                continue
+            self._launch(match_id, int(seat), token if isinstance(token, str) else token.decode(), spec, member)
+            taken += 1
+        return taken
+
+    async def _forget(self, member: str) -> None:
+        match_id, seat, _spec = member.split("|", 2)
+        self._held.discard(member)
+        await self.redis.zrem(_LEASES, member)
+        await self.redis.hdel(_TOKENS, f"{match_id}|{seat}")
+
+    def _launch(self, match_id: str, seat: int, token: str, spec: str, member: str) -> None:
+        self._held.add(member)
+        task = asyncio.create_task(self._play(match_id, seat, token, spec, member), name=f"house-{match_id}-{seat}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def plan(self, names: Sequence[str]) -> dict[int, str]:
         """The seats of ``names`` that are house seats -> their bot spec, the budget cut to the
@@ -100,12 +171,17 @@ class HouseBots:
                                          f"(at most {self.settings.max_seats}); retry later", retry_after_ms=5000)
         return out
 
-    def start(self, match_id: str, seats: dict[int, str], tokens: Sequence[str]) -> None:
-        """Play the planned ``seats`` (seat -> spec) of the new match with their seat ``tokens``."""
+    async def start(self, match_id: str, seats: dict[int, str], tokens: Sequence[str]) -> None:
+        """Lease and play the planned ``seats`` (seat -> spec) of the new match with their seat
+        ``tokens`` (kept in Redis, so that another process can play on if this one stops)."""
+        now = self.matches.now_ms()
         for seat, spec in seats.items():
-            task = asyncio.create_task(self._play(match_id, seat, tokens[seat], spec), name=f"house-{match_id}-{seat}")
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            member = f"{match_id}|{seat}|{spec}"
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(_TOKENS, f"{match_id}|{seat}", tokens[seat])
+            pipe.zadd(_LEASES, {member: now + LEASE_MS})
+            await pipe.execute()
+            self._launch(match_id, seat, tokens[seat], spec, member)
 
     @property
     def active(self) -> int:
@@ -121,7 +197,15 @@ class HouseBots:
                 self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="house-bot")
         return self._pool
 
-    async def _play(self, match_id: str, seat: int, token: str, spec: str) -> None:
+    async def _play(self, match_id: str, seat: int, token: str, spec: str, member: str) -> None:
+        try:
+            await self._play_seat(match_id, seat, token, spec)
+        except asyncio.CancelledError:
+            self._held.discard(member)  # stopped with the process: the lease runs out, another takes over
+            raise
+        await self._forget(member)  # the match ended (or the seat resigned): nothing to take over
+
+    async def _play_seat(self, match_id: str, seat: int, token: str, spec: str) -> None:
         seed = secrets.randbits(32)
         loop = asyncio.get_running_loop()
         try:
