@@ -305,6 +305,11 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
     assert connected  # the page showed both bots connected while they played
     rows = await page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => r.textContent)")
     assert len(rows) == 2 and await page.eval_on_selector_all("#games tbody tr", "rs => rs.length") == 12
+    cells = await page.eval_on_selector_all("#crosstable tbody td", "ts => ts.map(t => t.textContent)")
+    assert len(cells) == 4 and cells[0] == cells[3] == "—", cells  # a 2x2 cross table, every game counted both ways
+    assert all("/" in c for c in (cells[1], cells[2])), cells
+    assert [int(c.split("/")[1]) for c in (cells[1], cells[2])] == [12, 12]
+    assert float(cells[1].split("/")[0]) + float(cells[2].split("/")[0]) == 12
     await page.screenshot(path=_shot(tmp_path, "ladder.png"), full_page=True)
 
 

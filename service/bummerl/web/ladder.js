@@ -26,6 +26,29 @@ function llrPlot(points, lo, hi) {
     + `<text x="${pad}" y="${h - 4}">games → ${maxX}</text></svg>`;
 }
 
+// The row bot's score against the column bot over the games they met in as opponents (two seats:
+// its game score; three or four: 1 placed ahead, 1/2 the same place, 0 behind), "score/games".
+function crossTable(bots, names, results) {
+  const cell = new Map();
+  for (const r of results) {
+    const places = (r.placements || []).map(Number);
+    const teams = (r.teams && r.teams.length ? r.teams : r.bots.map((_, i) => i)).map(Number);  // two seats: none
+    r.bots.forEach((a, i) => r.bots.forEach((b, j) => {
+      if (i === j || teams[i] === teams[j]) return;
+      const s = places.length ? (places[i] < places[j] ? 1 : places[i] === places[j] ? 0.5 : 0) : Number(r.scores[i]);
+      const c = cell.get(`${a}|${b}`) || [0, 0];
+      cell.set(`${a}|${b}`, [c[0] + s, c[1] + 1]);
+    }));
+  }
+  const head = bots.map((b) => `<th>${esc(names[b] || b)}</th>`).join("");
+  const rows = bots.map((a) => `<tr><th>${esc(names[a] || a)}</th>` + bots.map((b) => {
+    const c = cell.get(`${a}|${b}`);
+    return `<td>${a === b ? "—" : c ? `${+c[0].toFixed(2)}/${c[1]}` : ""}</td>`;
+  }).join("") + "</tr>").join("");
+  return `<h2>Cross table</h2><div class="scroll"><table id="crosstable"><thead><tr><th></th>${head}</tr></thead>`
+    + `<tbody>${rows}</tbody></table></div>`;
+}
+
 function presence(l) {
   const names = l.bot_names || {}, absent = new Set(l.absent_bots || []);
   const bots = (l.bot_ids || []).map((b) => `<span class="${absent.has(b) ? "absent" : "present"}">`
@@ -84,9 +107,11 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
     const games = (ms.results || []).slice(-200).reverse().map((r) => `<tr><td>${r.game}</td><td>${r.pair}/${r.leg}</td>`
       + `<td>${r.bots.map((b) => esc(names[b] || b)).join(" · ")}</td><td>${(r.scores || []).map(f1).join(" : ")}</td>`
       + `<td>${esc(r.reason)}</td><td><a href="#/match/${encodeURIComponent(r.match_id)}">${esc(r.match_id)}</a></td></tr>`).join("");
+    const cross = crossTable(l.bot_ids || [], names, ms.results || []);
     body.innerHTML = `<h2>Standings</h2><div class="scroll"><table id="standings"><thead><tr><th>#</th><th>bot</th><th>mu</th><th>sigma</th><th>ordinal</th>`
       + `<th>Elo vs leader (95%)</th><th>games</th><th>W/D/L</th><th>score</th></tr></thead><tbody>${standings}</tbody></table></div>`
       + sprt
+      + cross
       + `<h2>Pairs</h2><div class="scroll"><table id="pairs"><thead><tr><th>pair</th><th>Elo (95%)</th><th>LOS</th><th>games</th>`
       + `<th>${n > 2 ? "sets" : "deal pairs"}</th><th>LLR</th><th>SPRT</th></tr></thead><tbody>${pairRows}</tbody></table></div>`
       + `<h2>Games</h2><div class="scroll"><table id="games"><thead><tr><th>game</th><th>pair/leg</th><th>bots</th><th>scores</th><th>reason</th><th>match</th></tr></thead>`
