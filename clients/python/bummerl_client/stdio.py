@@ -133,6 +133,23 @@ def _idle_key(argv: Sequence[str]) -> tuple[int, tuple[str, ...]]:
     return id(asyncio.get_running_loop()), tuple(argv)
 
 
+async def _end(proc: asyncio.subprocess.Process) -> None:
+    """End a bot process: close its stdin, wait 5 s, then kill it; close the pipes now, not at
+    garbage collection."""
+    if proc.stdin is not None:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+    try:
+        await asyncio.wait_for(proc.wait(), 5)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
 async def close_idle() -> int:
     """End the ``reuse`` model's processes that wait for a match on this event loop (stdin closed,
     killed after 5 s); returns how many. Call it when no more match will come (the bot runner and
@@ -140,15 +157,7 @@ async def close_idle() -> int:
     loop = id(asyncio.get_running_loop())
     procs = [entry for key in [k for k in _IDLE if k[0] == loop] for entry in _IDLE.pop(key)]
     for proc, copier, _sink in procs:
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), 5)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
+        await _end(proc)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(copier, 5)
     return len(procs)
@@ -295,18 +304,7 @@ class StdioBot(Bot):
                 _IDLE.setdefault(_idle_key(self.argv), []).append((proc, self._copier, self._sink))
                 self._copier = self._sink = None
                 return
-            if proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.close()
-            try:
-                await asyncio.wait_for(proc.wait(), 5)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
-            transport = getattr(proc, "_transport", None)  # close the pipes now, not at garbage collection
-            if transport is not None:
-                transport.close()
+            await _end(proc)
         if self._copier is not None:  # the pipe closes with the child: the copy ends
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._copier, 5)
