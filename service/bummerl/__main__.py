@@ -432,6 +432,10 @@ def _bench(args: argparse.Namespace) -> int:
                 c = r["server_cpu"]
                 per_call = f", {c['ms_per_call']} ms per RPC" if c["ms_per_call"] and "stream" not in r["api"] else ""
                 print(f"  server CPU: {c['ms_per_action']} ms per SubmitAction{per_call} ({c['cores']} cores)")
+            if r.get("redis_per_action"):
+                rd = r["redis_per_action"]
+                print(f"  Redis per action: {rd['commands']} commands, {rd['bytes_in']:,.0f} bytes in, "
+                      f"{rd['bytes_out']:,.0f} bytes out, {rd['memory_bytes']:,.0f} bytes more memory kept")
             if r.get("server_gc"):
                 g = r["server_gc"]
                 print(f"  server garbage collector: {g['collections']:,} collections, {g['pause_ms']} ms paused in all, "

@@ -12,12 +12,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import random
 import statistics
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from bummerl.rules import find_variant, parse_action
@@ -544,6 +545,7 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     SubmitAction is timed.
     """
     from bummerl.app import spawn_server, tune_gc
+    from bummerl.store import EmbeddedValkey
 
     tune_gc()  # the load client's own collector pauses would show in its latency figures
     http_port = _free_port() if rest else 0
@@ -551,20 +553,60 @@ def bench_service(matches: int = 64, seconds: float = 10.0, variant: str = "schn
     extra = ["--http-port", str(http_port), "--metrics-port", str(metrics_port)]
     if workers > 1:
         extra += ["--workers", str(workers), "--port", str(_free_port())]
-    with spawn_server(extra) as (proc, target):
+    # the server's Valkey runs here, so that its command and byte counts can be read around the load
+    with EmbeddedValkey() as valkey, _env(BUMMERL_REDIS_URL=valkey.url), \
+            spawn_server(extra, own_redis=False) as (proc, target):
         if workers > 1:
             time.sleep(1.0)  # the first worker is listening; let the others start too
         rest_url = f"http://127.0.0.1:{http_port}" if rest else None
         channels = 1 if workers == 1 else 2 * workers
+        before = redis_counts(valkey.url)
         if stream:
             out = cpu_figures(proc.pid, lambda: asyncio.run(_stream_load(
                 target, matches, seconds, variant, channels=max(channels, matches // 250), sdk=sdk, play=play)))
         else:
             out = cpu_figures(proc.pid, lambda: asyncio.run(_service_load(
                 target, matches, seconds, variant, rest_url, rate=rate, channels=channels, sdk=sdk)))
+        after = redis_counts(valkey.url)
+        actions = max(1, int(out.get("submit_calls") or 0))
+        out["redis_per_action"] = {k: round((after[k] - before[k]) / actions, 2) for k in after}
         out["server_rss_mb"] = _rss_mb(proc.pid) if workers == 1 else None
         out["server_gc"] = _server_gc(metrics_port)
         return out
+
+
+@contextlib.contextmanager
+def _env(**values: str) -> Iterator[None]:
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def redis_counts(url: str) -> dict[str, int]:
+    """A Redis/Valkey server's totals: ``commands`` run (INFO commandstats, every command,
+    the blocking reads and the Lua scripts' own commands included), ``bytes_in`` and ``bytes_out``
+    on the network (INFO stats), and ``memory_bytes`` in use (INFO memory: what the matches keep,
+    finished ones until their retention ends). Read before and after a load, the difference per
+    action is what an action costs Redis."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        stats = client.info("commandstats")
+        net = client.info("stats")
+        mem = client.info("memory")
+    finally:
+        client.close()
+    return {"commands": sum(int(v.get("calls", 0)) for v in stats.values() if isinstance(v, dict)),
+            "bytes_in": int(net.get("total_net_input_bytes", 0)), "bytes_out": int(net.get("total_net_output_bytes", 0)),
+            "memory_bytes": int(mem.get("used_memory", 0))}
 
 
 def _free_port() -> int:

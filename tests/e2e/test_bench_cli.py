@@ -34,6 +34,8 @@ def test_bench_service_prints_throughput_and_latency(api: str) -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["submit_calls"] > 0 and r["errors"] == 0 and r["api"] == api
     assert {"actions_per_s", "p50_ms", "p99_ms"} <= set(r)
+    rd = r["redis_per_action"]  # what an action costs the server's Valkey (INFO around the load)
+    assert rd["commands"] > 1 and rd["bytes_in"] > 100 and rd["memory_bytes"] != 0
     cpu = r["server_cpu"]  # the server's CPU (all its threads) over the run, from /proc
     assert cpu["cores"] > 0 and cpu["ms_per_action"] > 0
     if api == "grpc-stream":  # streaming players read nothing: SubmitAction and CreateMatch only
