@@ -289,11 +289,15 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
         connected = False
         try:
             for _ in range(1200):
-                played = int(await page.get_attribute("#played", "data-played") or 0)
+                # one read of both: the page re-renders them together from one GetLadder response
+                played_s, status = await page.evaluate(
+                    "() => [document.querySelector('#played')?.dataset.played || '0',"
+                    " document.querySelector('#ladder-status')?.textContent || '']")
+                played = int(played_s)
                 connected = connected or (await page.text_content("#presence") or "").count("●") == 2
                 if not seen or seen[-1] != played:
                     seen.append(played)
-                if await page.text_content("#ladder-status") == "finished":
+                if status == "finished":
                     break
                 await asyncio.sleep(0.05)
         finally:
