@@ -1,4 +1,4 @@
-"""Records, summaries and streams of a running match show no hidden card (RULES §14.3, issue 25),
+"""Records, summaries, transcripts (``bummerl match show``) and streams of a running match show no hidden card (RULES §14.3, issue 25),
 in every variant; a finished match's record reveals its seed and salt and checks out against the
 commitment published at creation (``bummerl.core.verify``); a tampered record is caught.
 
@@ -20,6 +20,8 @@ import pytest
 from bummerl.core import MatchService
 from bummerl.core.verify import VerificationError, deck_commitment, verify_record
 from bummerl.rules import list_variants
+from bummerl.transcript import entries as transcript_entries
+from bummerl.transcript import text as transcript_text
 
 VARIANTS = [v.id for v in list_variants()]
 CARD = re.compile(r"\b[9TJQKA2-8][CSHD]\b")
@@ -66,6 +68,8 @@ async def test_a_running_record_and_summary_show_no_hidden_card_RULES_14_3(asvc:
         assert not rec["revealed"] and "seed" not in rec and "deck_salt" not in rec and "suit_perm" not in rec
         assert all("deck_order" not in d for d in rec["deals"])
         assert not cards_in(summary)
+        # `bummerl match show` of a running record: no dealt hand, no card the record does not name
+        assert all("hands" not in e for e in transcript_entries(rec)) and cards_in(transcript_text(rec)) <= cards_in(rec)
         events = [orjson.loads(p) for v, p in await asvc.store.events_since(created.match_id, version - 1)
                   if v == version and p]
         act = rec["actions"][-1]
