@@ -167,7 +167,8 @@ def _serve_workers(args: argparse.Namespace) -> int:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = prom_dir  # before bummerl.metrics is imported here
     argv = [sys.executable, "-m", "bummerl", "serve", "--workers", "1", "--reuse-port", "--metrics-port", "0",
             "--port", str(given.port), "--http-port", str(given.http_port), "--host", given.host]
-    for flag, value in (("--admin-token", args.admin_token), ("--idle-limit", args.idle_limit)):
+    for flag, value in (("--admin-token", args.admin_token), ("--idle-limit", args.idle_limit),
+                        ("--shards", args.shards), ("--durability", args.durability)):
         if value is not None:
             argv += [flag, str(value)]
     procs = [subprocess.Popen(argv, env=env) for _ in range(args.workers)]
@@ -221,7 +222,8 @@ async def _serve(args: argparse.Namespace) -> int:
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
              "redis_url": args.redis_url, "data_dir": args.data_dir, "admin_token": args.admin_token,
              "idle_limit_s": args.idle_limit, "reuse_port": args.reuse_port or None, "ephemeral": args.ephemeral or None,
-             "log_format": args.log_format, "access_log": args.access_log or None}
+             "log_format": args.log_format, "access_log": args.access_log or None, "shards": args.shards,
+             "durability": args.durability}
     # flags win over BUMMERL_* variables, which win over the defaults
     settings, where = _storage(Settings.from_env(**{k: v for k, v in given.items() if v is not None}), bool(args.demo))
     configure_logging(settings)
@@ -510,6 +512,42 @@ def _verify_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _migrate_cmd(args: argparse.Namespace) -> int:
+    """``bummerl migrate``: :func:`bummerl.store.migrate.migrate` on the given Redis (a cluster is
+    detected with ``INFO cluster``); prints the report."""
+    import redis.asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
+
+    from bummerl.store import EmbeddedValkey
+    from bummerl.store.migrate import migrate
+
+    embedded = None
+    url = args.redis_url
+    if args.data_dir:
+        embedded = EmbeddedValkey(args.data_dir)
+        url = embedded.start()
+    if not url:
+        raise ValueError("say where the data is: --redis-url URL (or BUMMERL_REDIS_URL) or --data-dir DIR")
+    try:
+        probe = aioredis.Redis.from_url(url)
+        try:
+            on_cluster = str((await probe.info("cluster")).get("cluster_enabled", 0)) == "1"
+        finally:
+            await probe.aclose()
+        client = RedisCluster.from_url(url) if on_cluster else aioredis.Redis.from_url(url)
+        try:
+            report = await migrate(client, args.shards, dry_run=args.dry_run,
+                                   progress=None if args.json else lambda line: print(line, flush=True))
+        finally:
+            await client.aclose()
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    if args.json:
+        print(json.dumps(report.as_dict()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``bummerl`` command line (every flag with its help and default)."""
     p = argparse.ArgumentParser(prog="bummerl", description="Bummerl game server for the Schnapsen family")
@@ -545,6 +583,23 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--idle-limit", type=float, default=None, metavar="SECONDS",
                    help="end matches without a time control after this long without an action (0 = never; "
                         "default: BUMMERL_IDLE_LIMIT_S or 86400)")
+    s.add_argument("--shards", type=int, default=None, metavar="S",
+                   help="key-layout shards on an empty Redis (default: BUMMERL_SHARDS, else what Redis has stored, "
+                        "else 1 on a single node and 16 on Redis Cluster); another count than the stored one is an "
+                        "error: bummerl migrate --shards moves the data")
+    s.add_argument("--durability", choices=["none", "replicated"], default=None,
+                   help="replicated: acknowledge an action only once a Redis replica has it (WAIT 1), so it survives "
+                        "a failover (default: BUMMERL_DURABILITY or none)")
+    mg = sub.add_parser("migrate", help="move the data in Redis to this version's key layout (servers stopped)",
+                        description="One-shot: layout 1 (one global deadlines set, feed and active set) to layout 2 "
+                                    "(sharded, Redis Cluster ready), or layout 2 from S to --shards shards. Run it with "
+                                    "every server stopped; running it again changes nothing.")
+    mg.add_argument("--redis-url", default=os.environ.get("BUMMERL_REDIS_URL"),
+                    help="the deployment's Redis or a node of its cluster (default: BUMMERL_REDIS_URL)")
+    mg.add_argument("--data-dir", default=None, help="or: the data dir of `bummerl serve`'s embedded Valkey")
+    mg.add_argument("--shards", type=int, default=None, help="target shard count (default: keep, or 1 / 16 on a cluster)")
+    mg.add_argument("--dry-run", action="store_true", help="count what would move, write nothing")
+    mg.add_argument("--json", action="store_true", help="print the report as one JSON object")
     pl = sub.add_parser("play", help="play one match (a Bummerl) between bots, one per seat (2, 3 or 4 by variant), "
                                      "through a server")
     pl.add_argument("--variant", default="schnapsen-at", help="variant id or alias (default schnapsen-at)")
@@ -642,6 +697,8 @@ def main(argv: list[str] | None = None) -> int:
             return _verify_cmd(args)
         if args.cmd == "match":
             return _match_show(args)
+        if args.cmd == "migrate":
+            return asyncio.run(_migrate_cmd(args))
         if args.cmd == "loadtest":
             from bummerl import loadtest as lt
 

@@ -92,8 +92,9 @@ class Runtime:
     async def _start(self) -> Runtime:
         s = self.settings
         self.redis_url, self.embedded = resolve_redis_url(s.redis_url, str(s.data_dir) if s.data_dir else None)
-        self.store = MatchStore.from_url(self.redis_url, max_connections=s.redis_max_connections,
-                                         pool_timeout_s=s.redis_pool_timeout_s)
+        self.store = await MatchStore.connect(self.redis_url, max_connections=s.redis_max_connections,
+                                              pool_timeout_s=s.redis_pool_timeout_s, shards=s.shards or None,
+                                              durability=s.durability, replica_wait_ms=s.replica_wait_ms)
         await self.store.ping()
         self.hub = await StreamHub(self.store).start()
         self.service = MatchService(

@@ -107,6 +107,19 @@ class Settings:
     redis_pool_timeout_s: float = 10.0
     """How long a request waits for a free Redis connection, seconds, before UNAVAILABLE."""
 
+    shards: int = 0
+    """Key-layout shards (``bummerl.store.keys.KeyLayout``): 0 = what Redis has stored, or on an empty
+    database 1 on a single node and 16 on Redis Cluster. A value other than the stored one stops the
+    server at start-up (``bummerl migrate --shards N`` moves the data)."""
+
+    durability: str = "none"
+    """``"none"``: an action is acknowledged once the Redis primary applied it; ``"replicated"``: also
+    once a replica has it (``WAIT 1``), so an acknowledged action survives a failover; a commit no
+    replica confirms within ``replica_wait_ms`` answers UNAVAILABLE (it may still stand)."""
+
+    replica_wait_ms: int = 1000
+    """``durability = replicated``: longest wait for a replica's confirmation, milliseconds."""
+
     max_streams_per_seat: int = 8
     """Open StreamMatch calls per match seat and process; more get RESOURCE_EXHAUSTED. 0 = no cap."""
 
@@ -226,6 +239,12 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
                 raise ValueError(f"{name} must be an int in 0..{top}, got {value!r}")
+        if not isinstance(self.shards, int) or isinstance(self.shards, bool) or not 0 <= self.shards <= 16384:
+            raise ValueError(f"shards must be an int in 0..16384, got {self.shards!r}")
+        if self.durability not in ("none", "replicated"):
+            raise ValueError(f"durability must be none or replicated, got {self.durability!r}")
+        if not isinstance(self.replica_wait_ms, int) or not 1 <= self.replica_wait_ms <= 60_000:
+            raise ValueError(f"replica_wait_ms must be an int in 1..60000, got {self.replica_wait_ms!r}")
         if self.event_loop not in EVENT_LOOPS:
             raise ValueError(f"event_loop must be one of {', '.join(EVENT_LOOPS)}, got {self.event_loop!r}")
         for name in ("redis_url", "admin_token"):

@@ -13,7 +13,6 @@ import redis.asyncio as aioredis
 
 from bummerl.app import Runtime
 from bummerl.config import Settings
-from bummerl.store import keys
 from bummerl_client import AsyncClient, BummerlError
 
 
@@ -111,10 +110,10 @@ async def test_finished_matches_expire_after_the_retention_running_ones_do_not(
         done = await c.create_match("schnapsen-at")
         running = await c.create_match("schnapsen-at")
         await c.resign(done.match_id, 0, done.tokens[0])
-        for key in keys.match_keys(done.match_id):
+        for key in rt.store.layout.match_keys(done.match_id):
             ttl = await redis_client.pttl(key)
             assert 2 * 86_400_000 - 60_000 < ttl <= 2 * 86_400_000
-        for key in keys.match_keys(running.match_id):
+        for key in rt.store.layout.match_keys(running.match_id):
             assert await redis_client.pttl(key) == -1
 
 

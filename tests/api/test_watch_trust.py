@@ -14,7 +14,7 @@ import pytest
 
 from bummerl.app import Runtime
 from bummerl.ladder.service import LadderSpec
-from bummerl.store.keys import aux_key
+from bummerl.store.keys import ladder_key
 from bummerl.v1 import game_pb2, game_pb2_grpc
 
 ADMIN = "watch-admin"
@@ -39,7 +39,7 @@ async def test_a_ladder_game_is_not_watched_or_replayed_before_its_set_is_over(r
     tokens = {b["bot_id"]: b["bot_token"] for b in bots}
     lad = await ladders.create_ladder(LadderSpec("w", "schnapsen-at", list(tokens), deals_per_game=1, concurrency=2,
                                                  seed=3), admin_token=ADMIN)
-    running_key = aux_key("ladder", lad["ladder_id"], "running")
+    running_key = ladder_key(lad["ladder_id"], "running")
     for _ in range(100):
         games = [json.loads(g) for g in (await ladders.redis.hgetall(running_key)).values()]
         if len(games) == 2 and all(g.get("assigned") for g in games):

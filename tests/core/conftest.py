@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from bummerl.core import MatchService, TimeControl
 from bummerl.store import MatchStore
+from bummerl.store.keys import KeyLayout
 
 T0 = 1_700_000_000_000
 
@@ -36,11 +37,11 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 async def tstore(redis_client: aioredis.Redis) -> AsyncIterator[MatchStore]:
-    s = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
+    s = MatchStore(redis_client, layout=KeyLayout(tag=f"t{uuid.uuid4().hex}"))  # deadlines of its own
     try:
         yield s
     finally:
-        await redis_client.delete(s.deadlines_key)
+        await redis_client.delete(s.layout.deadlines_key(0), s.layout.active_key(0), s.layout.feed_key(0))
         await s.aclose()
 
 

@@ -24,6 +24,9 @@ from bummerl.store import keys
 from bummerl.v1 import game_pb2, game_pb2_grpc
 from bummerl_client import Client
 
+LAYOUT = keys.KeyLayout()
+"""The key layout of the server under test: a single node, one shard."""
+
 BAD_GRPC = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -41,9 +44,9 @@ class Target:
         """Everything stored for the fuzzed matches, raw bytes."""
         out: list[Any] = []
         for match_id, _ in self.matches:
-            state, events = keys.match_keys(match_id)
-            out += [self.redis.hgetall(state), self.redis.xrange(events), self.redis.zscore(keys.DEADLINES_KEY, match_id),
-                    self.redis.sismember(keys.ACTIVE_KEY, match_id)]
+            state, events, deadlines, active, _feed = LAYOUT.shard_keys(match_id)
+            out += [self.redis.hgetall(state), self.redis.xrange(events), self.redis.zscore(deadlines, match_id),
+                    self.redis.sismember(active, match_id)]
         return out
 
 

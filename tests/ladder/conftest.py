@@ -11,12 +11,13 @@ import redis.asyncio as aioredis
 from bummerl.core import MatchService
 from bummerl.ladder.service import LadderService
 from bummerl.store import MatchStore
+from bummerl.store.keys import KeyLayout
 
 
 @pytest.fixture
 async def ladders(redis_client: aioredis.Redis) -> AsyncIterator[LadderService]:
     """A :class:`LadderService` (admin token ``"adm"``) on the test Redis, with its own deadline key."""
-    store = MatchStore(redis_client, deadlines_key=f"bm:test-deadlines:{uuid.uuid4().hex}")
+    store = MatchStore(redis_client, layout=KeyLayout(tag=f"t{uuid.uuid4().hex}"))
     ladders = LadderService(MatchService(store, admin_token="adm"))
     try:
         yield ladders

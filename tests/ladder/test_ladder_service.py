@@ -14,6 +14,7 @@ import pytest
 from bummerl.core.errors import InvalidArgumentError, PermissionDeniedError, UnauthenticatedError
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService, LadderSpec
+from bummerl.store.keys import ladder_key
 
 
 async def register(ladders: LadderService, n: int) -> list[dict[str, str]]:
@@ -32,7 +33,7 @@ async def run_ladder(ladders: LadderService, bots: list[dict[str, str]], ladder_
         lad = await ladders.ladder(ladder_id)
         if lad["status"] != "running":
             return
-        for game_raw in (await ladders.redis.hgetall(f"bm:ladder:{ladder_id}:running")).values():
+        for game_raw in (await ladders.redis.hgetall(ladder_key(ladder_id, "running"))).values():
             game = json.loads(game_raw)
             if not game.get("assigned"):
                 continue
@@ -83,7 +84,7 @@ async def test_driver_records_each_result_once_with_several_processes(ladders: L
     lid = lad["ladder_id"]
     drivers = [LadderDriver(ladders), LadderDriver(ladders), LadderDriver(ladders)]
     await asyncio.gather(*(d.run_once() for d in drivers))
-    running = await ladders.redis.hgetall(f"bm:ladder:{lid}:running")
+    running = await ladders.redis.hgetall(ladder_key(lid, "running"))
     assert len(running) == 3  # the concurrency cap held across three drivers
     await run_ladder(ladders, bots, lid)
     assert sorted(r["game"] for r in await ladders.results(lid)) == list(range(6))
@@ -108,7 +109,7 @@ async def test_bot_tokens_and_admin_rules(ladders: LadderService) -> None:
     await LadderDriver(ladders).run_once()
     game = await ladders.results(lad["ladder_id"])
     assert game == []
-    running = (await ladders.redis.hgetall(f"bm:ladder:{lad['ladder_id']}:running")).values()
+    running = (await ladders.redis.hgetall(ladder_key(lad['ladder_id'], "running"))).values()
     mid = next(g["match_id"] for g in map(json.loads, running) if g["game"] == 0)
     assert mid != f"{lad['ladder_id']}g000000"  # not derivable from the ladder id and game number (issue 25)
     info = await ladders.matches.information_set(mid, 0, bots[0]["bot_token"])  # the bot token plays its seat
@@ -131,7 +132,7 @@ async def test_sprt_ladder_stops_when_decided(ladders: LadderService) -> None:
         await driver.run_once()
         if (await ladders.ladder(lad["ladder_id"]))["status"] != "running":
             break
-        for raw in (await ladders.redis.hgetall(f"bm:ladder:{lad['ladder_id']}:running")).values():
+        for raw in (await ladders.redis.hgetall(ladder_key(lad['ladder_id'], "running"))).values():
             g = json.loads(raw)
             if g.get("assigned") and not await ladders.store.is_over(g["match_id"]):
                 seat = g["bots"].index(ids[0])
@@ -140,7 +141,7 @@ async def test_sprt_ladder_stops_when_decided(ladders: LadderService) -> None:
     assert lad["status"] == "finished" and lad["matches_played"] < 1000
     board = await ladders.leaderboard(lad["ladder_id"])
     assert board["pairs"][0]["sprt_result"] in ("H0", "H1")
-    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(f"bm:ladder:{lad['ladder_id']}:events")]
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(ladder_key(lad['ladder_id'], "events"))]
     path = [(e["games_played"], e["sprt_llr"]) for e in events if e["type"] == "sprt"]  # the LLR after each result
     assert [g for g, _ in path] == list(range(1, len(path) + 1)) and path[-1][1] == board["pairs"][0]["sprt_llr"]
 

@@ -18,13 +18,13 @@ from bummerl.core.verify import verify_record
 from bummerl.ladder.driver import CLAIM_LEASE_MS, LadderDriver
 from bummerl.ladder.formats import MAX_GAMES
 from bummerl.ladder.service import LadderService, LadderSpec
-from bummerl.store.keys import aux_key
+from bummerl.store.keys import botq_key, ladder_key
 
 from .test_ladder_service import register
 
 
 async def running_games(ladders: LadderService, lid: str) -> list[dict[str, Any]]:
-    return [json.loads(g) for g in (await ladders.redis.hgetall(aux_key("ladder", lid, "running"))).values()]
+    return [json.loads(g) for g in (await ladders.redis.hgetall(ladder_key(lid, "running"))).values()]
 
 
 async def finish(ladders: LadderService, game: dict[str, Any], tokens: dict[str, str]) -> None:
@@ -68,14 +68,14 @@ async def test_match_ids_are_not_derivable_and_stable(ladders: LadderService) ->
     bots = await register(ladders, 3)
     lad = await ladders.create_ladder(LadderSpec("i", "schnapsen-at", [b["bot_id"] for b in bots], rounds=2,
                                                  seed=1), admin_token="adm")
-    raw = await ladders.redis.lrange(aux_key("ladder", lad["ladder_id"], "pending"), 0, -1)
+    raw = await ladders.redis.lrange(ladder_key(lad["ladder_id"], "pending"), 0, -1)
     ids = [json.loads(g)["match_id"] for g in raw]
     assert len(set(ids)) == len(ids) == 12
     assert all(i.startswith(lad["ladder_id"] + "g") and len(i) == len(lad["ladder_id"]) + 25 for i in ids)
     assert not any(i.endswith(f"{n:06d}") for n, i in enumerate(ids))
     again = await ladders.create_ladder(LadderSpec("i", "schnapsen-at", [b["bot_id"] for b in bots], rounds=2,
                                                    seed=1), admin_token="adm")  # same seed, other ladder key
-    raw2 = await ladders.redis.lrange(aux_key("ladder", again["ladder_id"], "pending"), 0, -1)
+    raw2 = await ladders.redis.lrange(ladder_key(again["ladder_id"], "pending"), 0, -1)
     assert [json.loads(g)["seed"] for g in raw2] == [json.loads(g)["seed"] for g in raw]
     assert {json.loads(g)["match_id"][-24:] for g in raw2}.isdisjoint(i[-24:] for i in ids)
 
@@ -89,7 +89,7 @@ async def test_a_claimed_game_is_started_once_by_racing_processes(ladders: Ladde
     lad = await ladders.create_ladder(LadderSpec("r", "schnapsen-at", list(tokens), rounds=1, deals_per_game=1,
                                                  concurrency=1, seed=8), admin_token="adm")
     lid = lad["ladder_id"]
-    pending, running = aux_key("ladder", lid, "pending"), aux_key("ladder", lid, "running")
+    pending, running = ladder_key(lid, "pending"), ladder_key(lid, "running")
     assert await ladders.scheduler.claim_script(keys=[pending, running], args=[1, ladders.matches.now_ms()])  # ... and dies
     drivers = [LadderDriver(ladders) for _ in range(3)]
     await asyncio.gather(*(d.run_once() for d in drivers))
@@ -100,9 +100,9 @@ async def test_a_claimed_game_is_started_once_by_racing_processes(ladders: Ladde
     cfg = await ladders.ladder(lid)
     await asyncio.gather(*(d.run_once() for d in drivers), *(ladders.scheduler.start(cfg, dict(game)) for _ in range(3)))
     for b in tokens:
-        queue = await ladders.redis.xrange(aux_key("botq", b))
+        queue = await ladders.redis.xrange(botq_key(b))
         assert [json.loads(f[b"a"])["match_id"] for _, f in queue].count(game["match_id"]) == 1
-    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(aux_key("ladder", lid, "events"))]
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(ladder_key(lid, "events"))]
     assert [e["game"] for e in events if e["type"] == "started"] == [0]
     (started,) = await running_games(ladders, lid)
     await finish(ladders, started, tokens)
@@ -119,7 +119,7 @@ async def test_an_expired_match_is_not_handed_out_again(ladders: LadderService) 
                                                  deals_per_game=1, concurrency=2, seed=2), admin_token="adm")
     await LadderDriver(ladders).run_once()
     games = await running_games(ladders, lad["ladder_id"])
-    await ladders.redis.delete(f"bm:{{{games[0]['match_id']}}}:state")  # retention expired it
+    await ladders.redis.delete(ladders.matches.store.layout.state_key(games[0]['match_id']))  # retention expired it
     got: list[str] = []
 
     async def take() -> None:
@@ -238,7 +238,7 @@ async def test_a_ladder_waits_for_its_bots_and_shows_who_is_absent(ladders: Ladd
     assert (await ladders.ladder(lid))["absent_bots"] == [ids[0]]
     second.cancel()
     await asyncio.gather(second, return_exceptions=True)
-    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(aux_key("ladder", lid, "events"))]
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(ladder_key(lid, "events"))]
     assert [e["type"] for e in events if e["type"].startswith("bots_")] == ["bots_connected"]
 
 
@@ -250,7 +250,7 @@ async def test_a_waiting_ladder_starts_after_its_connect_timeout(ladders: Ladder
     await asyncio.sleep(0.01)
     await LadderDriver(ladders).run_once()
     assert len(await running_games(ladders, lad["ladder_id"])) == 2
-    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(aux_key("ladder", lad["ladder_id"], "events"))]
+    events = [json.loads(f[b"e"]) for _, f in await ladders.redis.xrange(ladder_key(lad["ladder_id"], "events"))]
     absent = [e for e in events if e["type"] == "bots_absent"]
     assert len(absent) == 1 and absent[0]["bots"] == [b["bot_id"] for b in bots]
 

@@ -25,6 +25,7 @@ from bummerl.ladder.formats import seatings
 from bummerl.ladder.service import LadderService, LadderSpec
 from bummerl.ladder.standings import leaderboard
 from bummerl.ladder.stats import placement_scores
+from bummerl.store.keys import ladder_key
 from bummerl_client import AsyncClient
 from bummerl_client.botrunner import run_bot
 from bummerl_client.bots import make_bot
@@ -40,7 +41,7 @@ async def register(ladders: LadderService, n: int) -> list[str]:
 async def planned(ladders: LadderService, spec: LadderSpec) -> tuple[dict[str, Any], dict[int, list[dict[str, Any]]]]:
     """Create the ladder and read its planned games back from Redis, grouped by set (``pair``)."""
     lad = await ladders.create_ladder(spec, admin_token="adm")
-    raw = await ladders.redis.lrange(f"bm:ladder:{lad['ladder_id']}:pending", 0, -1)
+    raw = await ladders.redis.lrange(ladder_key(lad['ladder_id'], "pending"), 0, -1)
     games = [json.loads(x) for x in raw]
     assert [g["game"] for g in games] == list(range(lad["matches_total"]))
     assert len({g["match_id"] for g in games}) == len(games)

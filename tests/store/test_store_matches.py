@@ -16,7 +16,10 @@ from bummerl.store import (
     StoreError,
     VersionConflictError,
 )
-from bummerl.store.keys import events_key, state_key
+from bummerl.store.keys import KeyLayout
+
+_LAYOUT = KeyLayout()
+state_key, events_key = _LAYOUT.state_key, _LAYOUT.events_key
 
 META: dict[str, Any] = {
     "variant": "schnapsen-at",
@@ -161,7 +164,7 @@ async def test_json_helpers(store: MatchStore, match_id: str) -> None:
     assert 0 < await store.client.pttl(key) <= 30_000
     assert await store.delete_json(key) is True
     assert await store.get_json(key) is None
-    for bad in (f"bm:{{{match_id}}}:state", "elsewhere:x"):
+    for bad in (store.layout.state_key(match_id), "elsewhere:x"):
         with pytest.raises(ValueError):
             await store.set_json(bad, 1)
     with pytest.raises(ValueError):

@@ -122,8 +122,8 @@ async def test_the_reader_reads_one_key_however_many_matches_are_followed(store:
             await store.commit(m, 1, b"s2", [b"v2"])
         assert await asyncio.wait_for(asyncio.gather(*waits), 5) == [[(2, b"v2")]] * 30
         assert any(r[0] == "XREAD" for r in reads)
-        assert all(r[0] in ("XREAD", "XRANGE") and store.feed_key in r and len(r) <= 8 for r in reads)
-        assert not any(keys.events_key(m) in r for r in reads for m in ids)
+        assert all(r[0] in ("XREAD", "XRANGE") and store.layout.feed_key(0) in r and len(r) <= 8 for r in reads)
+        assert not any(store.layout.events_key(m) in r for r in reads for m in ids)
 
 
 async def test_a_commit_appends_its_events_to_the_feed(store: MatchStore, match_id: str) -> None:
@@ -132,7 +132,7 @@ async def test_a_commit_appends_its_events_to_the_feed(store: MatchStore, match_
     await store.create(match_id, b"s1", {}, [b"a"])
     await store.commit(match_id, 1, b"s2", [b"b0", b"b1"])
     await store.commit(match_id, 2, b"s3", [])
-    mine = [f for _, f in await store.client.xrevrange(store.feed_key, count=50) if f[b"m"] == match_id.encode()]
+    mine = [f for _, f in await store.client.xrevrange(store.layout.feed_key(0), count=50) if f[b"m"] == match_id.encode()]
     assert mine == [{b"m": match_id.encode(), b"v": b"3", b"0": keys.NO_EVENT},
                     {b"m": match_id.encode(), b"v": b"2", b"0": b"b0", b"1": b"b1"}]
 
@@ -143,8 +143,9 @@ async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(
     await store.create(match_id, b"s1", {}, [b"a"])
     async with StreamHub(store) as hub:
         await _take_version_2(store, hub, match_id)
-        assert hub._task is not None
-        hub._task.cancel()
+        task = hub._shards[store.layout.shard_of(match_id)].task
+        assert task is not None
+        task.cancel()
         await _settle()
         later = asyncio.create_task(hub.wait_events(match_id, 2, 300))
         await _settle()
@@ -172,3 +173,34 @@ async def test_an_idle_reader_sends_nothing_and_resumes_where_it_stopped(
         got = await asyncio.wait_for(hub.wait_events(match_id, 2, 10_000), 5)
         assert got in ([(3, b"c"), (4, b"d")], [(3, b"c")]) and sent == []  # from the resumed reader
         assert [r[0] for r in reads[:2]] == ["XRANGE", "XREAD"]
+
+
+async def test_a_hub_follows_each_shard_with_waiters_and_only_those(redis_client: object, match_id: str) -> None:
+    """With S shards (Redis Cluster's layout) every commit still reaches its waiters, and the hub
+    reads the feeds of the shards its waiters' matches live in, no other."""
+    layout = keys.KeyLayout(4, tag=f"t{match_id[-12:]}")
+    store = MatchStore(redis_client, layout=layout)
+    ids: dict[int, str] = {}
+    i = 0
+    while len(ids) < 3:  # matches on three of the four shards
+        ids.setdefault(layout.shard_of(f"{match_id}x{i}"), f"{match_id}x{i}")
+        i += 1
+    try:
+        for m in ids.values():
+            await store.create(m, b"s1", {}, [b"v1"])
+        async with StreamHub(store, block_ms=200) as hub:
+            reads = _record_reader(hub)
+            waits = [asyncio.create_task(hub.wait_events(m, 1, 10_000)) for m in ids.values()]
+            await _settle()
+            for m in ids.values():
+                await store.commit(m, 1, b"s2", [m.encode()])
+            got = await asyncio.wait_for(asyncio.gather(*waits), 5)
+            assert got == [[(2, m.encode())] for m in ids.values()]
+            followed = {a for r in reads if r[0] == "XREAD" for a in r if isinstance(a, str) and a.endswith(":feed")}
+            assert followed == {layout.feed_key(k) for k in ids}
+    finally:
+        for m in ids.values():
+            await store.delete(m)
+        await redis_client.delete(*(layout.feed_key(k) for k in range(4)),  # type: ignore[attr-defined]
+                                  *(layout.active_key(k) for k in range(4)))
+        await store.aclose()

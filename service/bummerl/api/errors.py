@@ -27,7 +27,8 @@ ReplayNotAvailableError FAILED_PRECONDITION 409  (the replay of a running match)
 UnauthenticatedError   UNAUTHENTICATED      401
 PermissionDeniedError  PERMISSION_DENIED    403
 ResourceExhaustedError RESOURCE_EXHAUSTED   429  (rate limit, streams per seat; retry-after-ms metadata)
-redis ConnectionError  UNAVAILABLE          503  (generic message: retry)
+ReplicationTimeoutError UNAVAILABLE         503  (durability=replicated: no replica confirmed the commit in time)
+redis ConnectionError  UNAVAILABLE          503  (generic message: retry; also Redis Cluster's failover errors)
 redis TimeoutError     UNAVAILABLE          503  (generic message: retry)
 anything else          INTERNAL             500
 =====================  ===================  ====
@@ -72,7 +73,12 @@ from bummerl.rules.errors import (
     UnknownVariantError,
 )
 from bummerl.rules.errors import MatchOverError as RulesMatchOverError
-from bummerl.store.errors import MatchExistsError, MatchNotFoundError, VersionConflictError
+from bummerl.store.errors import (
+    MatchExistsError,
+    MatchNotFoundError,
+    ReplicationTimeoutError,
+    VersionConflictError,
+)
 
 __all__ = [
     "CURRENT_VERSION_KEY", "RETRY_AFTER_KEY", "HTTP_STATUS", "STATUS_TABLE", "IllegalActionError", "InvalidActionError",
@@ -115,8 +121,15 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str], ...] = (
     (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED"),
     (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED"),
     (ResourceExhaustedError, grpc.StatusCode.RESOURCE_EXHAUSTED, "RESOURCE_EXHAUSTED"),
+    (ReplicationTimeoutError, grpc.StatusCode.UNAVAILABLE, "NOT_REPLICATED"),
     (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
     (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    # Redis Cluster while a failover or a slot migration is under way: retry
+    (redis.exceptions.ClusterError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    (redis.exceptions.TryAgainError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    (redis.exceptions.ReadOnlyError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    (redis.exceptions.AskError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    (redis.exceptions.RedisClusterException, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
 )
 
 #: gRPC status -> HTTP status of the REST gateway (grpc-gateway's table, except that

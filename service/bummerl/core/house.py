@@ -46,8 +46,9 @@ from .matches import MatchService
 
 log = logging.getLogger(__name__)
 
-_LEASES = "bm:house:leases"
-_TOKENS = "bm:house:tokens"
+_LEASES = "bm:house:{h}:leases"
+_TOKENS = "bm:house:{h}:tokens"
+# one hash tag: the seat is written to both in one MULTI, which Redis Cluster allows in one slot only
 
 PREFIX = "house:"
 """Seat names starting with this are played by the server."""

@@ -39,7 +39,7 @@ from bummerl.rules.cards import card_code, cards_of
 from bummerl.rules.events import upgrade_event
 from bummerl.rules.state import DealState
 from bummerl.rules.views import Event, InformationSet
-from bummerl.store.keys import META_PREFIX, aux_key, state_key
+from bummerl.store.keys import META_PREFIX, aux_key
 
 from .errors import (
     InvalidArgumentError,
@@ -386,12 +386,11 @@ class Spectators:
                   for m in await client.lrange(aux_key("recent"), 0, limit * 4 - 1)]
         # the running ones: the newest created that are not over, topped up with a sample of the
         # active set (matches older than the recent list)
-        running = recent + [m.decode() if isinstance(m, bytes) else str(m)
-                            for m in await client.srandmember(store.active_key, limit * 2) or []]
+        running = recent + await store.sample_active(limit * 2)
         ids = list(dict.fromkeys(running + recent))
         pipe = client.pipeline(transaction=False)
         for mid in ids:
-            pipe.hmget(state_key(mid), [META_PREFIX + k for k in _LISTED_META])
+            pipe.hmget(store.layout.state_key(mid), [META_PREFIX + k for k in _LISTED_META])
         found: dict[str, dict[str, Any]] = {}
         for mid, raw in zip(ids, await pipe.execute(), strict=True):
             if raw[0] is None:

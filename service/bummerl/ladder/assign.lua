@@ -1,7 +1,8 @@
 -- Hand one seat of a ladder match to its bot, once (bummerl.ladder.service.LadderService._assign).
 --
--- KEYS[1]  bm:botq:<bot id>                  (stream of assignments)
--- KEYS[2]  bm:assigned:<match id>:<seat>     (string: set when the assignment was sent)
+-- KEYS[1]  bm:botq:{<bot id>}                               (stream of assignments)
+-- KEYS[2]  bm:botq:{<bot id>}:assigned:<match id>:<seat>    (string: set when the assignment was sent;
+--          the bot's hash tag keeps both keys in one Redis Cluster slot)
 -- ARGV[1]  assignment JSON
 -- ARGV[2]  time to live of KEYS[2], ms
 --

@@ -1,7 +1,7 @@
 -- Claim the next planned game of a ladder (bummerl.ladder.service.LadderService.drive).
 --
--- KEYS[1]  bm:ladder:<id>:pending  (list of game spec JSON, in play order)
--- KEYS[2]  bm:ladder:<id>:running  (hash: game number -> game spec JSON)
+-- KEYS[1]  bm:ladder:{<id>}:pending  (list of game spec JSON, in play order)
+-- KEYS[2]  bm:ladder:{<id>}:running  (hash: game number -> game spec JSON)
 -- ARGV[1]  concurrency: games that may run at once
 -- ARGV[2]  now, ms since the epoch (the claim's time: another process takes an unstarted claim
 --          over only after the claim lease, LadderService.CLAIM_LEASE_MS)

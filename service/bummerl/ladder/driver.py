@@ -25,7 +25,7 @@ from redis.exceptions import RedisError
 from bummerl import metrics
 from bummerl.rules import find_variant
 from bummerl.store.errors import MatchExistsError
-from bummerl.store.keys import aux_key
+from bummerl.store.keys import aux_key, botq_key, ladder_key
 
 from . import botstats
 from .formats import find_format
@@ -65,7 +65,7 @@ class Scheduler:
         games, claim new ones up to the concurrency. Returns the number of results recorded.
         Safe to run in any number of processes at once."""
         cfg = await self.ladders.config(ladder_id)
-        running_key = aux_key("ladder", ladder_id, "running")
+        running_key = ladder_key(ladder_id, "running")
         recorded = 0
         now = self.ladders.matches.now_ms()
         for raw in (await self.ladders.redis.hgetall(running_key)).values():
@@ -76,8 +76,8 @@ class Scheduler:
                 continue
             if await self.ladders.store.is_over(game["match_id"]):
                 recorded += await self.record(cfg, game)
-        pending_key = aux_key("ladder", ladder_id, "pending")
-        paused = (await self.ladders.redis.get(aux_key("ladder", ladder_id, "status"))) == b"paused"
+        pending_key = ladder_key(ladder_id, "pending")
+        paused = (await self.ladders.redis.get(ladder_key(ladder_id, "status"))) == b"paused"
         while not paused and not await self.ladders.waiting_for_bots(cfg):
             raw = await self.claim_script(keys=[pending_key, running_key],
                                           args=[cfg["concurrency"], self.ladders.matches.now_ms()])
@@ -108,7 +108,7 @@ class Scheduler:
             await self.assign(b, {"match_id": game["match_id"], "seat": seat, "variant": cfg["variant"],
                                    "ladder_id": cfg["ladder_id"]})
         game["assigned"] = True
-        if await self.started_script(keys=[aux_key("ladder", cfg["ladder_id"], "running")],
+        if await self.started_script(keys=[ladder_key(cfg["ladder_id"], "running")],
                                args=[str(game["game"]), json.dumps(game)]):
             await self.ladders.event(cfg["ladder_id"], {"type": "started", "game": game["game"],
                                                  "match_id": game["match_id"], "bots": bots})
@@ -132,8 +132,8 @@ class Scheduler:
         result["stats"] = [botstats.game_stats(seats[i], *_outcome(result, i)) for i in range(len(game["bots"]))]
         lid = cfg["ladder_id"]
         done = await self.finish_script(
-            keys=[aux_key("ladder", lid, "running"), aux_key("ladder", lid, "results"),
-                  aux_key("ladder", lid, "setleft")],
+            keys=[ladder_key(lid, "running"), ladder_key(lid, "results"),
+                  ladder_key(lid, "setleft")],
             args=[str(game["game"]), json.dumps(result), str(game["pair"])],
         )
         if int(done) != 1:
@@ -156,20 +156,20 @@ class Scheduler:
                 await self.ladders.event(lid, {"type": "sprt", "games_played": played,
                                                "sprt_llr": pairs[0]["sprt_llr"], "sprt_result": pairs[0]["sprt_result"]})
             if fmt.decided(pairs):
-                await self.ladders.redis.delete(aux_key("ladder", lid, "pending"))
+                await self.ladders.redis.delete(ladder_key(lid, "pending"))
         return 1
 
     async def maybe_finish(self, cfg: dict[str, Any]) -> None:
         lid = cfg["ladder_id"]
         pipe = self.ladders.redis.pipeline(transaction=False)
-        pipe.llen(aux_key("ladder", lid, "pending"))
-        pipe.hlen(aux_key("ladder", lid, "running"))
+        pipe.llen(ladder_key(lid, "pending"))
+        pipe.hlen(ladder_key(lid, "running"))
         pending, running = await pipe.execute()
         if pending or running:
             return
         if await self.ladders.redis.srem(aux_key("ladders", "running"), lid) != 1:
             return  # another process finished it
-        status_key = aux_key("ladder", lid, "status")
+        status_key = ladder_key(lid, "status")
         if (await self.ladders.redis.get(status_key)) != b"stopped":
             await self.ladders.redis.set(status_key, "finished")
         final = await self.ladders.leaderboard(lid)
@@ -179,8 +179,8 @@ class Scheduler:
     async def assign(self, bot_id: str, assignment: dict[str, Any]) -> None:
         """Append ``assignment`` to the bot's queue unless that seat of that match was assigned
         before (assign.lua: once per seat, whichever process starts the game)."""
-        once = aux_key("assigned", assignment["match_id"], str(assignment["seat"]))
-        await self.assign_script(keys=[aux_key("botq", bot_id), once],
+        once = botq_key(bot_id, "assigned", assignment["match_id"], str(assignment["seat"]))
+        await self.assign_script(keys=[botq_key(bot_id), once],
                                 args=[json.dumps(assignment), ASSIGNED_TTL_MS])
 
 

@@ -1,8 +1,8 @@
 -- Record a finished game exactly once (bummerl.ladder.service.LadderService.drive).
 --
--- KEYS[1]  bm:ladder:<id>:running  (hash: game number -> game spec JSON)
--- KEYS[2]  bm:ladder:<id>:results  (list of result JSON)
--- KEYS[3]  bm:ladder:<id>:setleft  (hash: duplicate set -> games of it not yet recorded)
+-- KEYS[1]  bm:ladder:{<id>}:running  (hash: game number -> game spec JSON)
+-- KEYS[2]  bm:ladder:{<id>}:results  (list of result JSON)
+-- KEYS[3]  bm:ladder:{<id>}:setleft  (hash: duplicate set -> games of it not yet recorded)
 -- ARGV[1]  game number
 -- ARGV[2]  result JSON
 -- ARGV[3]  the game's duplicate set (its "pair")

@@ -60,7 +60,7 @@ from bummerl.core.errors import (
 )
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
-from bummerl.store.keys import aux_key
+from bummerl.store.keys import aux_key, botq_key, ladder_key
 
 from . import botstats
 from .driver import Scheduler
@@ -205,13 +205,13 @@ class LadderService:
             return False
         pair = meta.get("ladder_set")
         if pair is None:
-            return (await self.redis.get(aux_key("ladder", lid, "status"))) not in (None, b"running")
-        left = await self.redis.hget(aux_key("ladder", lid, "setleft"), str(pair))
+            return (await self.redis.get(ladder_key(lid, "status"))) not in (None, b"running")
+        left = await self.redis.hget(ladder_key(lid, "setleft"), str(pair))
         if left is not None and int(left) <= 0:
             return True
-        if await self.redis.llen(aux_key("ladder", lid, "pending")):
+        if await self.redis.llen(ladder_key(lid, "pending")):
             return False  # a set's games are planned together: the rest is still to come
-        running = await self.redis.hvals(aux_key("ladder", lid, "running"))
+        running = await self.redis.hvals(ladder_key(lid, "running"))
         return not any(json.loads(g).get("pair") == pair for g in running)
 
     # ------------------------------------------------------------------ bots
@@ -258,12 +258,15 @@ class LadderService:
         """Every registered bot, by name: ``{"bot_id", "name", "description", "created_at_ms",
         "connected", "connected_since_ms", "client", "revoked", "deleted"}`` (never its token)."""
         ids = sorted(_text(x) for x in await self.redis.smembers(aux_key("bots")))
-        raws = await self.redis.mget([aux_key("bot", i) for i in ids]) if ids else []
         here = await self.presence()
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.redis.pipeline(transaction=False)  # one round trip (per node on Redis Cluster)
+        for i in ids:
+            pipe.get(aux_key("bot", i))
         for i in ids:
             pipe.hgetall(aux_key("botstats", i))
-        totals = dict(zip(ids, await pipe.execute(), strict=True)) if ids else {}
+        got = await pipe.execute() if ids else []
+        raws = got[:len(ids)]
+        totals = dict(zip(ids, got[len(ids):], strict=True))
         out = []
         for raw in raws:
             if raw is None:
@@ -354,7 +357,7 @@ class LadderService:
             await self._present(member, "".join(ch for ch in client if ch.isprintable())[:200])
             heartbeat = asyncio.create_task(self._heartbeat(member))
             try:
-                async for _eid, fields in self.bot_feeds.follow(aux_key("botq", bot_id)):
+                async for _eid, fields in self.bot_feeds.follow(botq_key(bot_id)):
                     a = json.loads(fields[b"a"])
                     if await self.store.is_running(a["match_id"]):  # not over, and not expired either
                         yield a
@@ -469,23 +472,24 @@ class LadderService:
         }
         specs, legs = await asyncio.to_thread(encode_plan, games)
         for i in range(0, len(specs), 10_000):  # the plan first: nothing runs before the status is set
-            await self.redis.rpush(aux_key("ladder", ladder_id, "pending"), *specs[i:i + 10_000])
+            await self.redis.rpush(ladder_key(ladder_id, "pending"), *specs[i:i + 10_000])
         sets = list(legs.items())
         for i in range(0, len(sets), 10_000):
-            await self.redis.hset(aux_key("ladder", ladder_id, "setleft"), mapping=dict(sets[i:i + 10_000]))
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.set(aux_key("ladder", ladder_id), json.dumps(cfg))
-        pipe.set(aux_key("ladder", ladder_id, "status"), "running")
-        pipe.zadd(aux_key("ladders"), {ladder_id: int(cfg["created_at_ms"])})
-        pipe.sadd(aux_key("ladders", "running"), ladder_id)
+            await self.redis.hset(ladder_key(ladder_id, "setleft"), mapping=dict(sets[i:i + 10_000]))
+        pipe = self.redis.pipeline(transaction=True)  # the ladder's own keys: one hash tag, one MULTI
+        pipe.set(ladder_key(ladder_id), json.dumps(cfg))
+        pipe.set(ladder_key(ladder_id, "status"), "running")
         await pipe.execute()
+        # then the indexes (other slots on Redis Cluster): a ladder is listed and driven once in them
+        await self.redis.zadd(aux_key("ladders"), {ladder_id: int(cfg["created_at_ms"])})
+        await self.redis.sadd(aux_key("ladders", "running"), ladder_id)
         await self.event(ladder_id, {"type": "created", "matches_total": len(games)})
         return await self.ladder(ladder_id)
 
     async def config(self, ladder_id: str) -> dict[str, Any]:
         if not ladder_id or not ladder_id.isalnum():
             raise InvalidArgumentError("ladder_id must be letters and digits")
-        raw = await self.redis.get(aux_key("ladder", ladder_id))
+        raw = await self.redis.get(ladder_key(ladder_id))
         if raw is None:
             raise NotFoundError(f"no ladder {ladder_id!r}")
         return dict(json.loads(raw))
@@ -498,9 +502,9 @@ class LadderService:
         cfg.setdefault("num_players", 2)  # a ladder made before 3-4 seat ladders existed
         cfg.setdefault("team_of_seat", [0, 1])
         pipe = self.redis.pipeline(transaction=False)
-        pipe.get(aux_key("ladder", ladder_id, "status"))
-        pipe.llen(aux_key("ladder", ladder_id, "results"))
-        pipe.hlen(aux_key("ladder", ladder_id, "running"))
+        pipe.get(ladder_key(ladder_id, "status"))
+        pipe.llen(ladder_key(ladder_id, "results"))
+        pipe.hlen(ladder_key(ladder_id, "running"))
         status, played, running = await pipe.execute()
         cfg.update(status=(status or b"running").decode(), matches_played=int(played), matches_running=int(running))
         connected = await self.connected_bots()
@@ -511,14 +515,14 @@ class LadderService:
     async def waiting_for_bots(self, cfg: dict[str, Any], connected: dict[str, int] | None = None) -> bool:
         """Does a ``start_when_connected`` ladder still wait for a bot (none of its games has been
         claimed yet, a bot is absent, and the wait has not timed out)?"""
-        if not cfg.get("start_when_connected") or await self.redis.exists(aux_key("ladder", cfg["ladder_id"], "go")):
+        if not cfg.get("start_when_connected") or await self.redis.exists(ladder_key(cfg["ladder_id"], "go")):
             return False
         connected = await self.connected_bots() if connected is None else connected
         absent = [b for b in cfg["bot_ids"] if b not in connected]
         timeout = int(cfg.get("connect_timeout_ms") or CONNECT_TIMEOUT_MS)
         if absent and self.matches.now_ms() < int(cfg["created_at_ms"]) + timeout:
             return True
-        if await self.redis.set(aux_key("ladder", cfg["ladder_id"], "go"), "1", nx=True):  # once, in one process
+        if await self.redis.set(ladder_key(cfg["ladder_id"], "go"), "1", nx=True):  # once, in one process
             await self.event(cfg["ladder_id"], {"type": "bots_absent" if absent else "bots_connected",
                                                  "bots": absent})
         return False
@@ -533,7 +537,7 @@ class LadderService:
         1 won, 0.5 drawn, 0 lost). Three or four seats also ``placements``, ``teams`` and
         ``deals_lost`` (:func:`seated_result`)."""
         await self.config(ladder_id)
-        raw: list[Any] = list(await self.redis.lrange(aux_key("ladder", ladder_id, "results"), 0, -1))
+        raw: list[Any] = list(await self.redis.lrange(ladder_key(ladder_id, "results"), 0, -1))
         return await asyncio.to_thread(_decode_all, raw) if len(raw) > 1000 else _decode_all(raw)
 
     async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
@@ -574,7 +578,7 @@ class LadderService:
         while len(self._boards) > BOARDS:
             self._boards.popitem(last=False)
         async with board.lock:
-            raw = await self.redis.lrange(aux_key("ladder", lid, "results"), len(board.results), -1)
+            raw = await self.redis.lrange(ladder_key(lid, "results"), len(board.results), -1)
             if raw:
                 new = await asyncio.to_thread(_decode_all, raw) if len(raw) > 100 else _decode_all(raw)
                 if len(new) > 100:
@@ -586,7 +590,7 @@ class LadderService:
 
     async def event(self, ladder_id: str, ev: dict[str, Any]) -> None:
         ev = dict(ev, ladder_id=ladder_id, at_ms=self.matches.now_ms())
-        await self.redis.xadd(aux_key("ladder", ladder_id, "events"), {b"e": json.dumps(ev).encode()},
+        await self.redis.xadd(ladder_key(ladder_id, "events"), {b"e": json.dumps(ev).encode()},
                               maxlen=100_000, approximate=True)
 
     async def stream_ladder(self, ladder_id: str, peer: str = "") -> AsyncIterator[dict[str, Any]]:
@@ -598,7 +602,7 @@ class LadderService:
         ``streams_per_peer`` streams per ``peer`` address (ResourceExhaustedError past either)."""
         await self.config(ladder_id)
         with self._slot("peer", peer, self.streams_per_peer, f"peer {peer or '(unknown)'}"):
-            async for _eid, fields in self.public_feeds.follow(aux_key("ladder", ladder_id, "events")):
+            async for _eid, fields in self.public_feeds.follow(ladder_key(ladder_id, "events")):
                 ev = json.loads(fields[b"e"])
                 yield ev
                 if ev["type"] == "finished":
@@ -610,9 +614,9 @@ class LadderService:
         that no bot plays on until an idle limit. Games already over are recorded as usual."""
         self.matches.check_admin(admin_token)
         await self.config(ladder_id)
-        await self.redis.delete(aux_key("ladder", ladder_id, "pending"))
-        await self.redis.set(aux_key("ladder", ladder_id, "status"), "stopped")
-        running_key = aux_key("ladder", ladder_id, "running")
+        await self.redis.delete(ladder_key(ladder_id, "pending"))
+        await self.redis.set(ladder_key(ladder_id, "status"), "stopped")
+        running_key = ladder_key(ladder_id, "running")
         for num, raw in (await self.redis.hgetall(running_key)).items():
             game = json.loads(raw)
             if await self.store.is_over(game["match_id"]):
@@ -635,7 +639,7 @@ class LadderService:
     async def _set_status(self, ladder_id: str, admin_token: str | None, old: str, new: str) -> dict[str, Any]:
         self.matches.check_admin(admin_token)
         await self.config(ladder_id)
-        key = aux_key("ladder", ladder_id, "status")
+        key = ladder_key(ladder_id, "status")
         cur = _text(await self.redis.get(key) or b"running")
         if cur != old:
             raise FailedPreconditionError(f"the ladder is {cur}, not {old}")
@@ -658,10 +662,10 @@ class LadderService:
                     "match_id": "" if st == "planned" else g["match_id"]}
 
         if state in ("", "planned"):
-            raw = await self.redis.lrange(aux_key("ladder", ladder_id, "pending"), 0, GAMES_LISTED - 1)
+            raw = await self.redis.lrange(ladder_key(ladder_id, "pending"), 0, GAMES_LISTED - 1)
             out += [row(json.loads(g), "planned") for g in raw]
         if state in ("", "running"):
-            running = [json.loads(g) for g in await self.redis.hvals(aux_key("ladder", ladder_id, "running"))]
+            running = [json.loads(g) for g in await self.redis.hvals(ladder_key(ladder_id, "running"))]
             out += [row(g, "running") for g in sorted(running, key=lambda g: g["game"])]
         if state in ("", "finished"):
             out += [row(g, "finished") for g in await self.results(ladder_id)]

@@ -1,6 +1,6 @@
 -- Mark a claimed game as started, once (bummerl.ladder.service.LadderService._start).
 --
--- KEYS[1]  bm:ladder:<id>:running  (hash: game number -> game spec JSON)
+-- KEYS[1]  bm:ladder:{<id>}:running  (hash: game number -> game spec JSON)
 -- ARGV[1]  game number
 -- ARGV[2]  the started spec JSON ("assigned": true)
 --

@@ -56,3 +56,26 @@ class VersionConflictError(StoreError):
         self.match_id = match_id
         self.expected_version = expected_version
         self.current_version = current_version
+
+
+class LayoutError(StoreError):
+    """Redis holds data in a key layout this code does not serve (layout 1 from before the
+    sharded layout, or another shard count than the one configured): run ``bummerl migrate``
+    (:mod:`bummerl.store.migrate`) with every server stopped. Nothing was written."""
+
+
+class ReplicationTimeoutError(StoreError):
+    """``durability = replicated``: the commit was applied on the primary but no replica
+    confirmed it within ``replica_wait_ms`` (``WAIT 1``). The commit stands unless the primary
+    fails before a replica copies it; the API answers UNAVAILABLE and a retry of the action meets
+    the new version (``VersionConflictError``), so it is never applied twice.
+
+    Attributes:
+        match_id: the match.
+        version: the version that was committed.
+    """
+
+    def __init__(self, match_id: str, version: int) -> None:
+        super().__init__(f"match {match_id!r}: version {version} committed but no replica confirmed it in time")
+        self.match_id = match_id
+        self.version = version

@@ -2,13 +2,14 @@
 
 Without it every open ``StreamMatch`` holds a Redis connection in ``XREAD BLOCK``; a few hundred
 streams exhaust a connection pool and shut every other request out. The :class:`StreamHub` keeps
-one dedicated connection blocked on the **commit feed** (:data:`~bummerl.store.keys.FEED_KEY`), the
-one stream to which ``commit.lua`` appends, with the match, an entry per commit: match id, new
+one dedicated connection per shard blocked on the shard's **commit feed**
+(:meth:`~bummerl.store.keys.KeyLayout.feed_key`; a single node has one shard), the stream to which
+``commit.lua`` appends, with the match, an entry per commit: match id, new
 version and the commit's event payloads. The reader hands each entry to the waiters of its match.
 
-So the read is one key however many matches are followed: adding a match sends nothing, and a
+So the read is one key per shard however many matches are followed: adding a match sends nothing, and a
 commit costs the reader one entry to parse, not a re-sent command naming every followed match.
-Every process reads every commit of the cluster (entries are small; the feed is trimmed to about
+Every process reads every commit of the shards it has waiters on (entries are small; feeds are trimmed to about
 :data:`~bummerl.store.keys.FEED_MAXLEN`). The reader remembers the newest version it passed per
 match (:data:`SEEN_MATCHES` of them), so a stream coming back for the next version (the usual
 case: it just took the previous one) waits without any Redis command, while a waiter behind the
@@ -28,11 +29,10 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from bummerl.store import keys
-from bummerl.store.redis_store import MatchStore
+from bummerl.store.redis_store import MatchStore, blocking_twin
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +54,28 @@ class _Waiter:
         self.future = future
 
 
-class StreamHub:
-    """Fan-out reader over ``store``'s client settings (one extra connection per process).
+class _ShardReader:
+    """The reader of one shard's feed: its position, whether anybody waits on its matches, its task."""
 
-    ``block_ms``: longest single ``XREAD BLOCK`` on the feed (ms); ``batch``: most feed entries
+    __slots__ = ("feed_key", "last_waiter", "position", "shard", "task", "waiting", "wanted")
+
+    def __init__(self, shard: int, feed_key: str, position: bytes | str) -> None:
+        self.shard = shard
+        self.feed_key = feed_key
+        self.position = position  # the feed id read up to
+        self.wanted = asyncio.Event()  # set while somebody waits (or waited less than KEEP_S ago)
+        self.last_waiter = time.monotonic()  # of the last waiter's arrival or departure on this shard
+        self.waiting = 0  # pending waiters on matches of this shard
+        self.task: asyncio.Task[None] | None = None
+
+
+class StreamHub:
+    """Fan-out reader over ``store``'s client settings: one blocking connection per shard that has
+    waiters (a single node has one shard; a cluster deployment S, see
+    :class:`~bummerl.store.keys.KeyLayout`). A shard's reader starts with the first waiter on one
+    of its matches and idles :data:`KEEP_S` seconds after the last left.
+
+    ``block_ms``: longest single ``XREAD BLOCK`` on a feed (ms); ``batch``: most feed entries
     taken per read.
     Start with :meth:`start` (or ``async with``); :meth:`aclose` stops it and fails no waiter: a
     waiter still pending then simply times out.
@@ -67,16 +85,12 @@ class StreamHub:
         self.store = store
         self.block_ms = block_ms
         self.batch = batch
-        kwargs = dict(store.client.connection_pool.connection_kwargs)
-        kwargs["socket_timeout"] = None  # XREAD BLOCK waits longer than any read timeout
-        pool = aioredis.ConnectionPool(connection_class=store.client.connection_pool.connection_class, **kwargs)
-        self._reader = aioredis.Redis(connection_pool=pool)
+        self._reader: Any = blocking_twin(store.client)
         self._waiters: dict[str, list[_Waiter]] = {}
         self._seen: OrderedDict[str, int] = OrderedDict()  # match -> newest version the reader passed
-        self._position: bytes | str = "0-0"  # the feed id read up to
-        self._wanted = asyncio.Event()  # set while somebody waits (or waited less than KEEP_S ago)
-        self._last_waiter = 0.0  # time.monotonic() of the last waiter's arrival or departure
-        self._task: asyncio.Task[None] | None = None
+        self._shards: dict[int, _ShardReader] = {}
+        self._starting: dict[int, asyncio.Future[_ShardReader]] = {}
+        self._open = False
 
     @property
     def waiting(self) -> int:
@@ -84,21 +98,46 @@ class StreamHub:
         return sum(len(w) for w in self._waiters.values())
 
     async def start(self) -> StreamHub:
-        """Start reading the feed from its current end (one ``XREVRANGE``; Redis errors propagate)."""
-        if self._task is None:
-            tail: Any = await self.store.client.xrevrange(self.store.feed_key, count=1)
-            if tail:
-                self._position = tail[0][0]
-            self._task = asyncio.create_task(self._run(), name="bummerl-stream-hub")
+        """Open the hub; each shard's reader starts with its first waiter, from the feed's end then."""
+        self._open = True
         return self
 
+    async def _shard(self, shard: int) -> _ShardReader:
+        """The reader of ``shard``, started on first use (one ``XREVRANGE`` for the feed's end)."""
+        reader = self._shards.get(shard)
+        if reader is not None:
+            return reader
+        pending = self._starting.get(shard)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[_ShardReader] = asyncio.get_running_loop().create_future()
+        self._starting[shard] = fut
+        try:
+            feed_key = self.store.layout.feed_key(shard)
+            tail: Any = await self.store.client.xrevrange(feed_key, count=1)
+            reader = _ShardReader(shard, feed_key, tail[0][0] if tail else "0-0")
+            if self._open:
+                reader.task = asyncio.create_task(self._run(reader), name=f"bummerl-stream-hub-{shard}")
+            self._shards[shard] = reader
+            fut.set_result(reader)
+            return reader
+        except BaseException as e:
+            fut.set_exception(e)
+            fut.exception()  # retrieved: other awaiters get it, nobody logs it as never retrieved
+            raise
+        finally:
+            del self._starting[shard]
+
     async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
-        await self._reader.aclose(close_connection_pool=True)
+        self._open = False
+        for reader in self._shards.values():
+            if reader.task is not None:
+                reader.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader.task
+                reader.task = None
+        self._shards.clear()
+        await self._reader.aclose()
 
     async def __aenter__(self) -> StreamHub:
         return await self.start()
@@ -115,12 +154,13 @@ class StreamHub:
         argument, and the Redis errors of those reads."""
         if timeout_ms < 1:
             raise ValueError("timeout_ms must be >= 1")
-        keys.check_match_id(match_id)
+        reader = await self._shard(self.store.layout.shard_of(match_id))
         fut: asyncio.Future[list[tuple[int, bytes]]] = asyncio.get_running_loop().create_future()
         w = _Waiter(after_version, fut)
         self._waiters.setdefault(match_id, []).append(w)  # from here on the reader hands it what it reads
-        self._last_waiter = time.monotonic()
-        self._wanted.set()
+        reader.waiting += 1
+        reader.last_waiter = time.monotonic()
+        reader.wanted.set()
         try:
             seen = self._seen.get(match_id)
             if seen is None or seen > after_version:  # the reader may have passed what this waiter wants
@@ -133,7 +173,8 @@ class StreamHub:
                 got = []
             return got or await self.store.events_since(match_id, after_version)  # [] from the reader: read
         finally:
-            self._last_waiter = time.monotonic()
+            reader.waiting -= 1
+            reader.last_waiter = time.monotonic()
             lst = self._waiters.get(match_id)
             if lst is not None:
                 with contextlib.suppress(ValueError):
@@ -141,14 +182,14 @@ class StreamHub:
                 if not lst:
                     del self._waiters[match_id]
 
-    async def _run(self) -> None:
+    async def _run(self, reader: _ShardReader) -> None:
         while True:
             try:
-                if not self._waiters and time.monotonic() - self._last_waiter > KEEP_S:
-                    self._wanted.clear()
-                    await self._wanted.wait()  # idle: no command until somebody waits
-                    await self._resume()
-                await self._read_once()
+                if not reader.waiting and time.monotonic() - reader.last_waiter > KEEP_S:
+                    reader.wanted.clear()
+                    await reader.wanted.wait()  # idle: no command until somebody waits
+                    await self._resume(reader)
+                await self._read_once(reader)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as e:
@@ -158,20 +199,23 @@ class StreamHub:
                 log.exception("stream hub: unexpected error; retrying")
                 await asyncio.sleep(0.5)
 
-    async def _resume(self) -> None:
+    async def _resume(self, reader: _ShardReader) -> None:
         """After idling the reader goes on from where it stopped, so it hands over what was
         committed meanwhile. If the feed was trimmed past that point, what it remembers of each
         match may be stale: it forgets it, and the waiters there now read their match's stream."""
-        first: Any = await self._reader.xrange(self.store.feed_key, count=1)
-        if first and keys.stream_id_pair(first[0][0]) > keys.stream_id_pair(self._position):
-            self._seen.clear()
-            for ws in self._waiters.values():
-                for w in ws:
-                    if not w.future.done():
-                        w.future.set_result([])
+        first: Any = await self._reader.xrange(reader.feed_key, count=1)
+        if first and keys.stream_id_pair(first[0][0]) > keys.stream_id_pair(reader.position):
+            shard_of = self.store.layout.shard_of
+            for match_id in [m for m in self._seen if shard_of(m) == reader.shard]:
+                del self._seen[match_id]
+            for match_id, ws in self._waiters.items():
+                if shard_of(match_id) == reader.shard:
+                    for w in ws:
+                        if not w.future.done():
+                            w.future.set_result([])
 
-    async def _read_once(self) -> None:
-        reply: Any = await self._reader.xread({self.store.feed_key: self._position}, count=self.batch,
+    async def _read_once(self, reader: _ShardReader) -> None:
+        reply: Any = await self._reader.xread({reader.feed_key: reader.position}, count=self.batch,
                                               block=self.block_ms)
         if not reply:
             return
@@ -180,7 +224,7 @@ class StreamHub:
                    else [e for _key, lst in reply for e in lst])
         if not entries:
             return
-        self._position = entries[-1][0]
+        reader.position = entries[-1][0]
         seen = self._seen
         news: dict[str, list[tuple[int, bytes]]] = {}
         for _eid, fields in entries:
@@ -200,4 +244,3 @@ class StreamHub:
                     mine = [(v, p) for v, p in got if v > w.after]
                     if mine:
                         w.future.set_result(mine)
-

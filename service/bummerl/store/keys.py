@@ -1,12 +1,18 @@
-"""Redis key schema of Bummerl.
+"""Redis key schema of Bummerl (layout 2: sharded, Redis Cluster ready).
 
-Every key the service writes starts with ``bm:``.  The keys of one match share
-the hash tag ``{<match_id>}`` so that they live in one slot on Redis Cluster
-and a single Lua script may touch all of them.
+Every key the service writes starts with ``bm:``.  On Redis Cluster a Lua script may only touch
+keys of one hash slot, and the commit script writes the match together with the deadlines, the
+set of running matches and the commit feed.  So matches are spread over ``S`` **shards** (``S``
+fixed per deployment, stored in :data:`LAYOUT_KEY`), and every key of shard ``k`` carries the
+hash tag ``{<tag><k>}`` (``tag`` is ``s`` in a deployment): the match keys *and* the shard's
+deadlines, active set and feed live in one slot, on one node.  A match's shard is a pure function
+of its id, :meth:`KeyLayout.shard_of` (CRC-32 of the UTF-8 id, modulo ``S``), so any id works and
+every process finds every match.  A single Redis/Valkey runs ``S = 1`` (one shard, one feed, as
+before); a cluster spreads ``S`` slots (default :data:`CLUSTER_SHARDS`) over its masters.
 
-Match keys
-----------
-``bm:{<match_id>}:state`` -- HASH, the current state of one match:
+Shard keys (``p`` = ``bm:{s<k>}:``)
+-----------------------------------
+``p m:<match_id>:state`` -- HASH, the current state of one match:
 
     ``version``      decimal integer, 1 after ``create``, +1 per commit.
     ``state``        opaque bytes: the serialized match state at ``version``
@@ -22,21 +28,34 @@ Match keys
                      never decodes/re-encodes JSON in Lua (cjson would turn
                      ``[]`` into ``{}`` and round floats and big integers).
 
-``bm:{<match_id>}:events`` -- STREAM, the public events of the match.  Entry
+``p m:<match_id>:events`` -- STREAM, the public events of the match.  Entry
 ids are ``<version>-<i>``: the i-th event (0, 1, 2, ...) appended by the
 commit that produced ``version`` (``create`` writes version 1).  So a reader
 that has seen version ``v`` resumes with ``XRANGE key (v+1)-0 +`` or
 ``XREAD ... <v>-18446744073709551615``.  Each entry has a single field
 ``e`` holding the opaque event payload (bytes).  The stream is not trimmed.
 
+``p deadlines`` -- SORTED SET of the shard's turn deadlines (:meth:`KeyLayout.deadlines_key`).
+``p active`` -- SET of the shard's matches not yet over (:meth:`KeyLayout.active_key`).
+``p feed`` -- STREAM of every commit of the shard (:meth:`KeyLayout.feed_key`).
+
 Other keys
 ----------
-Anything else (ladders, bot registrations, deadlines...) lives under
-``bm:<something>`` where ``<something>`` does not start with ``{``; build them
-with :func:`aux_key`.  ``MatchStore.set_json``/``get_json`` only accept such keys.
+``bm:layout`` (:data:`LAYOUT_KEY`) -- HASH ``version`` (:data:`LAYOUT_VERSION`) and ``shards``.
+Anything else (ladders, bot registrations, rate limits...) lives under ``bm:<something>`` where
+``<something>`` does not start with ``{``; build them with :func:`aux_key`.  The keys that one Lua
+script touches together carry one hash tag: a ladder's keys ``bm:ladder:{<id>}:...``
+(:func:`ladder_key`), a bot's queue and its once-markers ``bm:botq:{<bot>}...`` (:func:`botq_key`).
+``MatchStore.set_json``/``get_json`` only accept such keys.
+
+Layout 1 (before 2026-11) named match keys ``bm:{<match_id>}:state``/``:events`` and kept one
+``bm:deadlines``, ``bm:active`` and ``bm:feed`` (and untagged ladder and bot-queue keys);
+``bummerl migrate`` (:mod:`bummerl.store.migrate`) moves such data to layout 2.
 """
 
 from __future__ import annotations
+
+import zlib
 
 PREFIX = "bm:"
 """Prefix of every key Bummerl writes."""
@@ -57,28 +76,101 @@ MAX_SEQ = 2**64 - 1
 """Largest sequence part of a stream id: ``<v>-MAX_SEQ`` is the last id of version v."""
 
 
-DEADLINES_KEY = "bm:deadlines"
-"""SORTED SET of turn deadlines: member = match id, score = the instant (ms since the epoch)
-the seat to act loses on time or the match counts as abandoned. Written by the create/commit
-scripts together with the match, claimed by reapers (``claim.lua``). Not hash-tagged: a Redis
-Cluster deployment needs these scripts to run where this key and the match live (one node)."""
+LAYOUT_KEY = "bm:layout"
+"""HASH ``version`` -> :data:`LAYOUT_VERSION`, ``shards`` -> S: written once by the first process
+on an empty database (:func:`bummerl.store.redis_store.MatchStore.connect`), read by every other."""
 
+LAYOUT_VERSION = 2
+"""The key layout this code writes (1: one global deadlines/active/feed, match keys tagged by id)."""
 
-FEED_KEY = "bm:feed"
-"""STREAM of every commit (each has at least one payload, :data:`NO_EVENT` when it made no public event), over all matches: fields ``m`` (match id), ``v``
-(the new version) and ``0``, ``1``, ... (the event payloads, as in the match's own stream). Written
-by ``commit.lua`` in the same script as the match; each process's ``StreamHub`` blocks on this one
-key to learn of new events of any match. Trimmed to about :data:`FEED_MAXLEN` entries: it is a
-notification feed, the match streams stay the record. Not hash-tagged (as :data:`DEADLINES_KEY`)."""
+CLUSTER_SHARDS = 16
+"""Default number of shards on Redis Cluster (a single node uses 1): the shards' slots are what the
+cluster spreads over its masters, so S should be a few times the number of masters you expect."""
 
 FEED_MAXLEN = 10_000
-"""Approximate length :data:`FEED_KEY` is trimmed to (``XADD MAXLEN ~``): a hub that falls further
+"""Approximate length each shard's feed is trimmed to (``XADD MAXLEN ~``): a hub that falls further
 behind than this misses notifications, and its waiters read their match's stream on timeout."""
 
 
-ACTIVE_KEY = "bm:active"
-"""SET of the ids of matches created and not yet over, cluster-wide (``bummerl_active_matches``).
-Added by ``create.lua``, removed by the ``commit.lua`` call that ends the match."""
+class KeyLayout:
+    """Where the keys of a match and of its shard are (layout 2, see the module docstring).
+
+    Args:
+        shards: S >= 1, the number of shards (fixed per deployment: a match's shard is
+            ``crc32(id) % S``; changing S moves matches, see ``bummerl migrate --shards``).
+        tag: the prefix of the shards' hash tags, ``{<tag><k>}``; ``"s"`` in a deployment, a
+            unique string in tests that want keys of their own. Letters, digits, ``-`` and ``_``.
+
+    Raises ``ValueError`` for S < 1 or a bad tag.
+    """
+
+    __slots__ = ("_prefixes", "shards", "tag")
+
+    def __init__(self, shards: int = 1, tag: str = "s") -> None:
+        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+            raise ValueError(f"shards must be an int >= 1, got {shards!r}")
+        if not tag or not all(c.isalnum() or c in "-_" for c in tag):
+            raise ValueError(f"shard tag must be letters, digits, '-' or '_', got {tag!r}")
+        self.shards = shards
+        self.tag = tag
+        self._prefixes = tuple(f"{PREFIX}{{{tag}{k}}}:" for k in range(shards))
+
+    def __repr__(self) -> str:
+        return f"KeyLayout(shards={self.shards}, tag={self.tag!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyLayout) and (self.shards, self.tag) == (other.shards, other.tag)
+
+    def __hash__(self) -> int:
+        return hash((self.shards, self.tag))
+
+    def shard_of(self, match_id: str) -> int:
+        """The shard of a match: ``crc32(utf-8 id) % S`` (0 when S = 1). Raises ``ValueError`` on a bad id."""
+        check_match_id(match_id)
+        return 0 if self.shards == 1 else zlib.crc32(match_id.encode("utf-8")) % self.shards
+
+    def shard_prefix(self, shard: int) -> str:
+        """``bm:{<tag><shard>}:``, the start of every key of that shard."""
+        return self._prefixes[shard]
+
+    def state_key(self, match_id: str) -> str:
+        """``bm:{s<k>}:m:<match_id>:state``, the match's state hash (raises ``ValueError`` on a bad id)."""
+        return f"{self._prefixes[self.shard_of(match_id)]}m:{match_id}:state"
+
+    def events_key(self, match_id: str) -> str:
+        """``bm:{s<k>}:m:<match_id>:events``, the match's event stream (raises ``ValueError`` on a bad id)."""
+        return f"{self._prefixes[self.shard_of(match_id)]}m:{match_id}:events"
+
+    def match_keys(self, match_id: str) -> tuple[str, str]:
+        """``(state_key, events_key)`` of a match, the first KEYS of the Lua scripts."""
+        prefix = self._prefixes[self.shard_of(match_id)]
+        return f"{prefix}m:{match_id}:state", f"{prefix}m:{match_id}:events"
+
+    def deadlines_key(self, shard: int) -> str:
+        """``bm:{s<k>}:deadlines``: SORTED SET of the shard's turn deadlines, member = match id, score =
+        the instant (ms since the epoch) the seat to act loses on time or the match counts as
+        abandoned. Written by the create/commit scripts with the match, claimed by reapers."""
+        return self._prefixes[shard] + "deadlines"
+
+    def active_key(self, shard: int) -> str:
+        """``bm:{s<k>}:active``: SET of the shard's matches created and not yet over (added by
+        ``create.lua``, removed by the ``commit.lua`` call that ends the match)."""
+        return self._prefixes[shard] + "active"
+
+    def feed_key(self, shard: int) -> str:
+        """``bm:{s<k>}:feed``: STREAM of every commit of the shard (each has at least one payload,
+        :data:`NO_EVENT` when it made no public event): fields ``m`` (match id), ``v`` (the new
+        version) and ``0``, ``1``, ... (the event payloads). Written by ``commit.lua`` with the
+        match; each process's ``StreamHub`` follows the feeds of the shards it has waiters on.
+        Trimmed to about :data:`FEED_MAXLEN` entries: a notification feed, not the record."""
+        return self._prefixes[shard] + "feed"
+
+    def shard_keys(self, match_id: str) -> tuple[str, str, str, str, str]:
+        """``(state, events, deadlines, active, feed)`` of a match: the KEYS of ``commit.lua``."""
+        k = self.shard_of(match_id)
+        prefix = self._prefixes[k]
+        return (f"{prefix}m:{match_id}:state", f"{prefix}m:{match_id}:events", prefix + "deadlines",
+                prefix + "active", prefix + "feed")
 
 
 def check_match_id(match_id: str) -> str:
@@ -96,23 +188,8 @@ def check_match_id(match_id: str) -> str:
     return match_id
 
 
-def state_key(match_id: str) -> str:
-    """``bm:{<match_id>}:state``, the match's state hash (raises ``ValueError`` on a bad id)."""
-    return f"{PREFIX}{{{check_match_id(match_id)}}}:state"
-
-
-def events_key(match_id: str) -> str:
-    """``bm:{<match_id>}:events``, the match's event stream (raises ``ValueError`` on a bad id)."""
-    return f"{PREFIX}{{{check_match_id(match_id)}}}:events"
-
-
-def match_keys(match_id: str) -> tuple[str, str]:
-    """``(state_key, events_key)`` of a match, the KEYS order of the Lua scripts."""
-    return state_key(match_id), events_key(match_id)
-
-
 def aux_key(*parts: str) -> str:
-    """A non-match key ``bm:<part>:<part>...``, e.g. ``aux_key("ladder", "l1")`` -> ``bm:ladder:l1``.
+    """A non-match key ``bm:<part>:<part>...``, e.g. ``aux_key("ladders", "running")`` -> ``bm:ladders:running``.
 
     Raises ``ValueError`` if there are no parts, a part is empty, or the first
     part starts with ``{`` (that namespace belongs to matches).
@@ -124,12 +201,28 @@ def aux_key(*parts: str) -> str:
     return PREFIX + ":".join(parts)
 
 
+def ladder_key(ladder_id: str, *parts: str) -> str:
+    """A key of one ladder, ``bm:ladder:{<ladder_id>}`` or ``bm:ladder:{<ladder_id>}:<part>...``: all
+    keys of a ladder share its hash tag, so the ladder's Lua scripts (claim, start, finish) may
+    touch them together on Redis Cluster. Raises ``ValueError`` on an id with braces or spaces."""
+    check_match_id(ladder_id)
+    return ":".join((f"{PREFIX}ladder:{{{ladder_id}}}", *parts))
+
+
+def botq_key(bot_id: str, *parts: str) -> str:
+    """``bm:botq:{<bot_id>}``, the stream of a connected bot's assignments, or one of its keys
+    ``bm:botq:{<bot_id>}:<part>...`` (e.g. the once-marker of an assignment, written by
+    ``assign.lua`` with the queue). Raises ``ValueError`` on an id with braces or spaces."""
+    check_match_id(bot_id)
+    return ":".join((f"{PREFIX}botq:{{{bot_id}}}", *parts))
+
+
 def check_aux_key(key: str) -> str:
     """Return ``key`` if it is a non-match Bummerl key (``bm:`` but not ``bm:{``), else raise ``ValueError``."""
     if not key.startswith(PREFIX) or len(key) == len(PREFIX):
         raise ValueError(f"key {key!r} does not start with {PREFIX!r}")
     if key.startswith(PREFIX + "{"):
-        raise ValueError(f"key {key!r} is a match key; use MatchStore's match methods")
+        raise ValueError(f"key {key!r} is a shard key; use MatchStore's match methods")
     return key
 
 

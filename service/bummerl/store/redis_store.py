@@ -39,13 +39,24 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.asyncio.connection import ConnectionPool
-from redis.exceptions import RedisError
+from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, RedisError, TryAgainError
 
 from bummerl.store import keys
-from bummerl.store.errors import MatchExistsError, MatchNotFoundError, StoreError, VersionConflictError
+from bummerl.store.errors import (
+    LayoutError,
+    MatchExistsError,
+    MatchNotFoundError,
+    ReplicationTimeoutError,
+    StoreError,
+    VersionConflictError,
+)
 
-__all__ = ["MatchStore", "StoredMatch"]
+__all__ = ["DURABILITIES", "LEGACY_KEYS", "MatchStore", "StoredMatch", "blocking_twin", "read_layout", "stored_layout"]
+
+DURABILITIES = ("none", "replicated")
+"""The values of ``durability`` (:class:`MatchStore`, ``BUMMERL_DURABILITY``)."""
 
 _BLOCK_GRACE_S = 5.0
 """Extra seconds a blocking read may take beyond its server-side timeout before we give up."""
@@ -135,6 +146,76 @@ class QuickPool(aioredis.BlockingConnectionPool):
             self._slow -= 1
 
 
+def blocking_twin(client: Any) -> Any:
+    """A client with ``client``'s connection settings but no socket read timeout, for blocking
+    reads (``XREAD BLOCK`` waits longer than any read timeout): a new pool for a single node, a new
+    ``RedisCluster`` on the same nodes for a cluster. The caller closes it."""
+    if isinstance(client, RedisCluster):
+        node = client.get_default_node() or client.get_nodes()[0]
+        passed: dict[str, Any] = {k: v for k, v in client.get_connection_kwargs().items() if k in _CLUSTER_PASSED}
+        return RedisCluster(host=node.host, port=node.port, socket_timeout=None, **passed)
+    kwargs = dict(client.connection_pool.connection_kwargs)
+    kwargs["socket_timeout"] = None
+    pool = ConnectionPool(connection_class=client.connection_pool.connection_class, **kwargs)
+    return aioredis.Redis(connection_pool=pool)
+
+
+_CLUSTER_PASSED = ("username", "password", "ssl", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile",
+                   "ssl_cert_reqs", "protocol", "socket_connect_timeout", "client_name")
+
+
+LEGACY_KEYS = ("bm:deadlines", "bm:active", "bm:feed", "bm:house:leases", "bm:house:tokens")
+"""Keys only layout 1 has (global deadlines, active set, feed; the house bots' untagged keys)."""
+
+
+def _text(x: Any) -> str:
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+async def stored_layout(client: Any) -> tuple[int, int]:
+    """``(version, shards)`` of the data in Redis: from :data:`keys.LAYOUT_KEY`; else ``(1, 1)`` if a
+    key only layout 1 writes exists (:data:`LEGACY_KEYS`, an untagged ladder or bot-queue key, a
+    match key ``bm:{<id>}:state``); else ``(0, 0)``, nothing of Bummerl's matches or ladders yet.
+    Without the layout key this scans the keyspace (``SCAN``, once per database's life)."""
+    raw: Any = await client.hgetall(keys.LAYOUT_KEY)
+    if raw:
+        return int(raw.get(b"version", 0)), int(raw.get(b"shards", 0))
+    for key in LEGACY_KEYS:
+        if await client.exists(key):
+            return 1, 1
+    for pattern in ("bm:ladder:[^{]*", "bm:botq:[^{]*", "bm:{*}:state"):
+        async for k in client.scan_iter(match=pattern, count=1000):
+            if pattern != "bm:{*}:state" or _text(k).count(":") == 2:  # not bm:{s<k>}:m:<id>:state
+                return 1, 1
+    return 0, 0
+
+
+async def read_layout(client: Any, shards: int | None = None, default_shards: int = 1) -> keys.KeyLayout:
+    """The deployment's key layout, from :data:`keys.LAYOUT_KEY`; an empty database gets layout 2
+    with ``shards`` (or ``default_shards``) shards, written once with ``HSETNX`` so that processes
+    starting together agree on the first writer's count.
+
+    Raises :class:`LayoutError` if the database holds layout 1 data (:func:`stored_layout`) or a
+    layout whose version or shard count (when ``shards`` is given) differs; ``bummerl migrate``
+    converts.
+    """
+    version, stored = await stored_layout(client)
+    if version == 1:
+        raise LayoutError("this Redis holds Bummerl data in key layout 1; stop every server and run "
+                          "`bummerl migrate --redis-url URL` to move it to layout 2")
+    if version == 0:
+        await client.hsetnx(keys.LAYOUT_KEY, "version", keys.LAYOUT_VERSION)
+        await client.hsetnx(keys.LAYOUT_KEY, "shards", shards or default_shards)
+        version, stored = await stored_layout(client)
+    if version != keys.LAYOUT_VERSION or stored < 1:
+        raise LayoutError(f"this Redis holds key layout {version} (shards {stored}); this server serves layout "
+                          f"{keys.LAYOUT_VERSION}: run `bummerl migrate`")
+    if shards is not None and shards != stored:
+        raise LayoutError(f"this Redis is laid out in {stored} shards, not the {shards} configured; run "
+                          f"`bummerl migrate --shards {shards}` with every server stopped, or configure {stored}")
+    return keys.KeyLayout(stored)
+
+
 @dataclass(frozen=True, slots=True)
 class StoredMatch:
     """One match as stored.
@@ -153,22 +234,24 @@ class StoredMatch:
 
 
 class MatchStore:
-    """Async store of matches over a ``redis.asyncio.Redis`` client.
+    """Async store of matches over a ``redis.asyncio.Redis`` or ``redis.asyncio.cluster.RedisCluster``
+    client.
 
     Args:
         client: a client with ``decode_responses=False`` (the default); raises
             ``ValueError`` otherwise.  The store does not close it unless it was
-            built by :meth:`from_url`.
-        blocking_client: client used for ``XREAD BLOCK``; default: a new pool
+            built by :meth:`from_url` or :meth:`connect`.
+        layout: where the keys are (:class:`~bummerl.store.keys.KeyLayout`: the number of
+            shards and their hash-tag prefix); default one shard tagged ``s``. A deployment reads
+            it from Redis (:meth:`connect`); tests give a tag of their own.
+        blocking_client: client used for ``XREAD BLOCK``; default: a new pool (or cluster client)
             with ``client``'s connection settings (see module docstring).
-        deadlines_key: the sorted set of turn deadlines (default ``bm:deadlines``;
-            tests use their own).  Note: on Redis Cluster this key is not in the
-            match's hash slot, so the scripts that touch both need a single-slot
-            deployment (one Redis/Valkey, or a proxy); see :mod:`bummerl.store.keys`.
-        active_key: the set of matches not yet over (default ``bm:active``, or
-            ``<deadlines_key>:active`` for a custom deadlines key).
-        feed_key: the commit feed the stream hubs read (default ``bm:feed``, or
-            ``<deadlines_key>:feed`` for a custom deadlines key); see :data:`keys.FEED_KEY`.
+        durability: ``"none"`` (default) acknowledges a commit when the primary has applied it;
+            ``"replicated"`` also waits (``WAIT 1 <replica_wait_ms>`` on the commit's own
+            connection) until one replica has it, so an acknowledged action survives a failover.
+            A commit no replica confirmed in time raises :class:`ReplicationTimeoutError` (the
+            commit itself stands: a retry of the action meets the new version).
+        replica_wait_ms: longest wait for the replica, **milliseconds** (default 1000).
 
     Methods raise the errors of :mod:`bummerl.store.errors`, ``ValueError`` for
     an invalid match id or argument, and ``redis.exceptions.RedisError`` for
@@ -177,32 +260,28 @@ class MatchStore:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Any,
         *,
-        blocking_client: aioredis.Redis | None = None,
-        deadlines_key: str = keys.DEADLINES_KEY,
-        active_key: str | None = None,
-        feed_key: str | None = None,
+        layout: keys.KeyLayout | None = None,
+        blocking_client: Any = None,
+        durability: str = "none",
+        replica_wait_ms: int = 1000,
     ) -> None:
-        pool_kwargs = client.connection_pool.connection_kwargs
-        if pool_kwargs.get("decode_responses"):
+        if client.get_encoder().decode_responses:
             raise ValueError("MatchStore needs a client with decode_responses=False")
+        if durability not in DURABILITIES:
+            raise ValueError(f"durability must be one of {DURABILITIES}, got {durability!r}")
+        if replica_wait_ms < 1:
+            raise ValueError("replica_wait_ms must be >= 1")
         self._client = client
+        self.cluster = isinstance(client, RedisCluster)
+        """True when the client is a Redis Cluster client."""
+        self.layout = layout or keys.KeyLayout()
+        self.durability = durability
+        self.replica_wait_ms = int(replica_wait_ms)
         self._owns_client = False
         self._owns_blocking = blocking_client is None
-        if blocking_client is None:
-            kwargs = dict(pool_kwargs)
-            kwargs["socket_timeout"] = None  # XREAD BLOCK waits longer than any read timeout
-            pool = ConnectionPool(connection_class=client.connection_pool.connection_class, **kwargs)
-            blocking_client = aioredis.Redis(connection_pool=pool)
-        self._blocking = blocking_client
-        self.deadlines_key = keys.check_aux_key(deadlines_key)
-        self.active_key = keys.check_aux_key(
-            active_key or (keys.ACTIVE_KEY if deadlines_key == keys.DEADLINES_KEY else f"{deadlines_key}:active")
-        )
-        self.feed_key = keys.check_aux_key(
-            feed_key or (keys.FEED_KEY if deadlines_key == keys.DEADLINES_KEY else f"{deadlines_key}:feed")
-        )
+        self._blocking = blocking_client if blocking_client is not None else blocking_twin(client)
         self._create_script = client.register_script(_lua("create.lua"))
         self._commit_script = client.register_script(_lua("commit.lua"))
         self._claim_script = client.register_script(_lua("claim.lua"))
@@ -210,9 +289,11 @@ class MatchStore:
 
     @classmethod
     def from_url(
-        cls, url: str, max_connections: int = 128, pool_timeout_s: float = 10.0, **client_kwargs: Any
+        cls, url: str, max_connections: int = 128, pool_timeout_s: float = 10.0, *,
+        layout: keys.KeyLayout | None = None, **client_kwargs: Any
     ) -> MatchStore:
-        """A store on a new client for ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+        """A store on a new client for a single Redis/Valkey at ``url`` (``redis://``, ``rediss://``
+        or ``unix://``); for a deployment that may be a cluster use :meth:`connect`.
 
         The client's pool holds at most ``max_connections`` connections; a request that finds
         them all busy **waits** up to ``pool_timeout_s`` seconds for one (redis-py's
@@ -220,32 +301,77 @@ class MatchStore:
         ``client_kwargs`` go to the pool (``decode_responses`` must stay False).  :meth:`aclose` closes the client too.
         """
         pool = QuickPool.from_url(url, max_connections=max_connections, timeout=pool_timeout_s, **client_kwargs)
-        store = cls(aioredis.Redis(connection_pool=pool))
+        store = cls(aioredis.Redis(connection_pool=pool), layout=layout)
+        store._owns_client = True
+        return store
+
+    @classmethod
+    async def connect(
+        cls, url: str, max_connections: int = 128, pool_timeout_s: float = 10.0, *, shards: int | None = None,
+        durability: str = "none", replica_wait_ms: int = 1000,
+    ) -> MatchStore:
+        """The store of a deployment: a single node or a Redis/Valkey Cluster, told apart at start-up
+        by ``INFO cluster`` (``cluster_enabled:1``: redis-py's ``RedisCluster`` client, with
+        ``max_connections`` per node), on the key layout stored in Redis (:data:`keys.LAYOUT_KEY`).
+
+        An empty database gets layout 2 with ``shards`` shards (default 1 on a single node,
+        :data:`keys.CLUSTER_SHARDS` on a cluster), written once (``HSETNX``) so that every process
+        agrees. Raises :class:`LayoutError` when Redis holds layout 1 data (run ``bummerl
+        migrate``) or a layout with another shard count than an explicit ``shards``, and the
+        Redis errors of the connection.
+        """
+        probe = aioredis.Redis.from_url(url)
+        try:
+            info: Any = await probe.info("cluster")
+        finally:
+            await probe.aclose()
+        on_cluster = str(info.get("cluster_enabled", 0)) == "1"
+        client: Any
+        if on_cluster:
+            client = RedisCluster.from_url(url, max_connections=max_connections)
+        else:
+            client = aioredis.Redis(connection_pool=QuickPool.from_url(
+                url, max_connections=max_connections, timeout=pool_timeout_s))
+        try:
+            layout = await read_layout(client, shards, keys.CLUSTER_SHARDS if on_cluster else 1)
+        except BaseException:
+            await client.aclose()
+            raise
+        store = cls(client, layout=layout, durability=durability, replica_wait_ms=replica_wait_ms)
         store._owns_client = True
         return store
 
     @property
-    def blocking_client(self) -> aioredis.Redis:
+    def blocking_client(self) -> Any:
         """The client for blocking reads (``XREAD BLOCK``), on its own pool."""
         return self._blocking
 
     async def active_count(self) -> int:
-        """Matches created and not yet over, over every process on this Redis (one SCARD)."""
-        return int(await self._client.scard(self.active_key))
+        """Matches created and not yet over, over every process on this Redis (one SCARD per shard)."""
+        counts = await asyncio.gather(*(self._client.scard(self.layout.active_key(k))
+                                        for k in range(self.layout.shards)))
+        return sum(int(c) for c in counts)
+
+    async def sample_active(self, count: int) -> list[str]:
+        """Up to ``count`` ids of running matches, drawn at random from every shard (SRANDMEMBER)."""
+        per = max(1, -(-count // self.layout.shards))
+        got = await asyncio.gather(*(self._client.srandmember(self.layout.active_key(k), per)
+                                     for k in range(self.layout.shards)))
+        return [m.decode() if isinstance(m, bytes) else str(m) for ids in got for m in ids or []][:count]
 
     async def is_over(self, match_id: str) -> bool:
         """Whether the match's meta says it is over (one HGET); False for an unknown match."""
-        raw = await self._client.hget(keys.state_key(match_id), keys.META_PREFIX + b"over")
+        raw = await self._client.hget(self.layout.state_key(match_id), keys.META_PREFIX + b"over")
         return raw is not None and json.loads(raw) is True
 
     async def is_running(self, match_id: str) -> bool:
         """Whether the match exists and its meta says it is not over (one HGET); False for an
         unknown or expired match."""
-        raw = await self._client.hget(keys.state_key(match_id), keys.META_PREFIX + b"over")
+        raw = await self._client.hget(self.layout.state_key(match_id), keys.META_PREFIX + b"over")
         return raw is not None and json.loads(raw) is False
 
     @property
-    def client(self) -> aioredis.Redis:
+    def client(self) -> Any:
         """The client used for non-blocking commands (shared with other components if you like)."""
         return self._client
 
@@ -266,6 +392,47 @@ class MatchStore:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+    async def _run(self, script: Any, script_keys: list[str], args: list[Any], *, durable: bool = False) -> Any:
+        """Run a registered Lua script (EVALSHA, loading it on ``NOSCRIPT``). ``durable`` with
+        ``durability = replicated``: send ``WAIT 1 <replica_wait_ms>`` right behind it on the same
+        connection (``WAIT`` counts the writes of its own connection) and raise
+        :class:`ReplicationTimeoutError` when no replica confirmed a script that wrote (a reply
+        whose first element is 1, or 1 itself)."""
+        if not durable or self.durability == "none":
+            return await script(keys=script_keys, args=args)
+        for _attempt in range(2):
+            cmds = [("EVALSHA", script.sha, len(script_keys), *script_keys, *args),
+                    ("WAIT", 1, self.replica_wait_ms)]
+            if self.cluster:
+                node = self._client.get_node_from_key(script_keys[0])
+                batch = [PipelineCommand(i, *c) for i, c in enumerate(cmds)]
+                try:
+                    await node.execute_pipeline(batch)
+                except (RedisError, OSError):
+                    await self._client.nodes_manager.initialize()  # a failover moved the slot: learn where
+                    raise
+                results = [c.result for c in batch]
+                if any(isinstance(r, (MovedError, AskError, ClusterDownError, TryAgainError)) for r in results):
+                    await self._client.nodes_manager.initialize()
+            else:
+                pipe = self._client.pipeline(transaction=False)
+                for c in cmds:
+                    pipe.execute_command(*c)
+                results = await pipe.execute(raise_on_error=False)
+            if isinstance(results[0], NoScriptError):
+                await self._client.script_load(script.script)
+                continue
+            for r in results:
+                if isinstance(r, BaseException):
+                    raise r
+            reply: Any = results[0]
+            acked: Any = results[1]
+            wrote = int(reply[0] if isinstance(reply, list) else reply) == 1
+            if wrote and int(acked) < 1:
+                raise ReplicationTimeoutError(script_keys[0], -1)
+            return reply
+        raise StoreError("the Lua script could not be loaded")
 
     # -- matches -------------------------------------------------------------------
 
@@ -291,9 +458,12 @@ class MatchStore:
         args: list[bytes | int | str] = [
             bytes(state), match_id, int(deadline_ms), len(meta_args) // 2, *meta_args, *_check_events(events)
         ]
-        created = await self._create_script(
-            keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key], args=args
-        )
+        state_key, events_key, deadlines_key, active_key, _feed = self.layout.shard_keys(match_id)
+        try:
+            created = await self._run(self._create_script, [state_key, events_key, deadlines_key, active_key], args,
+                                      durable=True)
+        except ReplicationTimeoutError:
+            raise ReplicationTimeoutError(match_id, 1) from None
         if int(created) != 1:
             raise MatchExistsError(match_id)
         return 1
@@ -303,14 +473,15 @@ class MatchStore:
 
         Raises ``StoreError`` if the hash lacks its version or state.
         """
-        raw: Any = await self._client.hgetall(keys.state_key(match_id))
+        raw: Any = await self._client.hgetall(self.layout.state_key(match_id))
         return self._stored(match_id, raw)
 
     async def load_if_changed(self, match_id: str, known_version: int) -> StoredMatch | int | None:
         """The stored match, unless its version is ``known_version`` (then that int comes back and
         the blob is not sent: a stored version never changes, it is compare-and-set), or ``None``
         if there is no such match. One round trip (``load_if_changed.lua``)."""
-        got: Any = await self._load_if_changed_script(keys=[keys.state_key(match_id)], args=[int(known_version)])
+        got: Any = await self._load_if_changed_script(keys=[self.layout.state_key(match_id)],
+                                                      args=[int(known_version)])
         if not got:
             return None
         if len(got) == 1:
@@ -388,9 +559,11 @@ class MatchStore:
             *meta_args,
             *(_check_events(events) or [keys.NO_EVENT]),
         ]
-        status, version = await self._commit_script(
-            keys=[*keys.match_keys(match_id), self.deadlines_key, self.active_key, self.feed_key], args=args
-        )
+        try:
+            status, version = await self._run(self._commit_script, list(self.layout.shard_keys(match_id)), args,
+                                              durable=True)
+        except ReplicationTimeoutError:
+            raise ReplicationTimeoutError(match_id, expected_version + 1) from None
         status, version = int(status), int(version)
         if status == 1:
             return version
@@ -415,7 +588,7 @@ class MatchStore:
             raise ValueError("after_version must be >= 0")
         if count is not None and count < 1:
             raise ValueError("count must be >= 1 or None")
-        key = keys.events_key(match_id)
+        key = self.layout.events_key(match_id)
         entries: list[Any] = list(
             await self._client.xrange(key, min=f"{after_version + 1}-0", max="+", count=count) or []
         )
@@ -445,7 +618,7 @@ class MatchStore:
             raise ValueError("after_version must be >= 0")
         if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1:
             raise ValueError(f"timeout_ms must be an int >= 1, got {timeout_ms!r}")
-        key = keys.events_key(match_id)
+        key = self.layout.events_key(match_id)
         async with asyncio.timeout(timeout_ms / 1000 + _BLOCK_GRACE_S):
             reply: Any = await self._blocking.xread(
                 {key: f"{after_version}-{keys.MAX_SEQ}"}, block=timeout_ms
@@ -461,8 +634,8 @@ class MatchStore:
 
     async def delete(self, match_id: str) -> bool:
         """Delete the match's state and events (one DEL) and its deadline.  True if anything was deleted."""
-        await self._client.zrem(self.deadlines_key, match_id)
-        return int(await self._client.delete(*keys.match_keys(match_id))) > 0
+        await self._client.zrem(self.layout.deadlines_key(self.layout.shard_of(match_id)), match_id)
+        return int(await self._client.delete(*self.layout.match_keys(match_id))) > 0
 
     # -- deadlines (docs/DESIGN.md §5: clocks, the reaper) -----------------------------------
 
@@ -473,31 +646,35 @@ class MatchStore:
         Reapers racing for one deadline get disjoint sets (one Lua script)."""
         if lease_ms < 1 or limit < 1:
             raise ValueError("lease_ms and limit must be >= 1")
-        got: Any = await self._claim_script(keys=[self.deadlines_key], args=[int(now_ms), int(lease_ms), int(limit)])
-        return [m.decode() if isinstance(m, bytes) else str(m) for m in got or []]
+        got: Any = await asyncio.gather(*(
+            self._run(self._claim_script, [self.layout.deadlines_key(k)], [int(now_ms), int(lease_ms), int(limit)])
+            for k in range(self.layout.shards)))
+        return [m.decode() if isinstance(m, bytes) else str(m) for ids in got for m in ids or []]
 
     async def next_deadline(self) -> int | None:
-        """The earliest deadline in the set (ms since the epoch), or None if there is none."""
-        got: Any = await self._client.zrange(self.deadlines_key, 0, 0, withscores=True)
-        return int(got[0][1]) if got else None
+        """The earliest deadline over every shard (ms since the epoch), or None if there is none."""
+        got: Any = await asyncio.gather(*(self._client.zrange(self.layout.deadlines_key(k), 0, 0, withscores=True)
+                                          for k in range(self.layout.shards)))
+        firsts = [int(g[0][1]) for g in got if g]
+        return min(firsts) if firsts else None
 
     async def deadline_of(self, match_id: str) -> int | None:
         """The indexed deadline of one match (ms since the epoch), or None."""
-        score = await self._client.zscore(self.deadlines_key, match_id)
+        score = await self._client.zscore(self.layout.deadlines_key(self.layout.shard_of(match_id)), match_id)
         return None if score is None else int(score)
 
     async def set_deadline(self, match_id: str, deadline_ms: int) -> None:
         """Index ``match_id``'s deadline (ms since the epoch); -1 removes it. Used by the reaper
         to put back a claimed deadline that turned out not to be due."""
-        keys.check_match_id(match_id)
+        key = self.layout.deadlines_key(self.layout.shard_of(match_id))
         if deadline_ms < 0:
-            await self._client.zrem(self.deadlines_key, match_id)
+            await self._client.zrem(key, match_id)
         else:
-            await self._client.zadd(self.deadlines_key, {match_id: int(deadline_ms)})
+            await self._client.zadd(key, {match_id: int(deadline_ms)})
 
     async def exists(self, match_id: str) -> bool:
         """True if the match exists (one EXISTS)."""
-        return int(await self._client.exists(keys.state_key(match_id))) == 1
+        return int(await self._client.exists(self.layout.state_key(match_id))) == 1
 
     async def ping(self) -> bool:
         """True if the server answers PING; False on any Redis/connection error (never raises)."""

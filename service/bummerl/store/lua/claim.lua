@@ -1,6 +1,6 @@
 -- Claim expired deadlines (bummerl.store.redis_store.MatchStore.claim_due).
 --
--- KEYS[1]  bm:deadlines   (sorted set: match id -> deadline, ms since the epoch)
+-- KEYS[1]  bm:{s<k>}:deadlines   (sorted set: match id -> deadline, ms since the epoch)
 -- ARGV[1]  now, ms since the epoch
 -- ARGV[2]  lease, ms: a claimed member is pushed to now + lease, so that no other reaper
 --          claims it meanwhile; if the claimer dies, it becomes due again when the lease ends

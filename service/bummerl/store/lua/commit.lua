@@ -1,10 +1,10 @@
 -- Compare-and-set one match (bummerl.store.redis_store.MatchStore.commit).
 --
--- KEYS[1]  bm:{<match_id>}:state   (hash)
--- KEYS[2]  bm:{<match_id>}:events  (stream)
--- KEYS[3]  bm:deadlines            (sorted set: match id -> deadline, ms since the epoch)
--- KEYS[4]  bm:active               (set of the ids of matches not yet over)
--- KEYS[5]  bm:feed                 (stream: one entry per commit with events, every match;
+-- KEYS[1]  bm:{s<k>}:m:<id>:state (hash)
+-- KEYS[2]  bm:{s<k>}:m:<id>:events (stream)
+-- KEYS[3]  bm:{s<k>}:deadlines       (sorted set: match id -> deadline, ms since the epoch)
+-- KEYS[4]  bm:{s<k>}:active          (set of the ids of matches not yet over)
+-- KEYS[5]  bm:{s<k>}:feed            (stream: one entry per commit with events, every match;
 --                                   read by each process's StreamHub, trimmed to ~ARGV[7])
 -- ARGV[1]  expected version (decimal)
 -- ARGV[2]  new state blob

@@ -1,9 +1,9 @@
 -- Create a match at version 1 (bummerl.store.redis_store.MatchStore.create).
 --
--- KEYS[1]  bm:{<match_id>}:state   (hash)
--- KEYS[2]  bm:{<match_id>}:events  (stream)
--- KEYS[3]  bm:deadlines            (sorted set: match id -> deadline, ms since the epoch)
--- KEYS[4]  bm:active               (set of the ids of matches not yet over; the new id is added)
+-- KEYS[1]  bm:{s<k>}:m:<id>:state (hash)
+-- KEYS[2]  bm:{s<k>}:m:<id>:events (stream)
+-- KEYS[3]  bm:{s<k>}:deadlines       (sorted set: match id -> deadline, ms since the epoch)
+-- KEYS[4]  bm:{s<k>}:active          (set of the ids of matches not yet over; the new id is added)
 -- ARGV[1]  state blob
 -- ARGV[2]  match id (the member in KEYS[3])
 -- ARGV[3]  deadline of version 1 in ms since the epoch; "-1" = none

@@ -1,7 +1,7 @@
 -- Load a match unless the caller already holds its current version
 -- (bummerl.store.redis_store.MatchStore.load_if_changed).
 --
--- KEYS[1]  bm:{<match_id>}:state   (hash)
+-- KEYS[1]  bm:{s<k>}:m:<id>:state (hash)
 -- ARGV[1]  the version the caller holds (decimal)
 --
 -- Returns false (nil) when there is no such match, {version} when the caller's
