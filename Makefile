@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 VARIANT ?= schnapsen-at
 PROTOS := $(wildcard proto/bummerl/v1/*.proto)
 
-.PHONY: setup proto run test lint typecheck bench demo clean
+.PHONY: setup proto run test test-cluster lint typecheck bench demo clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -51,8 +51,18 @@ lint: setup
 typecheck: setup
 	$(PY) -m mypy service/bummerl/rules service/bummerl/core service/bummerl/store service/bummerl/ladder
 
-test: setup lint typecheck  ## lint, typecheck and the whole test suite
+# The suites that run a second time on a local Valkey Cluster (three masters, three replicas, started
+# by tests/conftest.py): every Lua script (match create/commit/claim/load, ladder claim/start/finish/
+# assign, rate limits, house bots), every stream path (the stream hub, Play, WatchMatch, ladder and
+# bot-assignment feeds) and the multi-replica end-to-end tests. Tests marked single_node are skipped.
+CLUSTER_TESTS := tests/store tests/core tests/ladder tests/api tests/e2e/test_replicas.py tests/e2e/test_ladder_e2e.py
+
+test: setup lint typecheck  ## lint, typecheck, the whole test suite on one Valkey, then the cluster subset
 	$(PY) -m pytest
+	BUMMERL_TEST_REDIS=cluster $(PY) -m pytest $(CLUSTER_TESTS) --deselect tests/store/test_embedded_cluster.py
+
+test-cluster: setup  ## only the cluster subset (on a local three-master Valkey Cluster)
+	BUMMERL_TEST_REDIS=cluster $(PY) -m pytest $(CLUSTER_TESTS) --deselect tests/store/test_embedded_cluster.py
 
 bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench engine --variant $(VARIANT) --seconds 10

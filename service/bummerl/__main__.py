@@ -307,6 +307,14 @@ async def _play_cmd(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from bummerl import bench
 
+    if args.what == "failover":
+        from bummerl import bench_failover
+
+        modes = ("none", "replicated") if args.durability == "both" else (args.durability,)
+        bench_failover.run(matches=args.matches if args.matches != 64 else 16, failovers=args.failovers,
+                           gap_s=args.gap, seed=args.seed if args.seed is not None else 1, as_json=args.json,
+                           modes=modes)
+        return 0
     if args.what != "strong":
         args.variant = args.variant or "schnapsen-at"
     if args.what == "engine":
@@ -515,11 +523,9 @@ def _verify_cmd(args: argparse.Namespace) -> int:
 async def _migrate_cmd(args: argparse.Namespace) -> int:
     """``bummerl migrate``: :func:`bummerl.store.migrate.migrate` on the given Redis (a cluster is
     detected with ``INFO cluster``); prints the report."""
-    import redis.asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
-
     from bummerl.store import EmbeddedValkey
     from bummerl.store.migrate import migrate
+    from bummerl.store.redis_store import open_client
 
     embedded = None
     url = args.redis_url
@@ -529,12 +535,7 @@ async def _migrate_cmd(args: argparse.Namespace) -> int:
     if not url:
         raise ValueError("say where the data is: --redis-url URL (or BUMMERL_REDIS_URL) or --data-dir DIR")
     try:
-        probe = aioredis.Redis.from_url(url)
-        try:
-            on_cluster = str((await probe.info("cluster")).get("cluster_enabled", 0)) == "1"
-        finally:
-            await probe.aclose()
-        client = RedisCluster.from_url(url) if on_cluster else aioredis.Redis.from_url(url)
+        client = await open_client(url)
         try:
             report = await migrate(client, args.shards, dry_run=args.dry_run,
                                    progress=None if args.json else lambda line: print(line, flush=True))
@@ -646,8 +647,13 @@ def build_parser() -> argparse.ArgumentParser:
     loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
     b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt", "openspiel",
-                                      "leaderboard", "web"],
+                                      "leaderboard", "web", "failover"],
                    help="which figures to print")
+    b.add_argument("--failovers", type=int, default=3,
+                   help="failover: masters killed (SIGKILL) one after another under load (default 3)")
+    b.add_argument("--gap", type=float, default=4.0, help="failover: seconds of load between two kills (default 4)")
+    b.add_argument("--durability", choices=["none", "replicated", "both"], default="both",
+                   help="failover: the durability setting(s) to measure (default both)")
     b.add_argument("--spectators", type=int, default=100, help="web: WatchMatch streams on the match being played")
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); 'multi' (strong: the six 3-4 seat games); "

@@ -136,6 +136,7 @@ async def test_rate_limits_answer_resource_exhausted_with_retry_after(redis_url:
         assert any(isinstance(r, dict) and not r.get("duplicate") for r in results)  # the first one applied
 
 
+@pytest.mark.single_node  # a database of its own (db=9): Redis Cluster has only db 0
 async def test_active_matches_gauge_is_cluster_wide_and_never_negative(redis_url: str) -> None:
     """bummerl_active_matches counts matches not yet over on the whole Redis: a match created by
     one server and finished by another (or after a restart) leaves it at the right figure, not -1."""

@@ -36,12 +36,15 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def tstore(redis_client: aioredis.Redis) -> AsyncIterator[MatchStore]:
-    s = MatchStore(redis_client, layout=KeyLayout(tag=f"t{uuid.uuid4().hex}"))  # deadlines of its own
+async def tstore(redis_client: aioredis.Redis, test_layout: KeyLayout) -> AsyncIterator[MatchStore]:
+    s = MatchStore(redis_client, layout=KeyLayout(test_layout.shards, tag=f"t{uuid.uuid4().hex}"))  # deadlines of its own
     try:
         yield s
     finally:
-        await redis_client.delete(s.layout.deadlines_key(0), s.layout.active_key(0), s.layout.feed_key(0))
+        for k in range(s.layout.shards):
+            await redis_client.delete(s.layout.deadlines_key(k))
+            await redis_client.delete(s.layout.active_key(k))
+            await redis_client.delete(s.layout.feed_key(k))
         await s.aclose()
 
 

@@ -15,9 +15,9 @@ from bummerl.store.keys import KeyLayout
 
 
 @pytest.fixture
-async def ladders(redis_client: aioredis.Redis) -> AsyncIterator[LadderService]:
+async def ladders(redis_client: aioredis.Redis, test_layout: KeyLayout) -> AsyncIterator[LadderService]:
     """A :class:`LadderService` (admin token ``"adm"``) on the test Redis, with its own deadline key."""
-    store = MatchStore(redis_client, layout=KeyLayout(tag=f"t{uuid.uuid4().hex}"))
+    store = MatchStore(redis_client, layout=KeyLayout(test_layout.shards, tag=f"t{uuid.uuid4().hex}"))
     ladders = LadderService(MatchService(store, admin_token="adm"))
     try:
         yield ladders

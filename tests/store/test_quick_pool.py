@@ -12,6 +12,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from bummerl.store import MatchStore
 from bummerl.store.redis_store import QuickPool
 
+pytestmark = pytest.mark.single_node  # QuickPool is the single-node client's pool
+
 
 async def test_free_connections_are_reused_without_the_library_path(redis_url: str) -> None:
     pool = QuickPool.from_url(redis_url, max_connections=4, timeout=5)

@@ -16,10 +16,6 @@ from bummerl.store import (
     StoreError,
     VersionConflictError,
 )
-from bummerl.store.keys import KeyLayout
-
-_LAYOUT = KeyLayout()
-state_key, events_key = _LAYOUT.state_key, _LAYOUT.events_key
 
 META: dict[str, Any] = {
     "variant": "schnapsen-at",
@@ -31,8 +27,8 @@ META: dict[str, Any] = {
 }
 
 
-async def stream_ids(client: aioredis.Redis, match_id: str) -> list[bytes]:
-    entries: Any = await client.xrange(events_key(match_id))
+async def stream_ids(store: MatchStore, match_id: str) -> list[bytes]:
+    entries: Any = await store.client.xrange(store.layout.events_key(match_id))
     return [eid for eid, _fields in entries]
 
 
@@ -43,7 +39,7 @@ async def test_create_load_round_trip(store: MatchStore, match_id: str) -> None:
     loaded = await store.load(match_id)
     assert loaded == StoredMatch(match_id=match_id, version=1, state=b"\x00state\xff", meta=META)
     assert await store.exists(match_id)
-    assert await stream_ids(store.client, match_id) == [b"1-0", b"1-1"]
+    assert await stream_ids(store, match_id) == [b"1-0", b"1-1"]
 
 
 async def test_create_without_events_or_meta(store: MatchStore, match_id: str) -> None:
@@ -71,7 +67,7 @@ async def test_commit_increments_version_appends_events_and_merges_meta(
     assert await store.commit(match_id, 2, b"s3", [b"q0"]) == 3
     loaded = await store.load(match_id)
     assert loaded == StoredMatch(match_id, 3, b"s3", {"a": 1, "b": [], "c": "new"})
-    assert await stream_ids(store.client, match_id) == [b"1-0", b"2-0", b"2-1", b"2-2", b"3-0"]
+    assert await stream_ids(store, match_id) == [b"1-0", b"2-0", b"2-1", b"2-2", b"3-0"]
     assert await store.events_since(match_id, 0) == [
         (1, b"start"),
         (2, b"p0"),
@@ -84,16 +80,16 @@ async def test_commit_increments_version_appends_events_and_merges_meta(
 async def test_stale_commit_raises_and_changes_nothing(store: MatchStore, match_id: str) -> None:
     await store.create(match_id, b"s1", {"a": 1}, [b"e1"])
     await store.commit(match_id, 1, b"s2", [b"e2"])
-    before_hash = await store.client.hgetall(state_key(match_id))
-    before_stream = await store.client.xrange(events_key(match_id))
+    before_hash = await store.client.hgetall(store.layout.state_key(match_id))
+    before_stream = await store.client.xrange(store.layout.events_key(match_id))
     for stale in (1, 3, 99):
         with pytest.raises(VersionConflictError) as info:
             await store.commit(match_id, stale, b"bad", [b"bad"], {"a": "bad"})
         assert info.value.current_version == 2
         assert info.value.expected_version == stale
         assert info.value.match_id == match_id
-    assert await store.client.hgetall(state_key(match_id)) == before_hash
-    assert await store.client.xrange(events_key(match_id)) == before_stream
+    assert await store.client.hgetall(store.layout.state_key(match_id)) == before_hash
+    assert await store.client.xrange(store.layout.events_key(match_id)) == before_stream
     assert await store.load(match_id) == StoredMatch(match_id, 2, b"s2", {"a": 1})
 
 
@@ -101,7 +97,7 @@ async def test_commit_to_missing_match_raises_not_found(store: MatchStore, match
     with pytest.raises(MatchNotFoundError) as info:
         await store.commit(match_id, 1, b"s", [b"e"])
     assert info.value.match_id == match_id
-    assert not await store.client.exists(state_key(match_id), events_key(match_id))
+    assert not await store.client.exists(store.layout.state_key(match_id), store.layout.events_key(match_id))
 
 
 async def test_concurrent_commits_exactly_one_wins(store: MatchStore, match_id: str) -> None:
@@ -125,11 +121,11 @@ async def test_concurrent_commits_exactly_one_wins(store: MatchStore, match_id: 
 
 async def test_commit_refuses_when_stream_is_ahead(store: MatchStore, match_id: str) -> None:
     await store.create(match_id, b"s1", {}, [b"e"])
-    await store.client.xadd(events_key(match_id), {b"e": b"alien"}, id="5-0")
+    await store.client.xadd(store.layout.events_key(match_id), {b"e": b"alien"}, id="5-0")
     with pytest.raises(StoreError):
         await store.commit(match_id, 1, b"s2", [b"x"])
     assert await store.load(match_id) == StoredMatch(match_id, 1, b"s1", {})
-    assert await stream_ids(store.client, match_id) == [b"1-0", b"5-0"]
+    assert await stream_ids(store, match_id) == [b"1-0", b"5-0"]
 
 
 async def test_invalid_arguments(store: MatchStore, match_id: str) -> None:
@@ -190,6 +186,7 @@ async def test_rejects_decoding_client(redis_url: str) -> None:
         await client.aclose()
 
 
+@pytest.mark.single_node
 async def test_from_url_owns_its_client(redis_url: str, match_id: str) -> None:
     async with MatchStore.from_url(redis_url) as s:
         await s.create(match_id, b"s", {}, [])
@@ -197,6 +194,7 @@ async def test_from_url_owns_its_client(redis_url: str, match_id: str) -> None:
         await s.delete(match_id)
 
 
+@pytest.mark.single_node
 async def test_resp3_client(redis_url: str, match_id: str) -> None:
     async with MatchStore.from_url(redis_url, protocol=3) as s:
         await s.create(match_id, b"s", {"k": [1]}, [b"a"])

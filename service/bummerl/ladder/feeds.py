@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 
 from bummerl.core.errors import ResourceExhaustedError
 from bummerl.store.keys import stream_id_pair
+from bummerl.store.redis_store import ensure_ready
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class Feeds:
 
     async def _read(self, key: str, reader: _Reader) -> None:
         try:
+            await ensure_ready(self.blocking)
             tail: Any = await self.client.xrevrange(key, count=1)
             position: bytes | str = tail[0][0] if tail else "0-0"
         except Exception as e:  # noqa: BLE001 - handed to the followers

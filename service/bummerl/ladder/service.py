@@ -47,8 +47,6 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import (
     FailedPreconditionError,
@@ -61,6 +59,7 @@ from bummerl.core.errors import (
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
 from bummerl.store.keys import aux_key, botq_key, ladder_key
+from bummerl.store.redis_store import blocking_twin, close_client
 
 from . import botstats
 from .driver import Scheduler
@@ -158,12 +157,8 @@ class LadderService:
         self.matches = matches
         self.store = matches.store
         self.redis = matches.store.client
-        kwargs = dict(self.redis.connection_pool.connection_kwargs)
-        kwargs["socket_timeout"] = None  # XREAD BLOCK waits longer than any read timeout
-        self._public_pool = aioredis.ConnectionPool(connection_class=self.redis.connection_pool.connection_class,
-                                                    max_connections=public_stream_keys or 2**31, **kwargs)
-        self.public_feeds = Feeds(self.redis, aioredis.Redis(connection_pool=self._public_pool),
-                                  max_keys=public_stream_keys, name="public ladder")
+        self._public_client = blocking_twin(self.redis, public_stream_keys or None)  # no read timeout
+        self.public_feeds = Feeds(self.redis, self._public_client, max_keys=public_stream_keys, name="public ladder")
         self.bot_feeds = Feeds(self.redis, self.store.blocking_client, name="bot assignment")
         self.streams_per_peer = streams_per_peer
         self.streams_per_bot = streams_per_bot
@@ -176,7 +171,7 @@ class LadderService:
         """Stop the stream readers and close the public streams' pool."""
         await self.public_feeds.aclose()
         await self.bot_feeds.aclose()
-        await self._public_pool.aclose()
+        await close_client(self._public_client)
 
     @contextlib.contextmanager
     def _slot(self, kind: str, who: str, cap: int, what: str) -> Iterator[None]:

@@ -32,7 +32,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from bummerl.store import keys
-from bummerl.store.redis_store import MatchStore, blocking_twin
+from bummerl.store.redis_store import MatchStore, blocking_twin, close_client, ensure_ready
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,7 @@ class StreamHub:
         self._starting[shard] = fut
         try:
             feed_key = self.store.layout.feed_key(shard)
+            await ensure_ready(self._reader)
             tail: Any = await self.store.client.xrevrange(feed_key, count=1)
             reader = _ShardReader(shard, feed_key, tail[0][0] if tail else "0-0")
             if self._open:
@@ -137,7 +138,7 @@ class StreamHub:
                     await reader.task
                 reader.task = None
         self._shards.clear()
-        await self._reader.aclose()
+        await close_client(self._reader)
 
     async def __aenter__(self) -> StreamHub:
         return await self.start()

@@ -53,7 +53,8 @@ from bummerl.store.errors import (
     VersionConflictError,
 )
 
-__all__ = ["DURABILITIES", "LEGACY_KEYS", "MatchStore", "StoredMatch", "blocking_twin", "read_layout", "stored_layout"]
+__all__ = ["DURABILITIES", "LEGACY_KEYS", "MatchStore", "StoredMatch", "blocking_twin", "close_client", "ensure_ready", "open_client", "read_layout",
+           "stored_layout"]
 
 DURABILITIES = ("none", "replicated")
 """The values of ``durability`` (:class:`MatchStore`, ``BUMMERL_DURABILITY``)."""
@@ -146,22 +147,59 @@ class QuickPool(aioredis.BlockingConnectionPool):
             self._slow -= 1
 
 
-def blocking_twin(client: Any) -> Any:
+def blocking_twin(client: Any, max_connections: int | None = None) -> Any:
     """A client with ``client``'s connection settings but no socket read timeout, for blocking
     reads (``XREAD BLOCK`` waits longer than any read timeout): a new pool for a single node, a new
-    ``RedisCluster`` on the same nodes for a cluster. The caller closes it."""
+    ``RedisCluster`` on the same nodes for a cluster; at most ``max_connections`` connections (per
+    node on a cluster; None = no cap). The caller closes it (:func:`close_client`)."""
+    cap = max_connections or 2**31
     if isinstance(client, RedisCluster):
-        node = client.get_default_node() or client.get_nodes()[0]
+        node = client.get_default_node() or next(iter(client.nodes_manager.startup_nodes.values()))
         passed: dict[str, Any] = {k: v for k, v in client.get_connection_kwargs().items() if k in _CLUSTER_PASSED}
-        return RedisCluster(host=node.host, port=node.port, socket_timeout=None, **passed)
+        return RedisCluster(host=node.host, port=node.port, socket_timeout=None, max_connections=cap, **passed)
     kwargs = dict(client.connection_pool.connection_kwargs)
     kwargs["socket_timeout"] = None
-    pool = ConnectionPool(connection_class=client.connection_pool.connection_class, **kwargs)
+    pool = ConnectionPool(connection_class=client.connection_pool.connection_class, max_connections=cap, **kwargs)
     return aioredis.Redis(connection_pool=pool)
 
 
 _CLUSTER_PASSED = ("username", "password", "ssl", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile",
                    "ssl_cert_reqs", "protocol", "socket_connect_timeout", "client_name")
+
+
+async def close_client(client: Any) -> None:
+    """Close a client and its pool (a cluster client closes the connections of every node)."""
+    if isinstance(client, RedisCluster):
+        await client.aclose()
+    else:
+        await client.aclose(close_connection_pool=True)
+
+
+async def ensure_ready(client: Any) -> None:
+    """Before a client's first concurrent use: a cluster client learns the slots now (its lazy first
+    ``initialize()`` replaces node objects under commands already sent on them, redis-py 8.1:
+    ``AttributeError: 'NoneType' object has no attribute 'writelines'``); a single-node client needs
+    nothing. Idempotent and cheap after the first call."""
+    if isinstance(client, RedisCluster):
+        await client.initialize()
+
+
+async def open_client(url: str, max_connections: int = 128, pool_timeout_s: float = 10.0) -> Any:
+    """A client (bytes responses) for the Redis/Valkey at ``url``: redis-py's ``RedisCluster`` (at
+    most ``max_connections`` per node) when ``INFO cluster`` says ``cluster_enabled:1``, else a
+    ``Redis`` on a :class:`QuickPool` of ``max_connections`` (waiting up to ``pool_timeout_s``
+    seconds for a free one). Raises the Redis errors of the probe (one connection, closed)."""
+    probe = aioredis.Redis.from_url(url)
+    try:
+        info: Any = await probe.info("cluster")
+    finally:
+        await probe.aclose()
+    if str(info.get("cluster_enabled", 0)) == "1":
+        cluster = RedisCluster.from_url(url, max_connections=max_connections)
+        await ensure_ready(cluster)
+        return cluster
+    return aioredis.Redis(connection_pool=QuickPool.from_url(url, max_connections=max_connections,
+                                                             timeout=pool_timeout_s))
 
 
 LEGACY_KEYS = ("bm:deadlines", "bm:active", "bm:feed", "bm:house:leases", "bm:house:tokens")
@@ -320,18 +358,8 @@ class MatchStore:
         migrate``) or a layout with another shard count than an explicit ``shards``, and the
         Redis errors of the connection.
         """
-        probe = aioredis.Redis.from_url(url)
-        try:
-            info: Any = await probe.info("cluster")
-        finally:
-            await probe.aclose()
-        on_cluster = str(info.get("cluster_enabled", 0)) == "1"
-        client: Any
-        if on_cluster:
-            client = RedisCluster.from_url(url, max_connections=max_connections)
-        else:
-            client = aioredis.Redis(connection_pool=QuickPool.from_url(
-                url, max_connections=max_connections, timeout=pool_timeout_s))
+        client = await open_client(url, max_connections, pool_timeout_s)
+        on_cluster = isinstance(client, RedisCluster)
         try:
             layout = await read_layout(client, shards, keys.CLUSTER_SHARDS if on_cluster else 1)
         except BaseException:
@@ -378,9 +406,9 @@ class MatchStore:
     async def aclose(self) -> None:
         """Close the blocking-read pool, and the main client if :meth:`from_url` made it."""
         if self._owns_blocking:
-            await self._blocking.aclose(close_connection_pool=True)
+            await close_client(self._blocking)
         if self._owns_client:
-            await self._client.aclose(close_connection_pool=True)
+            await close_client(self._client)
 
     async def __aenter__(self) -> MatchStore:
         return self
