@@ -36,6 +36,7 @@ from bummerl.core.limits import Limit, RateLimiter
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
+from bummerl.store.keys import LAYOUT_VERSION
 from bummerl.web import WEB_DIR
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,9 @@ class Runtime:
                                               pool_timeout_s=s.redis_pool_timeout_s, shards=s.shards or None,
                                               durability=s.durability, replica_wait_ms=s.replica_wait_ms)
         await self.store.ping()
+        log.info("redis: %s, key layout %d in %d shard(s), durability %s",
+                 "Redis Cluster" if self.store.cluster else "one node", LAYOUT_VERSION, self.store.layout.shards,
+                 self.store.durability)
         self.hub = await StreamHub(self.store).start()
         self.service = MatchService(
             self.store, admin_token=s.admin_token, idle_limit_ms=round(s.idle_limit_s * 1000), hub=self.hub,

@@ -49,7 +49,9 @@ class FailoverFigures:
                 "failover_seconds": [round(x, 2) for x in self.failover_s]}
 
 
-async def _one_mode(durability: str, matches: int, failovers: int, gap_s: float, seed: int) -> FailoverFigures:
+async def measure_failover(durability: str, matches: int, failovers: int, gap_s: float, seed: int) -> FailoverFigures:
+    """One run on a fresh cluster: ``matches`` concurrent matches, ``failovers`` masters killed
+    ``gap_s`` **seconds** apart (see the module docstring); returns its :class:`FailoverFigures`."""
     from bummerl.app import Runtime
     from bummerl.config import Settings
     from bummerl.store.embedded_cluster import EmbeddedValkeyCluster
@@ -139,7 +141,7 @@ def run(matches: int = 16, failovers: int = 3, gap_s: float = 4.0, seed: int = 1
     """Run every mode in ``modes`` and print one line (or one JSON object) each; returns the figures."""
     out = []
     for mode in modes:
-        figs = asyncio.run(_one_mode(mode, matches, failovers, gap_s, seed))
+        figs = asyncio.run(measure_failover(mode, matches, failovers, gap_s, seed))
         out.append(figs)
         if as_json:
             print(json.dumps(figs.as_dict()), flush=True)

@@ -28,10 +28,10 @@ async def test_streams_of_this_process_do_not_reload_what_it_committed(svc: Matc
         loads += 1
         return await real_load(match_id)
 
-    async def counting_if_changed(match_id: str, known: int):  # type: ignore[no-untyped-def]
+    async def counting_if_changed(match_id: str, known: int, commit: str | None = None):  # type: ignore[no-untyped-def]
         nonlocal loads
         loads += 1
-        return await real_if_changed(match_id, known)
+        return await real_if_changed(match_id, known, commit)
 
     tstore.load = counting_load  # type: ignore[method-assign]
     tstore.load_if_changed = counting_if_changed  # type: ignore[method-assign]

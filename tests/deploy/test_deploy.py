@@ -190,6 +190,31 @@ def test_compose_runs_three_replicas_on_one_redis_with_aof() -> None:
     assert len(host_ports) == len(set(host_ports))
 
 
+def test_cluster_compose_runs_three_replicas_on_a_six_node_valkey_cluster() -> None:
+    """deploy/compose.cluster.yaml: valid compose, six Valkey nodes in cluster mode with AOF, a
+    one-shot init forming 3 masters + 3 replicas, and servers on it with durability=replicated."""
+    path = DEPLOY / "compose.cluster.yaml"
+    out = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.compose-spec", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    services = yaml.safe_load(path.read_text())["services"]
+    nodes = sorted(n for n in services if n.startswith("valkey-") and n != "valkey-init")
+    assert nodes == [f"valkey-{i}" for i in range(1, 7)]
+    for n in nodes:
+        cmd = services[n]["command"]
+        assert cmd[cmd.index("--cluster-enabled") + 1] == "yes" and cmd[cmd.index("--appendonly") + 1] == "yes"
+    init = " ".join(services["valkey-init"]["command"])
+    assert "--cluster create" in init and "--cluster-replicas 1" in init and "for n in 1 2 3 4 5 6" in init
+    servers = {n: s for n, s in services.items() if n.startswith("bummerl-")}
+    assert len(servers) == 3
+    for s in servers.values():
+        assert s["environment"]["BUMMERL_REDIS_URL"] == "redis://valkey-1:6379"
+        assert s["environment"]["BUMMERL_DURABILITY"] == "replicated"
+        assert s["depends_on"]["valkey-init"]["condition"] == "service_completed_successfully"
+        assert s["command"][:1] == ["serve"] and set(a for a in s["command"] if a.startswith("--")) <= set(
+            re.findall(r"--[a-z][a-z-]+", serve_help()))
+
+
 def test_compose_mounts_exist() -> None:
     for name, svc in compose()["services"].items():
         for volume in svc.get("volumes", []):

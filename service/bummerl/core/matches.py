@@ -371,6 +371,7 @@ class MatchService:
             "idle_limit_ms": idle,
             "deck_salt": salt,
             "deck_commitment": commitment,
+            "commit": secrets.token_hex(8),  # which write this version is (see _load)
         }
         if seat_bot_hashes:
             meta["seat_bots"] = list(seat_bot_hashes)
@@ -582,7 +583,12 @@ class MatchService:
             clocks = clocks.after_action(seat, now, after.to_act, after.deal_number != before.deal_number, refill)
             clock_ms = had if kind == "TIMEOUT" else clocks.remaining_ms[seat]
         entries = [*ld.entries, [seat, action, now, before.deal_number, kind, think, clock_ms]]
-        meta_updates = {"over": True} if after.over else None
+        # a fresh token per commit: after a Redis failover that lost an acknowledged-by-nobody write,
+        # the match may reach this version number again with other content; the cache (_load) tells
+        # them apart by this token, not by the version alone
+        meta_updates: dict[str, Any] = {"commit": secrets.token_hex(8), "prev_commit": ld.meta.get("commit")}
+        if after.over:
+            meta_updates["over"] = True
         deadline = self._deadline(after, clocks, ld.meta, now)
         # streams of this process woken by this commit wait for it rather than read the match again
         done = asyncio.get_running_loop().create_future()
@@ -593,13 +599,14 @@ class MatchService:
                     match_id, ld.version, self._encode(after, entries, clocks, deadline),
                     [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
                     ttl_ms=self.retention_ms if after.over else 0, finished=after.over,
+                    expected_commit=ld.meta.get("commit"),
                 )
             except VersionConflictError as e:
                 metrics.cas_conflict()
                 raise StaleVersionError(e.current_version) from None
             except MatchNotFoundError:
                 raise NotFoundError(f"no match {match_id}") from None
-            new = _Loaded(new_version, after, entries, {**ld.meta, **(meta_updates or {})}, clocks, deadline, events,
+            new = _Loaded(new_version, after, entries, {**ld.meta, **meta_updates}, clocks, deadline, events,
                           history=ld.history)
             self._remember(match_id, new)
         finally:
@@ -784,8 +791,9 @@ class MatchService:
         is compare-and-set). At most :data:`LATEST_CACHE` matches. Callers never mutate a
         ``_Loaded``: the write path copies the state (``MatchState.copy``) and builds new lists."""
         old = self._latest.get(match_id)
-        if old is None or old.version < ld.version:
-            self._latest[match_id] = ld
+        if old is None or old.version < ld.version or (
+                old.version == ld.version and old.meta.get("commit") != ld.meta.get("commit")):
+            self._latest[match_id] = ld  # newer; or the same version made again after Redis lost a write
         self._latest.move_to_end(match_id)
         while len(self._latest) > LATEST_CACHE:
             self._latest.popitem(last=False)
@@ -797,7 +805,7 @@ class MatchService:
         if cached is None:
             stored = await self.store.load(match_id)
         else:  # one round trip either way; the blob only comes if another writer moved the match on
-            got = await self.store.load_if_changed(match_id, cached.version)
+            got = await self.store.load_if_changed(match_id, cached.version, cached.meta.get("commit"))
             if isinstance(got, int):
                 self._latest.move_to_end(match_id)
                 return cached
@@ -811,8 +819,12 @@ class MatchService:
             log["actions"] = log_actions(blob["entries"])
         tc = TimeControl.from_dict(stored.meta.get("time_control"))
         clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
+        # the history views of the deal grow by appending, so they carry over from the version this
+        # process held only when the stored one follows it directly (its prev_commit is the held one)
+        follows = (cached is not None and stored.version == cached.version + 1
+                   and stored.meta.get("prev_commit") == cached.meta.get("commit"))
         ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
-                      clocks, int(blob.get("deadline_ms", -1)), history=cached.history if cached is not None else ())
+                      clocks, int(blob.get("deadline_ms", -1)), history=cached.history if follows and cached else ())
         self._remember(match_id, ld)
         return ld
 

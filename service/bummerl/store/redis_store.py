@@ -504,12 +504,16 @@ class MatchStore:
         raw: Any = await self._client.hgetall(self.layout.state_key(match_id))
         return self._stored(match_id, raw)
 
-    async def load_if_changed(self, match_id: str, known_version: int) -> StoredMatch | int | None:
-        """The stored match, unless its version is ``known_version`` (then that int comes back and
-        the blob is not sent: a stored version never changes, it is compare-and-set), or ``None``
-        if there is no such match. One round trip (``load_if_changed.lua``)."""
+    async def load_if_changed(self, match_id: str, known_version: int,
+                              known_commit: str | None = None) -> StoredMatch | int | None:
+        """The stored match, unless its version is ``known_version`` and (when ``known_commit`` is
+        given) its meta ``commit`` (a token the writer sets per version) is ``known_commit``: then
+        that int comes back and the blob is not sent. ``None`` if there is no such match. One round trip
+        (``load_if_changed.lua``). The token tells a version apart from the same version number
+        written again after a Redis failover lost the first write."""
+        commit = b"" if known_commit is None else _dump_json(known_commit)
         got: Any = await self._load_if_changed_script(keys=[self.layout.state_key(match_id)],
-                                                      args=[int(known_version)])
+                                                      args=[int(known_version), commit])
         if not got:
             return None
         if len(got) == 1:
@@ -545,6 +549,7 @@ class MatchStore:
         deadline_ms: int = -1,
         ttl_ms: int = 0,
         finished: bool = False,
+        expected_commit: str | None = None,
     ) -> int:
         """Compare-and-set: replace the state of version ``expected_version``.
 
@@ -575,8 +580,10 @@ class MatchStore:
         ):
             raise ValueError(f"expected_version must be an int >= 1, got {expected_version!r}")
         meta_args = _meta_args(meta_updates or {})
+        cas = str(expected_version) if expected_commit is None else \
+            f"{expected_version} {_dump_json(expected_commit).decode()}"
         args: list[bytes | int | str] = [
-            expected_version,
+            cas,
             bytes(new_state),
             match_id,
             int(deadline_ms),

@@ -6,7 +6,9 @@
 -- KEYS[4]  bm:{s<k>}:active          (set of the ids of matches not yet over)
 -- KEYS[5]  bm:{s<k>}:feed            (stream: one entry per commit with events, every match;
 --                                   read by each process's StreamHub, trimmed to ~ARGV[7])
--- ARGV[1]  expected version (decimal)
+-- ARGV[1]  expected version (decimal), optionally followed by one space and the JSON of the
+--          expected meta "commit" token of that version: then a version of that number with
+--          another token (written again after a failover lost the first) is a conflict too
 -- ARGV[2]  new state blob
 -- ARGV[3]  match id (the member in KEYS[3])
 -- ARGV[4]  deadline of the new version in ms since the epoch; "-1" = none (ZREM)
@@ -32,7 +34,11 @@ if not cur then
   return {-1, 0}
 end
 cur = tonumber(cur)
-if cur ~= tonumber(ARGV[1]) then
+local want, want_commit = string.match(ARGV[1], '^(%d+) ?(.*)$')
+if cur ~= tonumber(want) then
+  return {0, cur}
+end
+if want_commit ~= '' and (redis.call('HGET', KEYS[1], 'm:commit') or '') ~= want_commit then
   return {0, cur}
 end
 local new = cur + 1

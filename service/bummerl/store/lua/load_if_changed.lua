@@ -3,15 +3,17 @@
 --
 -- KEYS[1]  bm:{s<k>}:m:<id>:state (hash)
 -- ARGV[1]  the version the caller holds (decimal)
+-- ARGV[2]  the JSON of the meta "commit" token of that version ("" = compare the version only)
 --
 -- Returns false (nil) when there is no such match, {version} when the caller's
--- version is the current one (nothing else is sent), else {version, HGETALL...}.
+-- version is the current one (same version and same commit token; nothing else is sent),
+-- else {version, HGETALL...}.
 
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then
   return false
 end
-if v == ARGV[1] then
+if v == ARGV[1] and (ARGV[2] == '' or (redis.call('HGET', KEYS[1], 'm:commit') or '') == ARGV[2]) then
   return {v}
 end
 return {v, redis.call('HGETALL', KEYS[1])}
