@@ -42,6 +42,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.asyncio.connection import ConnectionPool
 from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, RedisError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bummerl.store import keys
 from bummerl.store.errors import (
@@ -156,7 +157,7 @@ def blocking_twin(client: Any, max_connections: int | None = None) -> Any:
     if isinstance(client, RedisCluster):
         node = client.get_default_node() or next(iter(client.nodes_manager.startup_nodes.values()))
         passed: dict[str, Any] = {k: v for k, v in client.get_connection_kwargs().items() if k in _CLUSTER_PASSED}
-        return RedisCluster(host=node.host, port=node.port, socket_timeout=None, max_connections=cap, **passed)
+        return _cluster_client(host=node.host, port=node.port, socket_timeout=None, max_connections=cap, **passed)
     kwargs = dict(client.connection_pool.connection_kwargs)
     kwargs["socket_timeout"] = None
     pool = ConnectionPool(connection_class=client.connection_pool.connection_class, max_connections=cap, **kwargs)
@@ -173,6 +174,40 @@ async def close_client(client: Any) -> None:
         await client.aclose()
     else:
         await client.aclose(close_connection_pool=True)
+
+
+class _ClusterConnection(aioredis.Connection):
+    """redis-py's connection, for the cluster client's nodes: a connection that another task closed
+    under it (the cluster client drops a dead node's connections while it learns the new topology
+    in a failover) fails with ``ConnectionError``, which the cluster client retries on the new
+    master and the API answers UNAVAILABLE, instead of redis-py 8.1's ``AttributeError: 'NoneType'
+    object has no attribute 'writelines'`` (an INTERNAL error for the caller)."""
+
+    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        try:
+            await super().send_packed_command(command, check_health)
+        except AttributeError as e:
+            if self._writer is None:
+                raise RedisConnectionError(f"connection to {self.host}:{self.port} closed while sending") from e
+            raise
+
+    async def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().read_response(*args, **kwargs)
+        except AttributeError as e:
+            if self._reader is None:
+                raise RedisConnectionError(f"connection to {self.host}:{self.port} closed while reading") from e
+            raise
+
+
+def _cluster_client(**kwargs: Any) -> RedisCluster:
+    """A ``RedisCluster`` (kwargs as its constructor, or ``url=``) whose nodes use :class:`_ClusterConnection`."""
+    url = kwargs.pop("url", None)
+    cluster = RedisCluster.from_url(url, **kwargs) if url else RedisCluster(**kwargs)
+    # the nodes it learns of are built from this dict (the startup nodes only ask for the slots)
+    if cluster.connection_kwargs.get("connection_class") is aioredis.Connection:
+        cluster.connection_kwargs["connection_class"] = _ClusterConnection
+    return cluster
 
 
 async def ensure_ready(client: Any) -> None:
@@ -195,7 +230,7 @@ async def open_client(url: str, max_connections: int = 128, pool_timeout_s: floa
     finally:
         await probe.aclose()
     if str(info.get("cluster_enabled", 0)) == "1":
-        cluster = RedisCluster.from_url(url, max_connections=max_connections)
+        cluster = _cluster_client(url=url, max_connections=max_connections)
         await ensure_ready(cluster)
         return cluster
     return aioredis.Redis(connection_pool=QuickPool.from_url(url, max_connections=max_connections,
