@@ -30,7 +30,7 @@ from bummerl.api.ladder_servicer import LadderServicer
 from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gateway
 from bummerl.api.servicer import GameServicer
 from bummerl.config import EVENT_LOOPS, Settings
-from bummerl.core import MatchService, Reaper
+from bummerl.core import MatchService, MatchSettings, Reaper
 from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.core.limits import Limit, RateLimiter
 from bummerl.ladder.driver import LadderDriver
@@ -101,11 +101,11 @@ class Runtime:
                  "Redis Cluster" if self.store.cluster else "one node", LAYOUT_VERSION, self.store.layout.shards,
                  self.store.durability)
         self.hub = await StreamHub(self.store).start()
-        self.service = MatchService(
-            self.store, admin_token=s.admin_token, idle_limit_ms=round(s.idle_limit_s * 1000), hub=self.hub,
+        self.service = MatchService(self.store, MatchSettings(
+            admin_token=s.admin_token, idle_limit_ms=round(s.idle_limit_s * 1000),
             max_streams_per_seat=s.max_streams_per_seat, retention_ms=round(s.retention_days * 86_400_000),
             create_per_min=s.rate_create_per_min, actions_per_s=s.rate_actions_per_s,
-        )
+        ), hub=self.hub)
         if not s.admin_token:
             log.warning("no admin token configured (BUMMERL_ADMIN_TOKEN / --admin-token): anyone can create matches "
                         "and choose their deck seed; set one for a public server")

@@ -25,7 +25,7 @@ async def _check_stored(svc: MatchService, tstore: MatchStore, match_id: str) ->
     assert stored is not None
     blob = orjson.loads(stored.state)
     assert "actions" not in blob["snapshot"]["log"]
-    held = svc._latest[match_id].state  # what the committing process holds
+    held = svc.versions[match_id].state  # what the committing process holds
     assert log_actions(blob["entries"]) == [list(a) for a in held.actions]
     fresh = await MatchService(tstore)._load(match_id)  # another replica: restores from the blob
     assert fresh.state == held
@@ -69,7 +69,7 @@ async def test_a_blob_with_the_actions_in_its_log_still_loads(svc: MatchService,
     seat, info = await to_act(svc, created)
     await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
                             info["legal_actions"][0]["id"])
-    held = svc._latest[created.match_id]
+    held = svc.versions[created.match_id]
     old = orjson.loads(svc._encode(held.state, held.entries, None, -1))
     old["snapshot"]["log"]["actions"] = [list(a) for a in held.state.actions]
     await tstore.commit(created.match_id, held.version, orjson.dumps(old), [])

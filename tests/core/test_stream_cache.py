@@ -219,7 +219,7 @@ async def test_each_version_has_its_own_memo_and_the_cache_holds_only_the_newest
     second = await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
                                      info["legal_actions"][0]["id"])
     assert second.version == first.version + 1 and second.memo == {} and second.memo is not first.memo
-    assert svc._latest[created.match_id].memo is second.memo
+    assert svc.versions[created.match_id].memo is second.memo
 
 
 async def test_every_seat_and_version_of_a_deal_shares_one_dict_per_history_event(svc: MatchService) -> None:
@@ -238,7 +238,7 @@ async def test_every_seat_and_version_of_a_deal_shares_one_dict_per_history_even
         hist, other_hist = info["deal"]["history"], other["deal"]["history"]
         assert all(a is b for a, b in zip(hist, other_hist, strict=True))  # both seats, one dict each
         assert all(a is b for a, b in zip(hist, earlier, strict=False))  # the earlier versions' dicts
-        state = svc._latest[mid].state
+        state = svc.versions[mid].state
         assert info == {**information_set(state, seat), "match_id": mid, "version": info["version"]}
         earlier = hist
         await svc.submit_action(mid, seat, created.tokens[seat], info["version"], info["legal_actions"][0]["id"])

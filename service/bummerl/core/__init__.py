@@ -2,9 +2,12 @@
 timeouts (docs/DESIGN.md §3, §5)."""
 
 from .clocks import TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
-from .matches import CreatedMatch, MatchService, Update
+from .log import LogEntry
+from .matches import CreatedMatch, MatchService, MatchSettings, Update
 from .reaper import Reaper
+from .versions import VersionCache
 
 __all__ = [
-    "TIMEOUT_POLICIES", "Clocks", "CreatedMatch", "MatchService", "Reaper", "TimeControl", "TimeControlError", "Update",
+    "TIMEOUT_POLICIES", "Clocks", "CreatedMatch", "LogEntry", "MatchService", "MatchSettings", "Reaper", "TimeControl",
+    "TimeControlError", "Update", "VersionCache",
 ]

@@ -1,14 +1,14 @@
 """Match use cases: create, observe, act, stream, resign, record (docs/DESIGN.md §3).
 
 Stateless: every call loads the match from Redis (one round trip; only the version comes back when
-this process already holds the current one, :data:`LATEST_CACHE`), checks, applies the pure rules
+this process already holds the current one, :class:`~bummerl.core.versions.VersionCache`), checks, applies the pure rules
 engine, and writes back with one atomic compare-and-set on the match version that also appends the
 public events to the match's stream (:class:`bummerl.store.MatchStore`). A SubmitAction at the
 version this process holds skips the load: the compare-and-set is the check. What a process holds
 is only a cache of immutable versions, so any replica can serve any request.
 
 Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(log_actions=False),
-"entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...], "clocks": {...} | null,
+"entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...] (:class:`~bummerl.core.log.LogEntry`), "clocks": {...} | null,
 "deadline_ms": int}`` where entry ``i`` produced version ``i + 2`` (version 1 = created). ``action`` is
 an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"forfeit-match"``,
 ``"forfeit-deal"``, ``"abandon"``); ``kind`` is the outcome kind (:data:`OUTCOME_KINDS`: NORMAL, TIMEOUT,
@@ -40,11 +40,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -71,7 +71,6 @@ from bummerl.rules import MatchOverError as RulesMatchOverError
 from bummerl.rules.actions import action_kind
 from bummerl.rules.cards import card_code
 from bummerl.rules.events import upgrade_event
-from bummerl.rules.state import FORFEIT_DEAL
 from bummerl.rules.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
@@ -87,13 +86,10 @@ from .errors import (
     UnauthenticatedError,
 )
 from .limits import Limit, OpenCounts, RateLimiter
+from .log import RESIGN, LogEntry, log_actions
 from .verify import deck_commitment
+from .versions import LATEST_CACHE, VersionCache
 
-RESIGN = "resign"
-OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
-"""Log entries that are service outcomes rather than engine actions (action id -1 in records)."""
-OUTCOME_KINDS = ("NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")
-"""Outcome kind of each log entry (proto ``OutcomeKind``)."""
 RESIGN_REASONS = {"": ("resigned", "RESIGN"), "illegal": ("illegal", "ILLEGAL"),
                   "disconnect": ("disconnect", "DISCONNECT"), "timeout": ("timeout", "TIMEOUT")}
 """Resign reasons a client may give -> (match end reason, record kind)."""
@@ -118,40 +114,13 @@ def default_action(legal: Sequence[int]) -> int:
     return min(plays) if plays else legal[0]
 
 
-def log_actions(entries: Sequence[Sequence[Any]]) -> list[list[int]]:
-    """The engine's action log (``MatchState.to_dict()["actions"]``: ``[[seat, action id], ...]``)
-    from the service's log entries, which hold every action once: an engine action as its id, a deal
-    forfeited on time (``"forfeit-deal"``) as ``FORFEIT_DEAL``; a concession (``"resign"``,
-    ``"forfeit-match"``, ``"abandon"``) is no action (the log's ``ended`` holds it)."""
-    out = []
-    for e in entries:
-        a = e[1]
-        if isinstance(a, int):
-            out.append([e[0], a])
-        elif a == "forfeit-deal":
-            out.append([e[0], FORFEIT_DEAL])
-    return out
-
-
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _kind(entry: Sequence[Any]) -> str:
-    """Outcome kind of a log entry (entries written before time controls have none)."""
-    if len(entry) > 4:
-        return str(entry[4])
-    return "RESIGN" if entry[1] == RESIGN else "NORMAL"
 
 
 def hash_token(token: str) -> str:
     """SHA-256 hex of a seat token: the only form the server stores (tokens never hit logs)."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-LATEST_CACHE = 1024
-"""Matches whose newest known version each process keeps (read-only: streams use it without a
-read; every other load sends only the version when it is still current)."""
 
 
 def _json_default(obj: Any) -> Any:
@@ -212,33 +181,63 @@ class _Loaded:
     history: tuple[Event, ...] = ()
 
 
+@dataclass(frozen=True)
+class MatchSettings:
+    """What a :class:`MatchService` is configured with (``bummerl serve`` fills it from
+    :class:`bummerl.config.Settings`).
+
+    Attributes:
+        admin_token: the admin secret (creating matches, any record at any time); None = anyone may
+            create matches. Never shown (not in ``repr``).
+        idle_limit_ms: default idle limit of a match without a time control, **ms** (0 = never).
+        stream_poll_ms: longest wait of a stream for the next version before it looks again, **ms**.
+        max_streams_per_seat: open streams per match seat in this process (0 = no cap).
+        retention_ms: how long a finished match is kept, **ms**.
+        create_per_min: CreateMatch calls per caller and minute (0 = no limit).
+        actions_per_s: SubmitAction calls per seat and second (0 = no limit).
+    """
+
+    admin_token: str | None = field(default=None, repr=False)
+    idle_limit_ms: int = 0
+    stream_poll_ms: int = 15000
+    max_streams_per_seat: int = 8
+    retention_ms: int = 30 * 24 * 3600 * 1000
+    create_per_min: int = 0
+    actions_per_s: int = 0
+
+
 class MatchService:
     """The match use cases over a :class:`MatchStore`.
 
+    ``settings``: a :class:`MatchSettings` (default: its defaults); ``overrides``: any of its fields
+    by name, replacing that field (``MatchService(store, admin_token="x")``; TypeError for an
+    unknown name). With ``admin_token`` set, :meth:`create_match` needs it (PermissionDeniedError
+    otherwise). A match where nobody acts for ``idle_limit_ms`` ends as ``abandoned``; finished
+    matches expire ``retention_ms`` after their last commit (0 = keep).
     ``now_ms``: the clock (ms since the epoch), injectable so that tests never sleep.
-    ``admin_token``: when set, :meth:`create_match` needs it (PermissionDeniedError otherwise);
-    None = anyone may create matches (local use). ``idle_limit_ms``: server default of the idle
-    limit of matches without a time control (0 = none): a match where nobody acts for that long
-    ends as ``abandoned``. ``hub``: a :class:`~bummerl.store.StreamHub` that serves the blocking
-    waits of every stream over one connection (None = one ``XREAD BLOCK`` connection per
-    stream). ``max_streams_per_seat``: open streams per match seat in this process (0 = no cap).
-    ``retention_ms``: finished matches expire this many ms after their last commit (0 = keep).
-    ``create_per_min`` / ``actions_per_s``: per-caller rate limits (0 = none).
+    ``hub``: a :class:`~bummerl.store.StreamHub` that serves the blocking waits of every stream
+    over one connection per shard (None = one ``XREAD BLOCK`` connection per stream).
+    ``versions``: the :class:`~bummerl.core.versions.VersionCache` of this process.
     """
 
     def __init__(
         self,
         store: MatchStore,
+        settings: MatchSettings | None = None,
+        *,
         now_ms: Callable[[], int] = _now_ms,
-        stream_poll_ms: int = 15000,
-        admin_token: str | None = None,
-        idle_limit_ms: int = 0,
         hub: Any = None,
-        max_streams_per_seat: int = 8,
-        retention_ms: int = 30 * 24 * 3600 * 1000,
-        create_per_min: int = 0,
-        actions_per_s: int = 0,
+        **overrides: Any,
     ) -> None:
+        settings = dataclasses.replace(settings or MatchSettings(), **overrides)  # TypeError on an unknown name
+        self.settings = settings
+        admin_token = settings.admin_token
+        stream_poll_ms = settings.stream_poll_ms
+        idle_limit_ms = settings.idle_limit_ms
+        max_streams_per_seat = settings.max_streams_per_seat
+        retention_ms = settings.retention_ms
+        create_per_min = settings.create_per_min
+        actions_per_s = settings.actions_per_s
         self.store = store
         self.now_ms = now_ms
         self.stream_poll_ms = stream_poll_ms
@@ -247,7 +246,7 @@ class MatchService:
         self._wait_events = hub.wait_events if hub is not None else store.wait_events
         self.max_streams_per_seat = max_streams_per_seat
         self._open_streams = OpenCounts()
-        self._latest: OrderedDict[str, _Loaded] = OrderedDict()
+        self.versions: VersionCache[_Loaded] = VersionCache(LATEST_CACHE)
         self._committing: dict[str, asyncio.Future[None]] = {}
         self.retention_ms = retention_ms
         self.limiter = RateLimiter(store, {"create": Limit(create_per_min, 60_000), "action": Limit(actions_per_s, 1000)},
@@ -415,7 +414,7 @@ class MatchService:
         moved the match on, and the answer is then the one a fresh read gives.
         """
         a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
-        cached = self._latest.get(match_id)
+        cached = self.versions.get(match_id)
         if cached is not None and cached.version == expected_version:
             done = await self._submit_on_cached(match_id, cached, seat, token, a)
             if done is not None:
@@ -472,7 +471,7 @@ class MatchService:
         except StaleVersionError:  # another writer moved the match on (or the same action sent twice at once)
             return self._retry_answer(match_id, await self._load(match_id), seat, ld.version, a)
         except NotFoundError:
-            self._latest.pop(match_id, None)
+            self.versions.forget(match_id)
             raise
 
     def _retry_answer(self, match_id: str, ld: _Loaded, seat: int, expected_version: int, a: int) -> Update:
@@ -481,11 +480,11 @@ class MatchService:
         there; else StaleVersionError(current)."""
         idx = expected_version - 1
         if 0 <= idx < len(ld.entries):
-            done = ld.entries[idx]
-            if done[0] == seat and done[1] == a and _kind(done) == "NORMAL":
+            done = LogEntry.of(ld.entries[idx])
+            if done.seat == seat and done.action == a and done.outcome == "NORMAL":
                 return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
                               match_over=ld.state.over, memo=ld.memo)
-            if done[0] == seat and _kind(done) in ("TIMEOUT", "ABANDONED"):
+            if done.seat == seat and done.outcome in ("TIMEOUT", "ABANDONED"):
                 raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
                                        f"the server applied the {ld.meta.get('timeout_policy')} policy")
         raise StaleVersionError(ld.version)
@@ -582,7 +581,7 @@ class MatchService:
             had = clocks.budget_ms(seat) if clocks.seat == seat else -1
             clocks = clocks.after_action(seat, now, after.to_act, after.deal_number != before.deal_number, refill)
             clock_ms = had if kind == "TIMEOUT" else clocks.remaining_ms[seat]
-        entries = [*ld.entries, [seat, action, now, before.deal_number, kind, think, clock_ms]]
+        entries = [*ld.entries, LogEntry(seat, action, now, before.deal_number, kind, think, clock_ms).to_list()]
         # a fresh token per commit: after a Redis failover that lost an acknowledged-by-nobody write,
         # the match may reach this version number again with other content; the cache (_load) tells
         # them apart by this token, not by the version alone
@@ -658,12 +657,12 @@ class MatchService:
                 continue
             top = max(v for v, _ in got)
             # a version this process committed (or loaded) is immutable: no second read for it
-            cached = self._latest.get(match_id)
+            cached = self.versions.get(match_id)
             pending = self._committing.get(match_id)
             if (cached is None or cached.version < top) and pending is not None:
                 with contextlib.suppress(TimeoutError):  # the commit that woke us is finishing here
                     await asyncio.wait_for(asyncio.shield(pending), 0.05)
-                cached = self._latest.get(match_id)
+                cached = self.versions.get(match_id)
             ld = cached if cached is not None and cached.version >= top else await self._load(match_id)
             if ld.events is not None and ld.version == top == last + 1:  # committed here: its events at hand
                 evs = ld.events
@@ -698,15 +697,16 @@ class MatchService:
         kinds_only = not show and bool(ld.meta.get("ladder_id"))
         summary = self._summary(match_id, ld.version, m, ld.meta)
         acts = []
-        for i, e in enumerate(ld.entries):
-            seat, a, ts, dn = e[:4]
+        for i, raw in enumerate(ld.entries):
+            e = LogEntry.of(raw)
+            seat, a, ts, dn = e.seat, e.action, e.at_ms, e.deal
             hidden = not show and not isinstance(a, str) and (
                 kinds_only or actions.action_kind(a) in actions.HIDDEN_KINDS)
             acts.append({
                 "version": i + 2, "seat": seat, "action_id": -1 if isinstance(a, str) or hidden else a,
                 "action_text": a if isinstance(a, str) else actions.action_kind(a) if hidden else action_to_string(a),
                 "timestamp_ms": ts, "deal_number": dn,
-                "kind": _kind(e), "think_ms": e[5] if len(e) > 5 else -1, "clock_ms": e[6] if len(e) > 6 else -1,
+                "kind": e.outcome, "think_ms": e.think_ms, "clock_ms": e.clock_ms,
             })
         deals = []
         for n in range(m.deal_number + 1):
@@ -757,16 +757,17 @@ class MatchService:
         out: list[dict[str, Any]] = [{"actions": 0, "timeouts": 0, "illegal_actions": 0, "disconnects": 0,
                                       "think_ms": [], "time_left_ms": -1} for _ in range(n)]
         prev = int(ld.meta.get("created_at_ms") or 0)
-        for e in ld.entries:
-            seat, ts, kind = int(e[0]), int(e[2]), _kind(e)
+        for raw in ld.entries:
+            e = LogEntry.of(raw)
+            seat, ts, kind = int(e.seat), int(e.at_ms), e.outcome
             st = out[seat] if 0 <= seat < n else None
             if st is not None:
                 if kind == "NORMAL":
                     st["actions"] += 1
-                    think = int(e[5]) if len(e) > 5 and int(e[5]) >= 0 else ts - prev
+                    think = int(e.think_ms) if int(e.think_ms) >= 0 else ts - prev
                     st["think_ms"].append(max(0, think))
-                    if len(e) > 6 and int(e[6]) >= 0:
-                        st["time_left_ms"] = int(e[6])
+                    if int(e.clock_ms) >= 0:
+                        st["time_left_ms"] = int(e.clock_ms)
                 elif kind == "TIMEOUT":
                     st["timeouts"] += 1
                 elif kind == "ILLEGAL":
@@ -787,31 +788,23 @@ class MatchService:
         return out
 
     def _remember(self, match_id: str, ld: _Loaded) -> None:
-        """Keep the newest known version of a match (a stored version never changes: the version
-        is compare-and-set). At most :data:`LATEST_CACHE` matches. Callers never mutate a
-        ``_Loaded``: the write path copies the state (``MatchState.copy``) and builds new lists."""
-        old = self._latest.get(match_id)
-        if old is None or old.version < ld.version or (
-                old.version == ld.version and old.meta.get("commit") != ld.meta.get("commit")):
-            self._latest[match_id] = ld  # newer; or the same version made again after Redis lost a write
-        self._latest.move_to_end(match_id)
-        while len(self._latest) > LATEST_CACHE:
-            self._latest.popitem(last=False)
+        """Hold ``ld`` as this process's newest known version of the match (:class:`VersionCache`)."""
+        self.versions.remember(match_id, ld)
 
     async def _load(self, match_id: str) -> _Loaded:
         if not match_id or len(match_id) > 64 or not match_id.isalnum():
             raise InvalidArgumentError("match_id must be 1-64 letters or digits")
-        cached = self._latest.get(match_id)
+        cached = self.versions.get(match_id)
         if cached is None:
             stored = await self.store.load(match_id)
         else:  # one round trip either way; the blob only comes if another writer moved the match on
             got = await self.store.load_if_changed(match_id, cached.version, cached.meta.get("commit"))
             if isinstance(got, int):
-                self._latest.move_to_end(match_id)
+                self.versions.touch(match_id)
                 return cached
             stored = got
         if stored is None:
-            self._latest.pop(match_id, None)
+            self.versions.forget(match_id)
             raise NotFoundError(f"no match {match_id}")
         blob = orjson.loads(stored.state)
         log = blob["snapshot"].get("log")

@@ -48,7 +48,8 @@ from .errors import (
     UnauthenticatedError,
 )
 from .limits import OpenCounts
-from .matches import MatchService, _Loaded, hash_token, log_actions
+from .log import log_actions
+from .matches import MatchService, _Loaded, hash_token
 
 ACCESS = ("public", "token")
 """The values of ``WatchSettings.access``."""
@@ -350,7 +351,7 @@ class Spectators:
                 continue
             pending += [(v, p) for v, p in got if v > seen]
             seen = max(seen, *(v for v, _ in got))
-            cached = self.matches._latest.get(match_id)  # a version this process holds is immutable: no read
+            cached = self.matches.versions.get(match_id)  # a version this process holds is immutable: no read
             ld = cached if cached is not None and cached.version >= seen else await self.matches._load(match_id)
             if ld.version > seen:  # commits landed after the events we were handed: no gap
                 pending += [(v, p) for v, p in await self.matches.store.events_since(match_id, seen) if v <= ld.version]
