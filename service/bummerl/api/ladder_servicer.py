@@ -34,12 +34,12 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         self.auth_limiter = auth_limiter
 
     @map_errors
-    async def RegisterBot(self, request: Any, context: Any) -> ladder_pb2.RegisterBotResponse:
+    async def RegisterBot(self, request: ladder_pb2.RegisterBotRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.RegisterBotResponse:
         out = await self.ladders.register_bot(request.name, request.description, bearer_token(context))
         return ladder_pb2.RegisterBotResponse(**out)
 
     @map_errors
-    async def StreamAssignments(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.Assignment]:
+    async def StreamAssignments(self, request: ladder_pb2.StreamAssignmentsRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[ladder_pb2.Assignment]:
         bot_id = request.bot_id or (bearer_token(context) or "").split(".", 1)[0]
         bot = await self.ladders.authenticate_bot(bot_id, bearer_token(context))
         # the stream is open before any assignment: say so, and as whom (bummerl bot run prints it)
@@ -54,57 +54,57 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         return _ladder_pb(await self.ladders.create_ladder(spec, bearer_token(context)))
 
     @map_errors
-    async def GetLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+    async def GetLadder(self, request: ladder_pb2.GetLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.ladder(request.ladder_id))
 
     @map_errors
-    async def ListLadders(self, request: Any, context: Any) -> ladder_pb2.ListLaddersResponse:
+    async def ListLadders(self, request: ladder_pb2.ListLaddersRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.ListLaddersResponse:
         return ladder_pb2.ListLaddersResponse(ladders=[_ladder_pb(x) for x in await self.ladders.list_ladders()])
 
     @map_errors
-    async def GetLeaderboard(self, request: Any, context: Any) -> ladder_pb2.Leaderboard:
+    async def GetLeaderboard(self, request: ladder_pb2.GetLeaderboardRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Leaderboard:
         return codec.dict_to_pb(await self.ladders.leaderboard(request.ladder_id, request.pooled),
                                 ladder_pb2.Leaderboard)
 
     @map_errors
-    async def StreamLadder(self, request: Any, context: Any) -> AsyncIterator[ladder_pb2.LadderEvent]:
+    async def StreamLadder(self, request: ladder_pb2.StreamLadderRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[ladder_pb2.LadderEvent]:
         async for ev in self.ladders.stream_ladder(request.ladder_id, peer_host(context)):
             yield codec.dict_to_pb(ev, ladder_pb2.LadderEvent)
 
     @map_errors
-    async def ListLadderMatches(self, request: Any, context: Any) -> ladder_pb2.ListLadderMatchesResponse:
+    async def ListLadderMatches(self, request: ladder_pb2.ListLadderMatchesRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.ListLadderMatchesResponse:
         return codec.dict_to_pb({"results": await self.ladders.results(request.ladder_id)},
                                 ladder_pb2.ListLadderMatchesResponse)
 
     @map_errors
-    async def StopLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+    async def StopLadder(self, request: ladder_pb2.StopLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.stop_ladder(request.ladder_id, bearer_token(context)))
 
     @map_errors
-    async def ListBots(self, request: Any, context: Any) -> ladder_pb2.ListBotsResponse:
+    async def ListBots(self, request: ladder_pb2.ListBotsRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.ListBotsResponse:
         return codec.dict_to_pb({"bots": await self.ladders.list_bots()}, ladder_pb2.ListBotsResponse)
 
     @map_errors
-    async def RevokeBot(self, request: Any, context: Any) -> ladder_pb2.Bot:
+    async def RevokeBot(self, request: ladder_pb2.BotRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Bot:
         return codec.dict_to_pb(await self.ladders.revoke_bot(request.bot_id, bearer_token(context)), ladder_pb2.Bot)
 
     @map_errors
-    async def RotateBotToken(self, request: Any, context: Any) -> ladder_pb2.RegisterBotResponse:
+    async def RotateBotToken(self, request: ladder_pb2.BotRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.RegisterBotResponse:
         return ladder_pb2.RegisterBotResponse(**await self.ladders.rotate_bot_token(request.bot_id, bearer_token(context)))
 
     @map_errors
-    async def DeleteBot(self, request: Any, context: Any) -> ladder_pb2.Bot:
+    async def DeleteBot(self, request: ladder_pb2.BotRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Bot:
         return codec.dict_to_pb(await self.ladders.delete_bot(request.bot_id, bearer_token(context)), ladder_pb2.Bot)
 
     @map_errors
-    async def PauseLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+    async def PauseLadder(self, request: ladder_pb2.StopLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.pause_ladder(request.ladder_id, bearer_token(context)))
 
     @map_errors
-    async def ResumeLadder(self, request: Any, context: Any) -> ladder_pb2.Ladder:
+    async def ResumeLadder(self, request: ladder_pb2.StopLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.resume_ladder(request.ladder_id, bearer_token(context)))
 
     @map_errors
-    async def ListLadderGames(self, request: Any, context: Any) -> ladder_pb2.ListLadderGamesResponse:
+    async def ListLadderGames(self, request: ladder_pb2.ListLadderGamesRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.ListLadderGamesResponse:
         return codec.dict_to_pb({"games": await self.ladders.games(request.ladder_id, request.state)},
                                 ladder_pb2.ListLadderGamesResponse)

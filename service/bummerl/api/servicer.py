@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import grpc.aio
+
 from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
@@ -84,11 +86,11 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """Plays ``house:<bot>`` seats (:mod:`bummerl.core.house`); None = such names are plain names."""
 
     @map_errors
-    async def ListVariants(self, request: Any, context: Any) -> game_pb2.ListVariantsResponse:
+    async def ListVariants(self, request: game_pb2.ListVariantsRequest, context: grpc.aio.ServicerContext) -> game_pb2.ListVariantsResponse:
         return game_pb2.ListVariantsResponse(variants=[codec.variant_info_to_pb(v) for v in self.service.list_variants()])
 
     @map_errors
-    async def CreateMatch(self, request: Any, context: Any) -> game_pb2.CreateMatchResponse:
+    async def CreateMatch(self, request: game_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext) -> game_pb2.CreateMatchResponse:
         seed = request.seed if request.HasField("seed") else None
         watch_meta, watch_token = new_watch(request.watch.access, request.watch.delay_moves)
         names = [s.name for s in request.seats]
@@ -127,12 +129,12 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return dict(await self.ladders.connected_seats(names))
 
     @map_errors
-    async def GetInformationSet(self, request: Any, context: Any) -> common_pb2.InformationSet:
+    async def GetInformationSet(self, request: game_pb2.GetInformationSetRequest, context: grpc.aio.ServicerContext) -> common_pb2.InformationSet:
         info = await self.service.information_set(request.match_id, request.seat, bearer_token(context))
         return codec.information_set_to_pb(info)
 
     @map_errors
-    async def SubmitAction(self, request: Any, context: Any) -> game_pb2.SubmitActionResponse:
+    async def SubmitAction(self, request: game_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:
         which = request.WhichOneof("action")
         if which is None:
             from bummerl.core.errors import InvalidArgumentError
@@ -145,12 +147,12 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return game_pb2.SubmitActionResponse(duplicate=u.duplicate, **_update_fields(u))
 
     @map_errors
-    async def StreamMatch(self, request: Any, context: Any) -> AsyncIterator[game_pb2.MatchUpdate]:
+    async def StreamMatch(self, request: game_pb2.StreamMatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.MatchUpdate]:
         async for u in self.service.stream(request.match_id, request.seat, bearer_token(context), request.from_version):
             yield game_pb2.MatchUpdate(**_update_fields(u))
 
     @map_errors
-    async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[game_pb2.MatchUpdate]:
+    async def Play(self, request_iterator: AsyncIterator[game_pb2.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.MatchUpdate]:
         """StreamMatch and SubmitAction on one call: the first request names the match and seat,
         every later one is an action; the updates (the snapshot, then one per version, the
         seat's own commits included) go out as StreamMatch sends them. A refused action ends the
@@ -193,26 +195,26 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             await asyncio.gather(*tasks, return_exceptions=True)
 
     @map_errors
-    async def Resign(self, request: Any, context: Any) -> game_pb2.ResignResponse:
+    async def Resign(self, request: game_pb2.ResignRequest, context: grpc.aio.ServicerContext) -> game_pb2.ResignResponse:
         u = await self.service.resign(request.match_id, request.seat, bearer_token(context), request.reason)
         result = next(e["match_ended"]["result"] for e in u.events if "match_ended" in e)
         return game_pb2.ResignResponse(version=u.version, match_result=codec.match_result_to_pb(result))
 
     @map_errors
-    async def GetMatchRecord(self, request: Any, context: Any) -> game_pb2.MatchRecord:
+    async def GetMatchRecord(self, request: game_pb2.GetMatchRecordRequest, context: grpc.aio.ServicerContext) -> game_pb2.MatchRecord:
         return codec.dict_to_pb(await self.spectators.record(request.match_id, bearer_token(context)),
                                 game_pb2.MatchRecord)
 
     @map_errors
-    async def WatchMatch(self, request: Any, context: Any) -> AsyncIterator[game_pb2.WatchUpdate]:
+    async def WatchMatch(self, request: game_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.WatchUpdate]:
         async for f in self.spectators.watch(request.match_id, bearer_token(context), request.from_version):
             yield _watch_update(f)
 
     @map_errors
-    async def GetMatchReplay(self, request: Any, context: Any) -> game_pb2.MatchReplay:
+    async def GetMatchReplay(self, request: game_pb2.GetMatchReplayRequest, context: grpc.aio.ServicerContext) -> game_pb2.MatchReplay:
         replay = await self.spectators.replay(request.match_id, bearer_token(context), request.seat_views)
         return codec.dict_to_pb(replay, game_pb2.MatchReplay)
 
     @map_errors
-    async def ListMatches(self, request: Any, context: Any) -> game_pb2.ListMatchesResponse:
+    async def ListMatches(self, request: game_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext) -> game_pb2.ListMatchesResponse:
         return codec.dict_to_pb(await self.spectators.list_matches(request.limit), game_pb2.ListMatchesResponse)
