@@ -44,3 +44,20 @@ async def test_a_connection_closed_under_a_read_is_a_connection_error() -> None:
     conn._parser = None  # the parser is gone with the connection too
     with pytest.raises(RedisConnectionError, match="closed while reading"):
         await conn.read_response()
+
+
+async def test_commands_beyond_the_connection_cap_wait_for_a_free_one() -> None:
+    """The cluster client's nodes refuse a command at once when their connections are all busy
+    (MaxConnectionsError, UNAVAILABLE to a player); ours waits its turn as the single node's pool does."""
+    from bummerl.store.embedded_cluster import EmbeddedValkeyCluster
+    from bummerl.store.redis_store import close_client, open_client
+
+    with EmbeddedValkeyCluster(masters=1, replicas_per_master=0) as cluster:
+        client = await open_client(cluster.url, max_connections=2)
+        try:
+            got = await asyncio.gather(*(client.execute_command("SET", f"k{i}", i) for i in range(60)),
+                                       *(client.blpop([f"empty{i}"], 0.05) for i in range(6)))
+            assert got[:60] == [True] * 60
+            assert max(len(n._connections) for n in client.get_nodes()) <= 4
+        finally:
+            await close_client(client)

@@ -157,7 +157,10 @@ def blocking_twin(client: Any, max_connections: int | None = None) -> Any:
     if isinstance(client, RedisCluster):
         node = client.get_default_node() or next(iter(client.nodes_manager.startup_nodes.values()))
         passed: dict[str, Any] = {k: v for k, v in client.get_connection_kwargs().items() if k in _CLUSTER_PASSED}
-        return _cluster_client(host=node.host, port=node.port, socket_timeout=None, max_connections=cap, **passed)
+        twin = _cluster_client(host=node.host, port=node.port, socket_timeout=None, **passed)
+        if max_connections:  # a hard cap per node: each blocking reader holds one
+            twin.nodes_manager.connection_kwargs["max_connections"] = max_connections
+        return twin
     kwargs = dict(client.connection_pool.connection_kwargs)
     kwargs["socket_timeout"] = None
     pool = ConnectionPool(connection_class=client.connection_pool.connection_class, max_connections=cap, **kwargs)
@@ -200,10 +203,43 @@ class _ClusterConnection(aioredis.Connection):
             raise
 
 
-def _cluster_client(**kwargs: Any) -> RedisCluster:
-    """A ``RedisCluster`` (kwargs as its constructor, or ``url=``) whose nodes use :class:`_ClusterConnection`."""
-    url = kwargs.pop("url", None)
-    cluster = RedisCluster.from_url(url, **kwargs) if url else RedisCluster(**kwargs)
+class _GatedCluster(RedisCluster):
+    """redis-py's async cluster client with a wait for a free connection, as the single node's
+    :class:`QuickPool` has: its nodes' connection lists fail at once with ``MaxConnectionsError``
+    when full, so at most ``in_flight`` commands run at once (each node may open twice that many
+    connections, which leaves room for pipelines) and a command beyond waits up to ``wait_s``
+    seconds for its turn, then fails with ``ConnectionError`` (UNAVAILABLE)."""
+
+    def __init__(self, *args: Any, in_flight: int = 0, wait_s: float = 10.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_flight = in_flight
+        self._wait_s = wait_s
+        self._gate: asyncio.Semaphore | None = None
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._in_flight:
+            return await super().execute_command(*args, **kwargs)
+        if self._gate is None:
+            self._gate = asyncio.Semaphore(self._in_flight)
+        try:
+            async with asyncio.timeout(self._wait_s):
+                await self._gate.acquire()
+        except TimeoutError:
+            raise RedisConnectionError(f"no free Redis connection within {self._wait_s} s") from None
+        try:
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            self._gate.release()
+
+
+def _cluster_client(*, url: str | None = None, max_connections: int | None = None, wait_s: float = 10.0,
+                    **kwargs: Any) -> RedisCluster:
+    """A cluster client (``url`` or the constructor's kwargs) whose nodes use
+    :class:`_ClusterConnection`; with ``max_connections``, at most that many commands at once
+    (:class:`_GatedCluster`), else no cap."""
+    cap = {"max_connections": 2 * max_connections, "in_flight": max_connections, "wait_s": wait_s} \
+        if max_connections else {"max_connections": 2**31}
+    cluster = _GatedCluster.from_url(url, **cap, **kwargs) if url else _GatedCluster(**cap, **kwargs)
     # the nodes it learns of are built from this dict (the startup nodes only ask for the slots)
     if cluster.connection_kwargs.get("connection_class") is aioredis.Connection:
         cluster.connection_kwargs["connection_class"] = _ClusterConnection
@@ -230,7 +266,7 @@ async def open_client(url: str, max_connections: int = 128, pool_timeout_s: floa
     finally:
         await probe.aclose()
     if str(info.get("cluster_enabled", 0)) == "1":
-        cluster = _cluster_client(url=url, max_connections=max_connections)
+        cluster = _cluster_client(url=url, max_connections=max_connections, wait_s=pool_timeout_s)
         await ensure_ready(cluster)
         return cluster
     return aioredis.Redis(connection_pool=QuickPool.from_url(url, max_connections=max_connections,
