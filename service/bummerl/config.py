@@ -102,7 +102,9 @@ class Settings:
     (:func:`bummerl.app.loop_factory`)."""
 
     redis_max_connections: int = 128
-    """Redis connections per process for requests; a request that finds them all busy waits."""
+    """Redis connections per process for requests; a request that finds them all busy waits. On
+    Redis Cluster: commands in flight at once per process (each node may open twice as many
+    connections, for pipelines); a command beyond waits likewise."""
 
     redis_pool_timeout_s: float = 10.0
     """How long a request waits for a free Redis connection, seconds, before UNAVAILABLE."""
