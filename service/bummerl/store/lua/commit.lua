@@ -29,7 +29,8 @@
 -- Every check runs before the first write: a Lua error half-way would not
 -- roll back earlier writes.
 
-local cur = redis.call('HGET', KEYS[1], 'version')
+local held = redis.call('HMGET', KEYS[1], 'version', 'm:commit')
+local cur = held[1]
 if not cur then
   return {-1, 0}
 end
@@ -38,7 +39,7 @@ local want, want_commit = string.match(ARGV[1], '^(%d+) ?(.*)$')
 if cur ~= tonumber(want) then
   return {0, cur}
 end
-if want_commit ~= '' and (redis.call('HGET', KEYS[1], 'm:commit') or '') ~= want_commit then
+if want_commit ~= '' and (held[2] or '') ~= want_commit then
   return {0, cur}
 end
 local new = cur + 1

@@ -9,11 +9,12 @@
 -- version is the current one (same version and same commit token; nothing else is sent),
 -- else {version, HGETALL...}.
 
-local v = redis.call('HGET', KEYS[1], 'version')
+local held = redis.call('HMGET', KEYS[1], 'version', 'm:commit')
+local v = held[1]
 if not v then
   return false
 end
-if v == ARGV[1] and (ARGV[2] == '' or (redis.call('HGET', KEYS[1], 'm:commit') or '') == ARGV[2]) then
+if v == ARGV[1] and (ARGV[2] == '' or (held[2] or '') == ARGV[2]) then
   return {v}
 end
 return {v, redis.call('HGETALL', KEYS[1])}
