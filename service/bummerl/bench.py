@@ -1,7 +1,7 @@
 """Benchmarks that print figures (``make bench``); they are not timed tests.
 
 * :func:`bench_engine`: random-vs-random deals on one core with fixed seeds, using the engine's
-  in-place hot path (``DealState.step``); reports deals/s and actions/s.
+  in-place hot path (``TalonDeal.step``); reports deals/s and actions/s.
 * :func:`bench_service`: SubmitAction calls/s and p50/p99 latency (ms) against one server
   process (a ``bummerl serve`` subprocess with embedded Valkey) driven by ``matches`` concurrent
   random players from this process.
@@ -21,9 +21,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from bummerl.rules import find_variant, parse_action
-from bummerl.rules.actions import DECLARE
-from bummerl.rules.state import OVER, DealState
+from bummerl.rules import TalonDeal, find_variant, parse_action
+from bummerl.rules.base.actions import DECLARE
+from bummerl.rules.deals.talon import OVER
 
 
 def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str = "random") -> dict[str, Any]:
@@ -44,7 +44,7 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str
     skip_declare = policy == "no-declare"
     t0 = time.perf_counter()
     deadline = t0 + seconds
-    contract = rules.spec.deal_class
+    contract = rules.spec.deal_class if rules.spec.talon is None else None  # None: the two-player deal
     n = rules.spec.num_players
     while time.perf_counter() < deadline:
         for _ in range(500):
@@ -59,7 +59,7 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str
                     acts += 1
                 deals += 1
                 continue
-            d = DealState.new(rules, deck, deals & 1)  # two-player deals, also of the rotation games
+            d = TalonDeal.new(rules, deck, deals & 1)  # two-player deals, also of the rotation games
             while d.phase != OVER:
                 legal = d.legal_actions()
                 if skip_declare and legal[-1] == DECLARE and len(legal) > 1:
@@ -712,8 +712,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     then at seat 1 with the suits relabelled (as ladder duplicate pairs are, ladder/service.py).
     Bots decide from the engine's information set, which has the shape the API serves
     (:mod:`bummerl.rules.views`), without the round trip through protobuf."""
-    from bummerl.rules import information_set
-    from bummerl.rules.state import MatchState
+    from bummerl.rules import MatchState, information_set
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot
 
@@ -763,8 +762,7 @@ def _duplicate_sets(variant: str, bot: str, opponent: str, deals: int,
     teams placed behind its team, shared places half: ``ladder.stats.placement_scores``); a set
     scores the mean of its games. Bots decide from the engine's information set (the served shape)."""
     from bummerl.ladder.stats import placement_scores
-    from bummerl.rules import information_set
-    from bummerl.rules.state import MatchState
+    from bummerl.rules import MatchState, information_set
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot
 

@@ -15,10 +15,9 @@ import random
 import pytest
 
 from bummerl.api.codec import information_set_to_pb
-from bummerl.rules import find_variant, list_variants, parse_action
+from bummerl.rules import MatchState, find_variant, list_variants, parse_action
 from bummerl.rules import information_set as engine_infoset
-from bummerl.rules.contract import ContractDeal
-from bummerl.rules.state import MatchState
+from bummerl.rules.deals.contract import ContractDeal
 from bummerl_client import InfoSet
 from bummerl_client.bots import GreedyBot, StrongBot, StrongV1Bot, make_bot
 from bummerl_client.bots.contract_search import ContractSampler, Solver, outcome_value, play_copy

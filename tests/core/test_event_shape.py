@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from bummerl.core import MatchService
-from bummerl.rules.events import EVENT_KINDS
+from bummerl.rules.base.events import EVENT_KINDS
 
 from .conftest import act, new_match, to_act
 

@@ -10,6 +10,7 @@ import pytest
 
 from bummerl.rules import (
     IllegalActionError,
+    MatchState,
     action_to_string,
     apply,
     find_variant,
@@ -17,8 +18,8 @@ from bummerl.rules import (
     parse_action,
     views,
 )
-from bummerl.rules.cards import card_code, parse_card
-from bummerl.rules.state import MatchState, arrange_deck
+from bummerl.rules.base.cards import card_code, parse_card
+from bummerl.rules.deals.talon import arrange_deck
 
 #: The golden files spell the deal view as the README shows (the engine's short names): a
 #: ``talon_state`` of ``"open"`` / ``"closed"`` / ``"exhausted"`` and the flat ``own_*`` keys. The

@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 from test_golden import apply_step, check_view
 
-from bummerl.rules import find_variant
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, find_variant
 
 HERE = Path(__file__).parent
 VARIANTS = ("bauernschnapsen", "talonschnapsen", "snapszer-hu-3p-sopron", "snapszer-hu-4p")

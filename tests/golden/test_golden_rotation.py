@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from test_golden import apply_step, check_fields, check_view
 
-from bummerl.rules import find_variant, information_set
-from bummerl.rules.state import DealState, MatchState, arrange_deck
+from bummerl.rules import DealState, MatchState, find_variant, information_set
+from bummerl.rules.deals.talon import arrange_deck
 
 HERE = Path(__file__).parent
 VARIANTS = ("stockschnapsen", "snapszer-hu-3p-rotation")

@@ -32,6 +32,9 @@ from hypothesis import strategies as st
 from bummerl.rules import (
     IllegalActionError,
     MatchOverError,
+    MatchState,
+    OptionSpec,
+    VariantSpec,
     apply,
     events_between,
     information_set,
@@ -40,10 +43,9 @@ from bummerl.rules import (
     new_match,
     public_known_cards,
 )
-from bummerl.rules.actions import NUM_ACTIONS
-from bummerl.rules.cards import cards_of, mask_of, parse_card
-from bummerl.rules.state import LEAD, MatchState
-from bummerl.rules.variant import OptionSpec, VariantSpec
+from bummerl.rules.base.actions import NUM_ACTIONS
+from bummerl.rules.base.cards import cards_of, mask_of, parse_card
+from bummerl.rules.deals.talon import LEAD
 
 from .helpers import make_match, play
 from .spectator import check_public_no_leak

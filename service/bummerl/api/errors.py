@@ -65,13 +65,13 @@ from bummerl.core.errors import (
     TimeoutLostError,
     UnauthenticatedError,
 )
-from bummerl.rules.errors import (
+from bummerl.rules.base.errors import (
     IllegalActionError,
     InvalidActionError,
     InvalidOptionError,
     UnknownVariantError,
 )
-from bummerl.rules.errors import MatchOverError as RulesMatchOverError
+from bummerl.rules.base.errors import MatchOverError as RulesMatchOverError
 from bummerl.store.errors import MatchExistsError, MatchNotFoundError, VersionConflictError
 
 __all__ = [

@@ -68,11 +68,11 @@ from bummerl.rules import (
     parse_action,
 )
 from bummerl.rules import MatchOverError as RulesMatchOverError
-from bummerl.rules.actions import action_kind
-from bummerl.rules.cards import card_code
-from bummerl.rules.events import upgrade_event
-from bummerl.rules.state import FORFEIT_DEAL
-from bummerl.rules.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
+from bummerl.rules.base.actions import action_kind
+from bummerl.rules.base.cards import card_code
+from bummerl.rules.base.events import upgrade_event
+from bummerl.rules.base.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
+from bummerl.rules.match.state import FORFEIT_DEAL
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError

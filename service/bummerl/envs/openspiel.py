@@ -72,17 +72,19 @@ import numpy as np
 import pyspiel
 
 from bummerl.rules import (
+    DealState,
     IllegalActionError,
     InvalidOptionError,
+    MatchState,
+    Rules,
     action_to_string,
     find_variant,
     information_set,
     list_variants,
 )
 from bummerl.rules import actions as A
-from bummerl.rules.cards import card_code
-from bummerl.rules.state import DealState, MatchState
-from bummerl.rules.variant import CATALOGUE, Rules
+from bummerl.rules.base.cards import card_code
+from bummerl.rules.table.options import CATALOGUE
 
 from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
 from .encoding import Encoder
@@ -525,7 +527,7 @@ def _relabel(a: int, sigma: Mapping[int, int]) -> int:
 
 
 def _code_id(code: str) -> int:
-    from bummerl.rules.cards import parse_card
+    from bummerl.rules.base.cards import parse_card
 
     return parse_card(code)
 

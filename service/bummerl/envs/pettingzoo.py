@@ -44,8 +44,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from bummerl.rules import action_to_string, find_variant, information_set
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, action_to_string, find_variant, information_set
 
 from .common import num_actions, returns_of
 from .encoding import Encoder, legal_mask

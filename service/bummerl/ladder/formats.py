@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Protocol
 
 from bummerl.core.errors import InvalidArgumentError
 from bummerl.rules import Rules
-from bummerl.rules.cards import SUITS
+from bummerl.rules.base.cards import SUITS
 
 MAX_GAMES = 200_000
 """Most games a ladder may plan (pairings or tables x rounds x legs of a duplicate set), SPRT

@@ -21,9 +21,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from bummerl.rules import DealState, Rules, configure_cached
 from bummerl.rules import cards as K
-from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER, DealState
-from bummerl.rules.variant import Rules, configure_cached
+from bummerl.rules.deals.talon import DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER
 
 #: ``Event.kind`` name -> engine event type (the history tuple's first element).
 _KINDS = {

@@ -10,9 +10,10 @@ First to 33 game points. The deal class is :class:`bummerl.rules.contract_hu.Sop
 
 from __future__ import annotations
 
-from ..contract_hu import SopronDeal
-from ..plan import ContractPlan
-from ..variant import VariantSpec, option, register
+from ..deals.contract_hu import SopronDeal
+from ..match.plans import ContractPlan
+from ..table.options import option
+from ..table.variant import VariantSpec, register
 
 ACTION_KINDS = frozenset((
     "play", "marriage", "announce", "declare", "pass", "trump", "discard", "bid",

@@ -9,9 +9,10 @@ both members of the winning team (HU4-CON-9); first team to 33. The deal class i
 
 from __future__ import annotations
 
-from ..contract_hu import FourPlayerDeal
-from ..plan import ContractPlan
-from ..variant import inherit, option, register
+from ..deals.contract_hu import FourPlayerDeal
+from ..match.plans import ContractPlan
+from ..table.options import inherit, option
+from ..table.variant import register
 from .snapszer_hu3s import SPEC as SOPRON
 
 SPEC = register(

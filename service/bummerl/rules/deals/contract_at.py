@@ -33,13 +33,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from . import actions as A
-from .cards import BIT, SUIT_MASK, cards_of, parse_card
+from ..base import actions as A
+from ..base.cards import BIT, SUIT_MASK, cards_of, parse_card
+from ..base.errors import IllegalActionError
+from ..base.tricks import NORMAL, TEN_HIGH
+from ..base.views import DealView, Event
+from ..table.options import OptionSpec, add_options
+from ..table.outcome import DealEnd
+from ..table.variant import Rules
 from .contract import ContractDeal
-from .errors import IllegalActionError
-from .tricks import NORMAL, TEN_HIGH
-from .variant import OptionSpec, Rules, add_options
-from .views import DealView, Event
 
 RUFER = "einfacher_rufer"
 """Contract name of the simple game played when everybody passes (BS-BID-1, BS-CON-3)."""
@@ -325,7 +327,7 @@ class BauernschnapsenDeal(ContractDeal):
         if name in self.CERTAIN_CONTRACTS and not self.rules.options["play_out_certain_contracts"]:
             s = self.trump if name == "herrenschnapser" else self._ring_suit(self.declarer)
             self.history.append(("show", self.declarer, tuple(cards_of(self.hands[self.declarer] & SUIT_MASK[s]))))
-            self._credit(0, self.value, "settled")
+            self._credit(0, self.value, DealEnd.SETTLED)
             return
         self.start_play(self.declarer if name in DECLARER_LEADS else self.vorhand)
 
@@ -360,11 +362,11 @@ class BauernschnapsenDeal(ContractDeal):
         self.history.append(("declare", p, correct, pts))
         if self.contract == RUFER:
             if correct:
-                self._credit(side, self.table_points(1 - side), "declared")
+                self._credit(side, self.table_points(1 - side), DealEnd.DECLARED)
             else:
-                self._credit(1 - side, self.false_declaration_points(1 - side), "false_declaration")
+                self._credit(1 - side, self.false_declaration_points(1 - side), DealEnd.FALSE_DECLARATION)
         else:  # Schnapser going out (BS-CON-4)
-            self._credit(0 if correct else 1, self.value, "declared" if correct else "false_declaration")
+            self._credit(0 if correct else 1, self.value, DealEnd.DECLARED if correct else DealEnd.FALSE_DECLARATION)
 
     def table_points(self, loser: int) -> int:
         """BS-SCORE-1 (OPEN-BS-10): 3 if side ``loser`` has no trick, 2 if its deal points
@@ -413,28 +415,28 @@ class BauernschnapsenDeal(ContractDeal):
             self._credit(dec[0], self.value, dec[1])
             return
         if self.contract != RUFER:
-            self._credit(0, self.value, "contract_made")
+            self._credit(0, self.value, DealEnd.CONTRACT_MADE)
             return
         if self.rules.undeclared_66_at_end == "holder_wins":
             for side in (0, 1):
                 if self.side_trick_points(side) >= 66:
-                    self._credit(side, self.table_points(1 - side), "played_out")
+                    self._credit(side, self.table_points(1 - side), DealEnd.PLAYED_OUT)
                     return
         w = self.side[self.leader]
         pts = 1 if self.rules.last_trick_win_points == "fixed1" else self.table_points(1 - w)
-        self._credit(w, pts, "last_trick")
+        self._credit(w, pts, DealEnd.LAST_TRICK)
 
     def _decide(self, made: bool) -> None:
         """A fixed-value contract is decided: end now (``auto_end_decided_contract``, SRV-3) or
         hold the result back until the hands are played out."""
         side = 0 if made else 1
-        reason = "contract_made" if made else "contract_defeated"
+        reason = DealEnd.CONTRACT_MADE if made else DealEnd.CONTRACT_DEFEATED
         if self.rules.options["auto_end_decided_contract"] or not any(self.hands):
             self._credit(side, self.value, reason)
         else:
             self.state["decided"] = [side, reason]
 
-    def _credit(self, side: int, points: int, reason: str) -> None:
+    def _credit(self, side: int, points: int, reason: DealEnd) -> None:
         """End the deal: ``points`` x multiplier to every seat of ``side`` (BS-SCORE-1,
         TS-SCORE-1). ``winner``: the team (Bauernschnapsen), else the declarer or -1."""
         value = points * self.multiplier
@@ -446,10 +448,11 @@ class BauernschnapsenDeal(ContractDeal):
         self.end(dict.fromkeys(seats, value), winner, value, reason)
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: int, deal_number: int = 0, history: Sequence[Event] | None = None) -> DealView:
+    def view(self, seat: int, deal_number: int = 0, history: Sequence[Event] | None = None,
+             num_seats: int = 0) -> DealView:
         """The base information set (§14, :meth:`ContractDeal.view`, own tricks under
         ``may_view_own_tricks``), plus the size of a talon not yet taken up (TS)."""
-        out = super().view(seat, deal_number, history)
+        out = super().view(seat, deal_number, history, num_seats)
         out["talon_size"] = len(self.state["talon"])
         return out
 

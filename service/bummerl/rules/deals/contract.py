@@ -33,15 +33,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from . import actions as A
-from . import cards as K
-from . import views as V
-from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
-from .deal import DealOutcome, DealSummary, slots_from_dict, slots_to_dict
-from .errors import IllegalActionError
-from .events import event_view
-from .tricks import NORMAL, legal_follow, trick_winner, winning_card
-from .variant import OptionSpec, Rules, add_options
+from ..base import actions as A
+from ..base import cards as K
+from ..base import views as V
+from ..base.cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
+from ..base.errors import IllegalActionError
+from ..base.events import event_view
+from ..base.tricks import NORMAL, legal_follow, trick_winner, winning_card
+from ..table.options import OptionSpec, add_options
+from ..table.outcome import DealEnd, DealOutcome, DealSummary
+from ..table.variant import Rules
+from .slots import slots_from_dict, slots_to_dict
 
 #: Table options shared by the contract games of §9-§12 (docs/RULES.md §13.2), added to the
 #: catalogue when this module is imported; each variant gives its own default with
@@ -377,7 +379,7 @@ class ContractDeal:
     def multiplier(self) -> int:
         return 1 << self.level
 
-    def end(self, awards: dict[int, int] | list[int], winner: int, game_points: int, reason: str) -> None:
+    def end(self, awards: dict[int, int] | list[int], winner: int, game_points: int, reason: DealEnd | str) -> None:
         """The deal is over: ``awards`` game points per seat (a dict of the credited seats or a
         full list), ``winner`` team/seat (-1 none), ``game_points`` the value won."""
         full = [0] * self.n
@@ -386,7 +388,7 @@ class ContractDeal:
                 full[s] = v
         else:
             full = list(awards)
-        self.outcome = DealOutcome(winner, game_points, reason, 0, tuple(full))
+        self.outcome = DealOutcome(winner, game_points, DealEnd(reason), 0, tuple(full))
         self.phase = "over"
         self.to_act_seat = -1
 
@@ -431,7 +433,7 @@ class ContractDeal:
         self.history.append(("timeout", seat, "TIMEOUT"))
         value = max(self.value, 3) * self.multiplier
         others = [s for s in range(self.n) if self.side[s] != self.side[seat]]
-        self.end(dict.fromkeys(others, value), self.side[others[0]] if others else -1, value, "timeout")
+        self.end(dict.fromkeys(others, value), self.side[others[0]] if others else -1, value, DealEnd.TIMEOUT)
 
     # ------------------------------------------------------------------ results and views
     def summary(self, n: int = 0) -> DealSummary:
@@ -447,7 +449,8 @@ class ContractDeal:
             schneider = self.side_trick_points(lose) < 33
         return DealSummary(pts, tuple(self.tricks_won), schwarz, schneider, self.contract, self.declarer, self.multiplier)
 
-    def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None) -> V.DealView:
+    def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None,
+             num_seats: int = 0) -> V.DealView:
         """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
         in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
         hand, the talon and others' laid-away cards hidden; the seat's own laid-away cards that
@@ -455,7 +458,9 @@ class ContractDeal:
         (OPEN-GEN-6; default off) also ``own_tricks``: the seat's won cards, their trick points,
         and those plus its own marriages once its side has won a trick (DEF-PTS-2). ``history``:
         the views of this deal's history when the caller shares them across seats and states
-        (:func:`bummerl.rules.infoset.history_views`); None = built here."""
+        (:func:`bummerl.rules.match.infoset.history_views`); None = built here. ``num_seats``: the
+        table's seats (:class:`~bummerl.rules.table.protocols.Deal`; every seat plays a contract
+        deal, so it is :attr:`n`)."""
         sizes = [self.rules.spec.hand_size] * self.n  # the deal tuple has none (DealStarted.hand_sizes)
         owner, taken = self.state.get("taken_up") or (-1, 0)  # HU3S-KON-2: the hívó's cards taken up
         out: V.DealView = {
@@ -510,7 +515,7 @@ class ContractDeal:
         d.trick = [(s, c) for s, c in data["trick"]]
         d.bids = [(s, c) for s, c in data["bids"]]
         o = data["outcome"]
-        d.outcome = DealOutcome(o[0], o[1], o[2], o[3], tuple(o[4])) if o is not None else None
+        d.outcome = DealOutcome(o[0], o[1], DealEnd(o[2]), o[3], tuple(o[4])) if o is not None else None
         return d
 
     def hand_of(self, seat: int) -> list[int]:
