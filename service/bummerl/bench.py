@@ -711,7 +711,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     ``(pair, seed, suit_perm)`` the deck of ``seed`` twice, single-deal matches, ``bot`` at seat 0
     then at seat 1 with the suits relabelled (as ladder duplicate pairs are, ladder/service.py).
     Bots decide from the engine's information set, which has the shape the API serves
-    (:mod:`bummerl.rules.views`), without the round trip through protobuf."""
+    (:mod:`bummerl.rules.base.views`), without the round trip through protobuf."""
     from bummerl.rules import MatchState, information_set
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot

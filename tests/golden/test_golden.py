@@ -23,7 +23,7 @@ from bummerl.rules.deals.talon import arrange_deck
 
 #: The golden files spell the deal view as the README shows (the engine's short names): a
 #: ``talon_state`` of ``"open"`` / ``"closed"`` / ``"exhausted"`` and the flat ``own_*`` keys. The
-#: information set has the proto shape (bummerl.rules.views): ``"TALON_STATE_OPEN"`` and the
+#: information set has the proto shape (bummerl.rules.base.views): ``"TALON_STATE_OPEN"`` and the
 #: ``own_tricks`` sub-dict. Both spellings are accepted in the files.
 OWN_TRICKS_KEYS = {"own_trick_points": "trick_points", "own_won_cards": "won_cards", "own_deal_points": "deal_points"}
 MISSING = object()

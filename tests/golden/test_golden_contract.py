@@ -1,6 +1,6 @@
 """Golden deals of the contract games (tests/golden/{bauernschnapsen,talonschnapsen,
 snapszer-hu-3p-sopron,snapszer-hu-4p}/*.json), hand-written from docs/RULES.md §9-§12 and played
-through the match (:class:`~bummerl.rules.state.MatchState`), as remote bots play them.
+through the match (:class:`~bummerl.rules.match.state.MatchState`), as remote bots play them.
 
 Format: tests/golden/README.md, except ``hands`` (one list per seat, in dealing order: the
 first batch first), ``talon`` (the Talonschnapsen talon, else absent or ``[]``), no

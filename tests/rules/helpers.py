@@ -6,7 +6,7 @@ Import from a test module of this package with ``from .helpers import make_match
 Scenarios are built from an explicit deal: both hands (indexed by SEAT, not by deal order), the
 face-up trump card and the talon order (top card first, trump card excluded). Cards are codes
 (``"QH"``, ``"TS"``, ``"10S"``, ``"9C"``) or ids. The deck order is built with
-:func:`bummerl.rules.state.arrange_deck`, so the engine deals exactly these cards (SRV-1).
+:func:`bummerl.rules.deals.talon.arrange_deck`, so the engine deals exactly these cards (SRV-1).
 
 Stable API (other test modules rely on it):
 

@@ -1,4 +1,4 @@
-"""Option behaviour tables (:mod:`bummerl.rules.behaviour`, RULES.md §0.3 and §13.2: options are
+"""Option behaviour tables (:mod:`bummerl.rules.table.behaviour`, RULES.md §0.3 and §13.2: options are
 per-table settings fixed before the match starts).
 
 Every value an option may take has a row in its table, and a value without a row fails when the

@@ -17,7 +17,7 @@ range), the match seed and the seed of a uniformly random policy, then plays who
   public events (``events_between``) for the next action;
 * NO LEAK to onlookers (§14.3, ``WatchMatch``): a state whose cards hidden from *every* seat are
   shuffled (both hands' unshown cards and the talon's face-down cards) gives a byte-identical
-  public view (:func:`bummerl.rules.public.public_view`), also after the next action.
+  public view (:func:`bummerl.rules.match.infoset.public_view`), also after the next action.
 """
 
 from __future__ import annotations

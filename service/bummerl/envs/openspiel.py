@@ -31,7 +31,7 @@ Parameters:
 Game facts: sequential, imperfect information, explicit stochastic (``deal=shuffle``). Chance
 nodes: the first dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card
 by card (top first, uniform over the cards left, SRV-1; outcome = card id). Actions are the engine's ids
-(:mod:`bummerl.rules.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
+(:mod:`bummerl.rules.base.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
 for the two-player trick-and-draw games, 89 with bidding, trump naming, laying away and kontra);
 ``action_to_string`` gives the text form (``"play QH"``, ``"marriage KH"``, ``"bid gang"``).
 

@@ -1,6 +1,6 @@
 """The contract skeleton of the three- and four-player games (docs/RULES.md §1.8): hands without a
 talon to draw from, an auction, an optional lay-away, kontra calls, then strict trick play for
-every trick (DEF-PLAY-STRICT / DEF-PLAY-NT, :mod:`bummerl.rules.tricks`) with marriages and
+every trick (DEF-PLAY-STRICT / DEF-PLAY-NT, :mod:`bummerl.rules.base.tricks`) with marriages and
 declarations at lead turns, until the contract is decided.
 
 :class:`ContractDeal` is the shared base: hands, the trick play, sides, laid-away cards, the
@@ -11,7 +11,7 @@ the deal, the auction and its outcome through the hooks named ``_``-something be
 Seats here are match seats (all of them play). ``side[seat]`` is 0 for the declarer's side and 1
 for the others once the contract is known (before that, each seat's fixed team, or its own seat).
 
-History tuples (public; :func:`bummerl.rules.events.event_view` makes them ``Event`` dicts)::
+History tuples (public; :func:`bummerl.rules.base.events.event_view` makes them ``Event`` dicts)::
 
     ("deal", dealer, -1)                 the deal starts (no turned card)
     ("trump", seat, suit)                trump named (BS-DEAL-2, TS-DEAL-1, HU3S-DEAL-2)
@@ -47,7 +47,7 @@ from .slots import slots_from_dict, slots_to_dict
 
 #: Table options shared by the contract games of §9-§12 (docs/RULES.md §13.2), added to the
 #: catalogue when this module is imported; each variant gives its own default with
-#: :func:`~bummerl.rules.variant.option`. ``void_must_trump`` and ``must_head_over_partner`` are
+#: :func:`~bummerl.rules.table.variant.option`. ``void_must_trump`` and ``must_head_over_partner`` are
 #: read by the trick play below (OPEN-GEN-3).
 MULTI_PLAYER_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("must_head_over_partner", "bool", True, (),
@@ -83,7 +83,7 @@ TALON_DISCARDS_COUNT_FOR: dict[str, Callable[[ContractDeal, int], int]] = {
 #: ``defender_contract_first_lead`` (OPEN-HU3S-4): does the announcer of a fogadó contract lead
 #: the first trick (else the hívó)?
 DEFENDER_CONTRACT_FIRST_LEAD: dict[str, bool] = {"hivo": False, "announcer": True}
-#: The option tables of the contract games (as :data:`bummerl.rules.behaviour.TABLES`); every
+#: The option tables of the contract games (as :data:`bummerl.rules.table.behaviour.TABLES`); every
 #: allowed value has a row (tests/rules/test_option_tables.py).
 TABLES: dict[str, Mapping[str, Any]] = {
     "void_must_trump": VOID_MUST_TRUMP_TABLE,
@@ -98,11 +98,11 @@ _LIST_SLOTS = ("hands", "tricks_won", "trick_points", "marriage_points", "laid_a
 class ContractDeal:
     """One contract deal (§1.8). Subclasses implement :meth:`new` and the hooks; the base keeps
     the trick play. ``phase`` is one of :data:`PHASES`; ``order`` the rank order of the contract
-    (:data:`~bummerl.rules.tricks.NORMAL` or ``TEN_HIGH``); ``trump`` -1 in a no-trump contract
+    (:data:`~bummerl.rules.base.tricks.NORMAL` or ``TEN_HIGH``); ``trump`` -1 in a no-trump contract
     or before trump is named; ``level`` the kontra level (multiplier ``2 ** level``)."""
 
     PHASES: ClassVar[tuple[str, ...]] = ("trump", "bidding", "discard", "kontra", "lead", "follow", "over")
-    #: phase -> :attr:`phase_name`, the information set's ``phase`` (:data:`bummerl.rules.views.PHASES`).
+    #: phase -> :attr:`phase_name`, the information set's ``phase`` (:data:`bummerl.rules.base.views.PHASES`).
     PHASE_VIEW: ClassVar[dict[str, str]] = {
         "trump": "bidding", "bidding": "bidding", "discard": "bidding", "kontra": "bidding",
         "lead": "lead", "follow": "follow", "over": "over",
@@ -213,7 +213,7 @@ class ContractDeal:
         return self.dealer
 
     def winner_seat(self) -> int:
-        """The outcome's winner (team or seat, see :class:`~bummerl.rules.deal.DealOutcome`)."""
+        """The outcome's winner (team or seat, see :class:`~bummerl.rules.table.outcome.DealOutcome`)."""
         return self.outcome.winner if self.outcome is not None else -1
 
     @property
@@ -225,7 +225,7 @@ class ContractDeal:
         return self.PHASE_VIEW[self.phase]
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids of the seat to act, ascending (:mod:`bummerl.rules.actions`)."""
+        """Legal action ids of the seat to act, ascending (:mod:`bummerl.rules.base.actions`)."""
         ph = self.phase
         if ph == "follow":
             return self._follow_actions()
@@ -451,7 +451,7 @@ class ContractDeal:
 
     def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None,
              num_seats: int = 0) -> V.DealView:
-        """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
+        """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.base.views.DealView`)
         in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
         hand, the talon and others' laid-away cards hidden; the seat's own laid-away cards that
         another seat took up by kontra stay known to it (``laid_away_taken_up``, HU3S-KON-2). Under ``may_view_own_tricks``

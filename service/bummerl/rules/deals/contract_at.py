@@ -1,5 +1,5 @@
 """The Austrian contract deals: ``bauernschnapsen`` (docs/RULES.md §9) and ``talonschnapsen``
-(§10), on the contract skeleton of §1.8 (:class:`~bummerl.rules.contract.ContractDeal`).
+(§10), on the contract skeleton of §1.8 (:class:`~bummerl.rules.deals.contract.ContractDeal`).
 
 Phases of one deal (``phase``):
 
@@ -15,7 +15,7 @@ Phases of one deal (``phase``):
             Kontra, then alternately Rekontra... up to ``max_kontra_level`` (BS-KON-2, OPEN-BS-5).
 ``lead`` / ``follow``  strict trick play (BS-PLAY-1) until the contract is decided (SRV-3).
 
-Contracts (``contract``): ``einfacher_rufer`` or a name of :data:`bummerl.rules.actions.CONTRACTS`.
+Contracts (``contract``): ``einfacher_rufer`` or a name of :data:`bummerl.rules.base.actions.CONTRACTS`.
 ``side[seat]`` is 0 for the declarer's side (his partner too in Bauernschnapsen) and 1 for the
 others. ``outcome.awards`` credits both members of the winning team (BS-SCORE-1), or the
 declarer alone / each defender (TS-SCORE-1); ``outcome.winner`` is the winning team
@@ -66,7 +66,7 @@ DECLARER_LEADS = frozenset(("bettler", "gang", "zehnerloch", "farbenring"))  # B
 CERTAIN = frozenset(("farbenring", "herrenschnapser"))  # BS-CON-9/11, OPEN-BS-4
 
 #: Options of the Austrian contract games only (§9.7, §13.2); the shared ones are in
-#: :data:`bummerl.rules.contract.MULTI_PLAYER_OPTIONS`.
+#: :data:`bummerl.rules.deals.contract.MULTI_PLAYER_OPTIONS`.
 AT_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("auction_pass_is_final", "bool", True, (),
                "A player who passed ('weiter') may not call later in the same auction (OPEN-BS-1)."),
@@ -102,7 +102,7 @@ class BauernschnapsenDeal(ContractDeal):
     def new(cls, rules: Rules, deck: Sequence[int], dealer: int, seats: Sequence[int] | None = None) -> BauernschnapsenDeal:
         """A new deal from ``deck`` (card ids, top first, SRV-1): 3 cards to each seat clockwise
         from Vorhand; the rest waits until trump is named (BS-DEAL-1/2, TS-DEAL-1). ``seats`` is
-        accepted for the :class:`~bummerl.rules.deal.Deal` protocol (every seat plays).
+        accepted for the :class:`~bummerl.rules.table.protocols.Deal` protocol (every seat plays).
         Raises ValueError for a deck of the wrong size."""
         d = cls.__new__(cls)
         d._init(rules, dealer)

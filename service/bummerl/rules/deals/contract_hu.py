@@ -1,5 +1,5 @@
 """The Hungarian contract deals (docs/RULES.md §11 ``snapszer-hu-3p-sopron``, §12 ``snapszer-hu-4p``)
-on the contract skeleton of :mod:`bummerl.rules.contract` (§1.8).
+on the contract skeleton of :mod:`bummerl.rules.deals.contract` (§1.8).
 
 :class:`SopronDeal` (three players, HU3S-*): the *hívó* (left of the dealer) gets 4+3+3 cards
 twice (8), names trump after his first four cards unless ``trump_always_hearts``, lays two cards
@@ -14,7 +14,7 @@ ends the deal). Then the multiplier calls alternate between the sides up to ``ma
 3+2 cards each, trump hearts by default, no laying away, kontra a plain call (HU4-KON-1), team
 versions of the goals, credit to both members of the winning team (HU4-CON-9).
 
-Actions are those of :mod:`bummerl.rules.actions` (``trump H``, ``discard QH``, ``bid NAME``,
+Actions are those of :mod:`bummerl.rules.base.actions` (``trump H``, ``discard QH``, ``bid NAME``,
 ``pass``, ``kontra`` .. ``mordkontra``, ``play``, ``marriage``, ``announce``, ``declare``).
 Everything the deal needs beyond the base slots lives in ``state`` (JSON-ready):
 

@@ -227,7 +227,7 @@ class TalonDeal:
 
     # ----------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
-        """Legal action ids of the seat to act, ascending (see :mod:`bummerl.rules.actions`)."""
+        """Legal action ids of the seat to act, ascending (see :mod:`bummerl.rules.base.actions`)."""
         ph = self.phase
         if ph == FOLLOW:
             h = self.hands[self.to_act]

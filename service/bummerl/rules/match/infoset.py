@@ -1,7 +1,7 @@
 """Information sets (docs/RULES.md §14) and public events.
 
 :func:`information_set` returns exactly what one seat may know, as the ``InformationSet`` message
-in its JSON shape (:mod:`bummerl.rules.views`: proto field names, proto enum names): own hand,
+in its JSON shape (:mod:`bummerl.rules.base.views`: proto field names, proto enum names): own hand,
 face-up trump card, talon size and state, the deal's full public history (perfect recall: every
 card played, trick, marriage shown, exchange, closing, declaration), counts of tricks won, scores,
 and the legal actions when the seat is to act. Never an opponent's hand, the talon's face-down
@@ -119,7 +119,7 @@ def history_views(m: MatchState, known: tuple[V.Event, ...] = ()) -> tuple[V.Eve
 
 def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | None = None) -> V.InformationSet:
     """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), as the ``InformationSet`` message
-    (:mod:`bummerl.rules.views`; the service adds ``match_id``, ``version`` and clocks). Raises
+    (:mod:`bummerl.rules.base.views`; the service adds ``match_id``, ``version`` and clocks). Raises
     ValueError for a seat outside the table. Two states that differ only in cards hidden from
     ``seat`` give identical dicts (tested). A seat that sits out the deal (STK-SEAT-1) sees the
     public events and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`).

@@ -65,7 +65,7 @@ class VariantSpec:
     (a :class:`~bummerl.rules.table.protocols.MatchPlan` of :mod:`bummerl.rules.match.plans`).
     Both are set by the variant module (the levels above this one).
     ``teams``: team id per seat (``()`` = each seat its own team). ``action_kinds``: the action
-    kinds this variant offers (:data:`bummerl.rules.actions.KINDS`).
+    kinds this variant offers (:data:`bummerl.rules.base.actions.KINDS`).
     """
 
     id: str

@@ -4,7 +4,7 @@ seed S2 "NÉGYES SNAPSZER").
 Announcements and scoring of the soproni game (§11, HU4-INH-1) for teams: 3+2 cards each, trump
 always hearts by default (OPEN-HU4-1), no laying away, kontra a plain call (HU4-KON-1), credit to
 both members of the winning team (HU4-CON-9); first team to 33. The deal class is
-:class:`bummerl.rules.contract_hu.FourPlayerDeal`.
+:class:`bummerl.rules.deals.contract_hu.FourPlayerDeal`.
 """
 
 from __future__ import annotations
