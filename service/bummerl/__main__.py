@@ -303,7 +303,7 @@ async def _play_cmd(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from bummerl import bench
+    import bummerl_bench.benches as bench
 
     if args.what != "strong":
         args.variant = args.variant or "schnapsen-at"
@@ -336,7 +336,7 @@ def _bench(args: argparse.Namespace) -> int:
                   f"{r['concurrency']}, {r['seconds']} s); service overhead {r['overhead_ms_per_move']} ms per move "
                   f"({r['ms_per_move_server']} ms through the server - {r['ms_per_move_engine']} ms in process)")
     elif args.what == "floor":
-        from bummerl.bench_floor import bench_floor
+        from bummerl_bench.floor import bench_floor
 
         r = bench_floor(args.matches, args.seconds, args.variant)
         if args.json:
@@ -387,7 +387,7 @@ def _bench(args: argparse.Namespace) -> int:
 
         return print_bench(args.runs or 2000, args.seed or 1, args.json)
     elif args.what == "web":
-        from bummerl import bench_web
+        from bummerl_bench import web as bench_web
 
         try:
             page = asyncio.run(bench_web.bench_page_render(args.runs or 10))

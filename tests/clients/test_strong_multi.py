@@ -210,7 +210,7 @@ def test_strong_team_beats_greedy_team_in_a_few_bauernschnapsen_deals() -> None:
 def test_bench_strong_plays_complete_duplicate_sets_at_three_and_four_seats() -> None:
     """``bummerl bench strong`` at 3-4 seats: every seating of the bot (3 games a set) or of its
     team (2 games), the set as the unit of the Elo estimate, no pentanomial."""
-    from bummerl.bench import bench_strong, seated_legs
+    from bummerl_bench.benches import bench_strong, seated_legs
 
     assert seated_legs(3) == [[1, 0, 0], [0, 1, 0], [0, 0, 1]] and seated_legs(4) == [[1, 0, 1, 0], [0, 1, 0, 1]]
     for variant, games in (("talonschnapsen", 3), ("snapszer-hu-4p", 2)):

@@ -388,7 +388,8 @@ class ContractDeal:
                 full[s] = v
         else:
             full = list(awards)
-        self.outcome = DealOutcome(winner, game_points, DealEnd(reason), 0, tuple(full))
+        why = reason if reason.__class__ is DealEnd else DealEnd(reason)  # a reason read back from JSON state
+        self.outcome = DealOutcome(winner, game_points, why, 0, tuple(full))
         self.phase = "over"
         self.to_act_seat = -1
 

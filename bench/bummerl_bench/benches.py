@@ -1,4 +1,8 @@
-"""Benchmarks that print figures (``make bench``); they are not timed tests.
+"""Benchmarks that print figures (``make bench``, ``bummerl bench ...``); they are not timed tests.
+
+Outside the service package (issue 23): they use the engine's facade, the service's public
+modules and the SDK's public calls (the low-level call API of :mod:`bummerl_client.client`:
+``auth_metadata``, ``error_from_rpc``, ``create_match_request``, ``submit_action_request``).
 
 * :func:`bench_engine`: random-vs-random deals on one core with fixed seeds, using the engine's
   in-place hot path (``TalonDeal.step``); reports deals/s and actions/s.
@@ -21,9 +25,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from bummerl.rules import TalonDeal, find_variant, parse_action
-from bummerl.rules.base.actions import DECLARE
-from bummerl.rules.deals.talon import OVER
+from bummerl.rules import TalonDeal, actions, find_variant, parse_action
+
+DECLARE = actions.DECLARE
+OVER = TalonDeal.OVER
 
 
 def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str = "random") -> dict[str, Any]:
@@ -143,17 +148,17 @@ class _RawGrpcCalls:
     async def _call(rpc: Any, req: Any, token: str | None = None) -> Any:
         import grpc
 
-        from bummerl_client.client import _auth, _convert
+        from bummerl_client import auth_metadata, error_from_rpc
 
         try:
-            return await rpc(req, metadata=_auth(token))
+            return await rpc(req, metadata=auth_metadata(token))
         except grpc.RpcError as e:
-            raise _convert(e) from None
+            raise error_from_rpc(e) from None
 
     async def create_match(self, variant: str, seed: int | None = None) -> tuple[str, list[str]]:
-        from bummerl_client.client import _create_request
+        from bummerl_client import create_match_request
 
-        req = _create_request(variant, None, ("seat0", "seat1"), seed)  # as AsyncClient.create_match
+        req = create_match_request(variant, None, ("seat0", "seat1"), seed)  # as AsyncClient.create_match
         out = await self._call(self.client.stub.CreateMatch, req)
         return out.match_id, [t.token for t in sorted(out.seat_tokens, key=lambda t: t.seat)]
 
@@ -164,9 +169,9 @@ class _RawGrpcCalls:
         return await self._call(self.client.stub.GetInformationSet, req, token)
 
     async def submit(self, match_id: str, seat: int, token: str, version: int, action: int) -> Any:
-        from bummerl_client.client import _submit_request
+        from bummerl_client import submit_action_request
 
-        req = _submit_request(match_id, seat, version, action)
+        req = submit_action_request(match_id, seat, version, action)
         return (await self._call(self.client.stub.SubmitAction, req, token)).information_set
 
     async def stream(self, match_id: str, seat: int, token: str) -> Any:
@@ -174,24 +179,24 @@ class _RawGrpcCalls:
         import grpc
 
         from bummerl.v1 import game_pb2
-        from bummerl_client.client import _auth, _convert
+        from bummerl_client import auth_metadata, error_from_rpc
 
         call = self.client.stub.StreamMatch(game_pb2.StreamMatchRequest(match_id=match_id, seat=seat),
-                                            metadata=_auth(token))
+                                            metadata=auth_metadata(token))
         try:
             async for upd in call:
                 yield upd.information_set
         except grpc.RpcError as e:
-            raise _convert(e) from None
+            raise error_from_rpc(e) from None
         finally:
             call.cancel()
 
     def play(self, match_id: str, seat: int, token: str) -> Any:
         """The seat's ``Play`` call (raw): write its first request, then read ``MatchUpdate``s and
         write actions on it."""
-        from bummerl_client.client import _auth
+        from bummerl_client import auth_metadata
 
-        return self.client.stub.Play(metadata=_auth(token))
+        return self.client.stub.Play(metadata=auth_metadata(token))
 
     @staticmethod
     def fields(info: Any) -> tuple[int, bool, int, list[int]]:
