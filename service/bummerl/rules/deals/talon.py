@@ -662,23 +662,18 @@ class TalonDeal:
         guess is the real layout (tests/clients). Raises ValueError if a card is in two places or
         a value is out of range.
         """
-        ph = PHASE_NAMES.index(phase) if isinstance(phase, str) else phase
-        if not 0 <= ph <= OVER or not 0 <= trump < 4 or to_act not in (-1, 0, 1) or leader not in (0, 1):
+        ph = PHASE_NAMES.index(phase) if phase.__class__ is str else phase
+        if not (0 <= ph <= OVER and 0 <= trump < 4 and -1 <= to_act <= 1 and 0 <= leader <= 1):
             raise ValueError("phase, trump, to_act or leader out of range")
-        if len(hands) != 2 or hands[0] & hands[1]:
-            raise ValueError("hands must be two disjoint bitmasks")
-        talon_mask = 0
-        for c in talon:
-            if talon_mask & BIT[c]:
-                raise ValueError(f"card {c} is twice in the talon")
-            talon_mask |= BIT[c]
-        if talon_mask & (hands[0] | hands[1]):
-            raise ValueError("a talon card is also in a hand")
+        h0, h1 = hands
+        talon_mask = sum(map(BIT.__getitem__, talon))  # as many bits as cards iff no card is there twice
+        if h0 & h1 or talon_mask & (h0 | h1) or talon_mask.bit_count() != len(talon):
+            raise ValueError("a card is in two places (both hands, a hand and the talon, or twice in the talon)")
         d = cls.__new__(cls)
         d.rules = rules
         d.seats = seats
         d.dealer = dealer
-        d.hands = [hands[0], hands[1]]
+        d.hands = [h0, h1]
         d.talon = list(talon)
         d.tpos = 0
         d.trump = trump
