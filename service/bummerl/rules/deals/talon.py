@@ -662,7 +662,7 @@ class TalonDeal:
         guess is the real layout (tests/clients). Raises ValueError if a card is in two places or
         a value is out of range.
         """
-        ph = PHASE_NAMES.index(phase) if phase.__class__ is str else phase
+        ph = PHASE_NAMES.index(phase) if isinstance(phase, str) else phase
         if not (0 <= ph <= OVER and 0 <= trump < 4 and -1 <= to_act <= 1 and 0 <= leader <= 1):
             raise ValueError("phase, trump, to_act or leader out of range")
         h0, h1 = hands
