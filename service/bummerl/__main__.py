@@ -317,7 +317,7 @@ def _bench(args: argparse.Namespace) -> int:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
                       f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
     elif args.what == "openspiel":
-        from bummerl.envs.bench import main as bench_openspiel_main
+        from bummerl_bench.openspiel import main as bench_openspiel_main
 
         return bench_openspiel_main(args.variant, args.seconds, args.json)
     elif args.what == "leaderboard":
