@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from bummerl.bench import bench_engine, bench_service
 from bummerl.rules import list_variants
+from bummerl_bench.benches import bench_engine, bench_service
 
 
 def main() -> None:

@@ -9,8 +9,8 @@ import pytest
 
 MODULES = [
     "bummerl.rules",
-    "bummerl.rules.cards",
-    "bummerl.rules.actions",
+    "bummerl.rules.base.cards",
+    "bummerl.rules.base.actions",
     "bummerl.config",
     "bummerl.core.errors",
     "bummerl.api.metadata",

@@ -305,10 +305,10 @@ async def _play_cmd(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from bummerl import bench
+    import bummerl_bench.benches as bench
 
     if args.what == "failover":
-        from bummerl import bench_failover
+        from bummerl_bench import failover as bench_failover
 
         modes = ("none", "replicated") if args.durability == "both" else (args.durability,)
         bench_failover.run(matches=args.matches if args.matches != 64 else 16, failovers=args.failovers,
@@ -327,7 +327,7 @@ def _bench(args: argparse.Namespace) -> int:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
                       f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
     elif args.what == "openspiel":
-        from bummerl.envs.bench import main as bench_openspiel_main
+        from bummerl_bench.openspiel import main as bench_openspiel_main
 
         return bench_openspiel_main(args.variant, args.seconds, args.json)
     elif args.what == "leaderboard":
@@ -346,7 +346,7 @@ def _bench(args: argparse.Namespace) -> int:
                   f"{r['concurrency']}, {r['seconds']} s); service overhead {r['overhead_ms_per_move']} ms per move "
                   f"({r['ms_per_move_server']} ms through the server - {r['ms_per_move_engine']} ms in process)")
     elif args.what == "floor":
-        from bummerl.bench_floor import bench_floor
+        from bummerl_bench.floor import bench_floor
 
         r = bench_floor(args.matches, args.seconds, args.variant)
         if args.json:
@@ -397,7 +397,7 @@ def _bench(args: argparse.Namespace) -> int:
 
         return print_bench(args.runs or 2000, args.seed or 1, args.json)
     elif args.what == "web":
-        from bummerl import bench_web
+        from bummerl_bench import web as bench_web
 
         try:
             page = asyncio.run(bench_web.bench_page_render(args.runs or 10))

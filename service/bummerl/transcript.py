@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bummerl.rules import MatchState, events_between, find_variant, information_set, initial_events
-from bummerl.rules.views import Event
+from bummerl.rules.base.views import Event
 
 
 def _int(x: Any, default: int = 0) -> int:

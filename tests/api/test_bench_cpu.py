@@ -1,4 +1,4 @@
-"""``bummerl.bench._cpu_seconds``: the CPU a server process and its workers used (Linux /proc),
+"""``bummerl_bench.benches._cpu_seconds``: the CPU a server process and its workers used (Linux /proc),
 the figure the service benchmarks report per call (``server_cpu``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bummerl.bench import _cpu_seconds, cpu_figures
+from bummerl_bench.benches import _cpu_seconds, cpu_figures
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
 

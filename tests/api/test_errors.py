@@ -61,7 +61,7 @@ def test_domain_error_maps_to_status(exc, code, http) -> None:
 def test_errors_are_the_raising_layers_own_classes() -> None:
     """One class per error: the table must match what core, rules and store actually raise."""
     from bummerl.core import errors as core_errors
-    from bummerl.rules import errors as rules_errors
+    from bummerl.rules.base import errors as rules_errors
 
     assert NotFoundError is core_errors.NotFoundError and MatchOverError is core_errors.MatchOverError
     assert StaleVersionError is core_errors.StaleVersionError

@@ -14,8 +14,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bummerl.app import Runtime
-from bummerl.rules import find_variant, information_set
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, find_variant, information_set
 from bummerl_client import AsyncClient, BummerlError
 
 

@@ -258,7 +258,7 @@ def test_dict_to_pb_generic() -> None:
         codec.dict_to_pb(tc, common_pb2.TimeControl, short_enums=False)
 
 
-# --- one shape: bummerl.rules.views mirrors common.proto --------------------------------------------
+# --- one shape: bummerl.rules.base.views mirrors common.proto --------------------------------------------
 
 rules = pytest.importorskip("bummerl.rules")
 views = rules.views
@@ -273,7 +273,7 @@ def view_classes() -> list[type]:
 
 @pytest.mark.parametrize("cls", view_classes(), ids=lambda c: c.__name__)
 def test_every_view_class_has_its_messages_fields(cls) -> None:
-    """Each TypedDict of bummerl.rules.views is the message of common.proto with its name (CardsMoved
+    """Each TypedDict of bummerl.rules.base.views is the message of common.proto with its name (CardsMoved
     serves both CardsMoved kinds): the same keys. Every field without presence is a required key
     (proto3 JSON always prints it), but those the service fills; only a field with presence (a
     message, a oneof member) may be left out, as an unset one is left out of the JSON."""

@@ -9,9 +9,8 @@ import random
 import pytest
 
 from bummerl.api.codec import information_set_to_pb
-from bummerl.rules import apply, list_variants, new_match
+from bummerl.rules import MatchState, apply, list_variants, new_match
 from bummerl.rules import information_set as engine_infoset
-from bummerl.rules.state import MatchState
 from bummerl_client import InfoSet
 from bummerl_client.bots import make_bot
 from bummerl_client.client import to_dict
@@ -56,7 +55,7 @@ def test_greedy_names_its_longest_suit_and_calls_the_base_game() -> None:
     hand = info.hand
     choice = bot.choose(info)
     suit = apply(m, choice).deal.trump
-    from bummerl.rules.cards import SUITS
+    from bummerl.rules.base.cards import SUITS
 
     counts = {x: sum(c[1] == x for c in hand) for x in SUITS}
     assert counts[SUITS[suit]] == max(counts.values())

@@ -12,11 +12,11 @@ import zlib
 import pytest
 
 from bummerl.api.codec import information_set_to_pb
+from bummerl.rules import DealOutcome, DealState, MatchState, list_variants
 from bummerl.rules import actions as A
 from bummerl.rules import cards as K
 from bummerl.rules import information_set as engine_infoset
-from bummerl.rules import list_variants
-from bummerl.rules.state import OVER, DealOutcome, DealState, MatchState
+from bummerl.rules.deals.talon import OVER
 from bummerl_client import InfoSet
 from bummerl_client.__main__ import bot_specs
 from bummerl_client.bots import StrongBot, make_bot, split_bot_specs
@@ -307,8 +307,7 @@ async def test_strong_thinks_without_blocking_the_event_loop() -> None:
     import asyncio
     import time as _time
 
-    from bummerl.rules import new_match
-    from bummerl.rules.infoset import information_set
+    from bummerl.rules import information_set, new_match
     from bummerl_client.bot import InfoSet
     from bummerl_client.bots import make_bot
 

@@ -15,10 +15,9 @@ import random
 import pytest
 
 from bummerl.api.codec import information_set_to_pb
-from bummerl.rules import find_variant, list_variants, parse_action
+from bummerl.rules import DealState, MatchState, find_variant, list_variants, parse_action
 from bummerl.rules import information_set as engine_infoset
-from bummerl.rules.contract import ContractDeal
-from bummerl.rules.state import MatchState
+from bummerl.rules.deals.contract import ContractDeal
 from bummerl_client import InfoSet
 from bummerl_client.bots import GreedyBot, StrongBot, StrongV1Bot, make_bot
 from bummerl_client.bots.contract_search import ContractSampler, Solver, outcome_value, play_copy
@@ -78,7 +77,7 @@ def test_sampled_deals_replay_the_public_history_and_give_the_same_information_s
     rng = random.Random(3)
     checked = 0
     for m in positions(variant, 60, seed=11):
-        if m.deal.__class__.__name__ == "DealState":
+        if isinstance(m.deal, DealState):
             continue  # a play-off deal (two-player): see the rotation test
         me = m.to_act
         raw = served(m, me)
@@ -211,7 +210,7 @@ def test_strong_team_beats_greedy_team_in_a_few_bauernschnapsen_deals() -> None:
 def test_bench_strong_plays_complete_duplicate_sets_at_three_and_four_seats() -> None:
     """``bummerl bench strong`` at 3-4 seats: every seating of the bot (3 games a set) or of its
     team (2 games), the set as the unit of the Elo estimate, no pentanomial."""
-    from bummerl.bench import bench_strong, seated_legs
+    from bummerl_bench.benches import bench_strong, seated_legs
 
     assert seated_legs(3) == [[1, 0, 0], [0, 1, 0], [0, 0, 1]] and seated_legs(4) == [[1, 0, 1, 0], [0, 1, 0, 1]]
     for variant, games in (("talonschnapsen", 3), ("snapszer-hu-4p", 2)):

@@ -4,12 +4,12 @@ the server acknowledged is lost.
 
 Runs its own Valkey Cluster (three masters, one replica each, no persistence: what survives is what
 the replica had) and one server process; the load is random bots over the public gRPC API
-(:mod:`bummerl.bench_failover`, which prints the same counts for both durabilities).
+(:mod:`bummerl_bench.failover`, which prints the same counts for both durabilities).
 """
 
 from __future__ import annotations
 
-from bummerl.bench_failover import measure_failover
+from bummerl_bench.failover import measure_failover
 
 
 async def test_replicated_durability_loses_no_acknowledged_action_when_a_master_dies() -> None:

@@ -1,5 +1,5 @@
 """The events of a match, as the service commits, stores and streams them, have the ``Event`` shape
-of bummerl.rules.views (``{"version", "deal_number", "<kind>": {...}}``); a match whose stream
+of bummerl.rules.base.views (``{"version", "deal_number", "<kind>": {...}}``); a match whose stream
 holds events stored before they took that shape (``{"type": "play", ...}``, a ``deal`` without
 ``hand_sizes``) still streams them in that shape."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from bummerl.core import MatchService
-from bummerl.rules.events import EVENT_KINDS
+from bummerl.rules.base.events import EVENT_KINDS
 
 from .conftest import act, new_match, to_act
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from bummerl.core.log import LogEntry, log_actions
 from bummerl.core.versions import VersionCache
-from bummerl.rules.state import FORFEIT_DEAL
+from bummerl.rules.match.state import FORFEIT_DEAL
 
 
 def test_entries_of_every_stored_length_read_with_their_outcome() -> None:

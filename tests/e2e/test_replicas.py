@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from e2e_servers import server_fleet, start_server
 
-from bummerl.rules import find_variant
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, find_variant
 from bummerl_client import AsyncClient, play_seat
 from bummerl_client.bots import make_bot
 

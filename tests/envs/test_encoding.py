@@ -12,7 +12,7 @@ np = pytest.importorskip("numpy", reason="needs the learning extra: pip install 
 
 from bummerl.envs.encoding import EVENT_KINDS, Encoder  # noqa: E402
 from bummerl.rules import apply, information_set, legal_actions, list_variants, new_match  # noqa: E402
-from bummerl.rules.cards import parse_card  # noqa: E402
+from bummerl.rules.base.cards import parse_card  # noqa: E402
 
 SPECS = list_variants()
 

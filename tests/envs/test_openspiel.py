@@ -14,9 +14,8 @@ pyspiel = pytest.importorskip("pyspiel", reason="needs the learning extra: pip i
 np = pytest.importorskip("numpy")
 
 from bummerl.envs import openspiel as bos  # noqa: E402
-from bummerl.rules import IllegalActionError, InvalidOptionError, public_known_cards  # noqa: E402
-from bummerl.rules.cards import BIT, cards_of  # noqa: E402
-from bummerl.rules.state import DealState, MatchState  # noqa: E402
+from bummerl.rules import DealState, IllegalActionError, InvalidOptionError, MatchState, public_known_cards  # noqa: E402  # noqa: E402
+from bummerl.rules.base.cards import BIT, cards_of  # noqa: E402
 
 VARIANTS = bos.VARIANTS
 TWO_PLAYER = [v for v in VARIANTS if bos.load(v).num_players() == 2]

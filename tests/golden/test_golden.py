@@ -10,6 +10,7 @@ import pytest
 
 from bummerl.rules import (
     IllegalActionError,
+    MatchState,
     action_to_string,
     apply,
     find_variant,
@@ -17,12 +18,12 @@ from bummerl.rules import (
     parse_action,
     views,
 )
-from bummerl.rules.cards import card_code, parse_card
-from bummerl.rules.state import MatchState, arrange_deck
+from bummerl.rules.base.cards import card_code, parse_card
+from bummerl.rules.deals.talon import arrange_deck
 
 #: The golden files spell the deal view as the README shows (the engine's short names): a
 #: ``talon_state`` of ``"open"`` / ``"closed"`` / ``"exhausted"`` and the flat ``own_*`` keys. The
-#: information set has the proto shape (bummerl.rules.views): ``"TALON_STATE_OPEN"`` and the
+#: information set has the proto shape (bummerl.rules.base.views): ``"TALON_STATE_OPEN"`` and the
 #: ``own_tricks`` sub-dict. Both spellings are accepted in the files.
 OWN_TRICKS_KEYS = {"own_trick_points": "trick_points", "own_won_cards": "won_cards", "own_deal_points": "deal_points"}
 MISSING = object()

@@ -1,6 +1,6 @@
 """Golden deals of the contract games (tests/golden/{bauernschnapsen,talonschnapsen,
 snapszer-hu-3p-sopron,snapszer-hu-4p}/*.json), hand-written from docs/RULES.md §9-§12 and played
-through the match (:class:`~bummerl.rules.state.MatchState`), as remote bots play them.
+through the match (:class:`~bummerl.rules.match.state.MatchState`), as remote bots play them.
 
 Format: tests/golden/README.md, except ``hands`` (one list per seat, in dealing order: the
 first batch first), ``talon`` (the Talonschnapsen talon, else absent or ``[]``), no
@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 from test_golden import apply_step, check_view
 
-from bummerl.rules import find_variant
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, find_variant
 
 HERE = Path(__file__).parent
 VARIANTS = ("bauernschnapsen", "talonschnapsen", "snapszer-hu-3p-sopron", "snapszer-hu-4p")

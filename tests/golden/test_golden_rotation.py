@@ -1,7 +1,7 @@
 """Golden deals of the three-player rotation games (tests/golden/stockschnapsen/matches/*.json,
 tests/golden/snapszer-hu-3p-rotation/matches/*.json), hand-written from docs/RULES.md §7 / §8 and
 the two-player sections they inherit (§2 by STK-INH-1, §6 by HU3R-INH-1), played through the
-match (:class:`~bummerl.rules.state.MatchState`) deal after deal, as remote bots play them.
+match (:class:`~bummerl.rules.match.state.MatchState`) deal after deal, as remote bots play them.
 
 Format: tests/golden/README.md, section "Rotation games". A file is a match (or the end of one)
 as a list of ``deals``; each deal names its dealer and leader (the rotation the rules prescribe,
@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from test_golden import apply_step, check_fields, check_view
 
-from bummerl.rules import find_variant, information_set
-from bummerl.rules.state import DealState, MatchState, arrange_deck
+from bummerl.rules import DealState, MatchState, find_variant, information_set
+from bummerl.rules.deals.talon import arrange_deck
 
 HERE = Path(__file__).parent
 VARIANTS = ("stockschnapsen", "snapszer-hu-3p-rotation")

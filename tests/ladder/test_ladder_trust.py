@@ -319,7 +319,7 @@ async def test_leaderboard_reads_fold_only_new_results(ladders: LadderService) -
 
 
 def test_bench_leaderboard_reports_both_figures() -> None:
-    from bummerl.bench import bench_leaderboard
+    from bummerl_bench.benches import bench_leaderboard
 
     r = bench_leaderboard(results=400, bots=4)
     assert r["results"] == 400 and r["full_ms"] > 0 and r["incremental_read_ms"] > 0

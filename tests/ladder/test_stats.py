@@ -173,7 +173,7 @@ def test_interval_is_the_elo_of_the_score_interval_not_a_symmetric_half_width() 
 def test_bench_strong_prints_the_interval_of_ladder_stats() -> None:
     """``bummerl bench strong`` reports elo_low / elo_high of :func:`estimate` on its own pairs
     (rebuilt from its pentanomial), not ``elo -/+ elo_ci95``."""
-    from bummerl.bench import bench_strong
+    from bummerl_bench.benches import bench_strong
 
     [r] = bench_strong(pairs=12, variant="schnapsen-at", bot="greedy", opponent="random")
     pairs = [cell / 4 for cell, count in enumerate(r["pentanomial"]) for _ in range(count)]

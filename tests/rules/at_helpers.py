@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bummerl.rules.actions import action_to_string, parse_action
-from bummerl.rules.cards import card_code, cards_of, parse_card
-from bummerl.rules.contract_at import BauernschnapsenDeal
-from bummerl.rules.variant import VariantSpec
+from bummerl.rules import VariantSpec
+from bummerl.rules.base.actions import action_to_string, parse_action
+from bummerl.rules.base.cards import card_code, cards_of, parse_card
+from bummerl.rules.deals.contract_at import BauernschnapsenDeal
 from bummerl.rules.variants import bauernschnapsen, talonschnapsen
 
 BS: VariantSpec = bauernschnapsen.SPEC

@@ -6,7 +6,7 @@ Import from a test module of this package with ``from .helpers import make_match
 Scenarios are built from an explicit deal: both hands (indexed by SEAT, not by deal order), the
 face-up trump card and the talon order (top card first, trump card excluded). Cards are codes
 (``"QH"``, ``"TS"``, ``"10S"``, ``"9C"``) or ids. The deck order is built with
-:func:`bummerl.rules.state.arrange_deck`, so the engine deals exactly these cards (SRV-1).
+:func:`bummerl.rules.deals.talon.arrange_deck`, so the engine deals exactly these cards (SRV-1).
 
 Stable API (other test modules rely on it):
 
@@ -33,12 +33,11 @@ from typing import Any
 
 import pytest
 
-from bummerl.rules import IllegalActionError, apply, find_variant
+from bummerl.rules import DealResult, IllegalActionError, MatchState, Rules, apply, find_variant
 from bummerl.rules import actions as A
-from bummerl.rules.actions import action_to_string, parse_action
-from bummerl.rules.cards import card_code, cards_of, parse_card
-from bummerl.rules.state import DealResult, MatchState, arrange_deck
-from bummerl.rules.variant import Rules
+from bummerl.rules.base.actions import action_to_string, parse_action
+from bummerl.rules.base.cards import card_code, cards_of, parse_card
+from bummerl.rules.deals.talon import arrange_deck
 
 Card = str | int
 
@@ -236,16 +235,17 @@ def strings(obj: Any) -> Iterator[str]:
 
 
 def match_verdict(variant: str, scores: Sequence[int], options: Mapping[str, object] | None = None) -> tuple[bool, int, tuple[int, ...]]:
-    """``(over, winner, playoff seats)`` that the variant's match plan (:mod:`bummerl.rules.plan`)
+    """``(over, winner, playoff seats)`` that the variant's match plan (:mod:`bummerl.rules.match.plans`)
     decides for a match whose deals left ``scores`` (per seat): the match is over with
     ``winner`` (team or seat), or a play-off deal between the tied seats follows, or neither."""
     from bummerl.rules import new_match
 
     m = new_match(variant, options, seed=0)
-    m.game_points = list(scores)
-    plan = m.rules.spec.plan
-    if plan.settle(m) and m.playoff is not None:
-        return False, -1, tuple(m.playoff["groups"][0][1])
+    placements, playoff, end = m.rules.spec.plan.verdict(m, tuple(scores))
+    if playoff is not None:
+        return False, -1, tuple(playoff["groups"][0][1])
+    if end is not None:
+        m.finish(list(placements), end)  # the match applies the plan's verdict (MatchState._finish_deal)
     return m.over, m.winner, ()
 
 

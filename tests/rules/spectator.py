@@ -15,11 +15,9 @@ import json
 import random
 from typing import Any
 
-from bummerl.rules import apply, events_between, legal_actions
-from bummerl.rules.cards import card_code, cards_of, mask_of, parse_card
-from bummerl.rules.events import event_fields
-from bummerl.rules.public import public_view
-from bummerl.rules.state import DealState, MatchState
+from bummerl.rules import DealState, MatchState, apply, events_between, legal_actions, public_view
+from bummerl.rules.base.cards import card_code, cards_of, mask_of, parse_card
+from bummerl.rules.base.events import event_fields
 
 CODES = {card_code(c) for c in range(24)}
 

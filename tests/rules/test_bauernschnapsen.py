@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bummerl.rules.contract_at import RUFER, VALUES
-from bummerl.rules.errors import IllegalActionError, InvalidOptionError
+from bummerl.rules.base.errors import IllegalActionError, InvalidOptionError
+from bummerl.rules.deals.contract_at import RUFER, VALUES
 
 from .at_helpers import BS, act, deal, hand, ids, legal
 from .helpers import match_verdict, next_dealer_after_one_deal

@@ -16,10 +16,12 @@ import sys
 import pytest
 
 from bummerl.rules import (
+    DealState,
     IllegalActionError,
     InvalidActionError,
     InvalidOptionError,
     MatchOverError,
+    MatchState,
     RulesError,
     UnknownVariantError,
     action_struct,
@@ -34,8 +36,9 @@ from bummerl.rules import (
     parse_struct,
 )
 from bummerl.rules import cards as K
-from bummerl.rules.actions import NUM_ACTIONS
-from bummerl.rules.state import DealState, MatchState, arrange_deck, deal_deck
+from bummerl.rules.base.actions import NUM_ACTIONS
+from bummerl.rules.deals.talon import arrange_deck
+from bummerl.rules.match.state import deal_deck
 
 from .helpers import (
     assert_illegal,
@@ -640,8 +643,7 @@ def test_history_views_are_shared_across_states_and_equal_to_fresh_ones(variant:
     alike) reuses the views of an earlier state of the same deal (the same dicts; only new
     entries are converted) and gives exactly what a fresh build gives, up to the finished match;
     a view of another deal is not reused."""
-    from bummerl.rules import history_views, information_set
-    from bummerl.rules.state import MatchState
+    from bummerl.rules import MatchState, history_views, information_set
 
     rng = random.Random(5)
     rules = find_variant(variant).configure({})

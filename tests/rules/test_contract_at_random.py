@@ -11,9 +11,9 @@ import random
 import pytest
 
 from bummerl.rules import actions as A
-from bummerl.rules.cards import BIT, cards_of
-from bummerl.rules.contract_at import RUFER, VALUES
-from bummerl.rules.errors import IllegalActionError
+from bummerl.rules.base.cards import BIT, cards_of
+from bummerl.rules.base.errors import IllegalActionError
+from bummerl.rules.deals.contract_at import RUFER, VALUES
 
 from .at_helpers import BS, TS
 

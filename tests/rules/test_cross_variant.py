@@ -15,9 +15,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from bummerl.rules import list_variants
-from bummerl.rules.cards import parse_card
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, list_variants
+from bummerl.rules.base.cards import parse_card
 
 from .helpers import fill_deal, legal, make_match, play
 

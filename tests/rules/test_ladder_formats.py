@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from bummerl.rules import find_variant
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, find_variant
 
 
 def play_random(m: MatchState, seed: int) -> None:

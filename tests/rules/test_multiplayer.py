@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from bummerl.rules import information_set, list_variants, new_match
-from bummerl.rules.cards import card_code
-from bummerl.rules.public import SPECTATOR, public_view
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, information_set, list_variants, new_match, public_view
+from bummerl.rules.base.cards import card_code
+from bummerl.rules.match.infoset import SPECTATOR
 
 from .spectator import check_public_no_leak
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from bummerl.rules import find_variant, information_set
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, find_variant, information_set
 
 from .helpers import assert_illegal, hand, ids, legal, make_match, play, rest, rules_for
 

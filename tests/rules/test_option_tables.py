@@ -1,4 +1,4 @@
-"""Option behaviour tables (:mod:`bummerl.rules.behaviour`, RULES.md §0.3 and §13.2: options are
+"""Option behaviour tables (:mod:`bummerl.rules.table.behaviour`, RULES.md §0.3 and §13.2: options are
 per-table settings fixed before the match starts).
 
 Every value an option may take has a row in its table, and a value without a row fails when the
@@ -12,11 +12,11 @@ from dataclasses import replace
 
 import pytest
 
-from bummerl.rules import InvalidOptionError, find_variant, list_variants
-from bummerl.rules import behaviour as B
-from bummerl.rules import contract as CT
-from bummerl.rules import plan as P
-from bummerl.rules.variant import CATALOGUE, OptionSpec, Rules, VariantSpec, inherit, option
+from bummerl.rules import InvalidOptionError, OptionSpec, Rules, VariantSpec, find_variant, list_variants
+from bummerl.rules.deals import contract as CT
+from bummerl.rules.match import plans as P
+from bummerl.rules.table import behaviour as B
+from bummerl.rules.table.options import CATALOGUE, inherit, option
 from bummerl.rules.variants.snapszer_hu2 import MATCH_FORMATS
 
 #: Each table with the OPEN item / rules that define its values.

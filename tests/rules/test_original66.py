@@ -12,9 +12,15 @@ from typing import Any
 
 import pytest
 
-from bummerl.rules import IllegalActionError, apply, find_variant, information_set, public_known_cards
-from bummerl.rules.cards import parse_card
-from bummerl.rules.state import MatchState
+from bummerl.rules import (
+    IllegalActionError,
+    MatchState,
+    apply,
+    find_variant,
+    information_set,
+    public_known_cards,
+)
+from bummerl.rules.base.cards import parse_card
 
 from .helpers import assert_illegal, deck_for, events_of, hand, ids, legal, make_match, play, rest, rules_for
 

@@ -17,7 +17,7 @@ range), the match seed and the seed of a uniformly random policy, then plays who
   public events (``events_between``) for the next action;
 * NO LEAK to onlookers (§14.3, ``WatchMatch``): a state whose cards hidden from *every* seat are
   shuffled (both hands' unshown cards and the talon's face-down cards) gives a byte-identical
-  public view (:func:`bummerl.rules.public.public_view`), also after the next action.
+  public view (:func:`bummerl.rules.match.infoset.public_view`), also after the next action.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ from hypothesis import strategies as st
 from bummerl.rules import (
     IllegalActionError,
     MatchOverError,
+    MatchState,
+    OptionSpec,
+    VariantSpec,
     apply,
     events_between,
     information_set,
@@ -40,10 +43,9 @@ from bummerl.rules import (
     new_match,
     public_known_cards,
 )
-from bummerl.rules.actions import NUM_ACTIONS
-from bummerl.rules.cards import cards_of, mask_of, parse_card
-from bummerl.rules.state import LEAD, MatchState
-from bummerl.rules.variant import OptionSpec, VariantSpec
+from bummerl.rules.base.actions import NUM_ACTIONS
+from bummerl.rules.base.cards import cards_of, mask_of, parse_card
+from bummerl.rules.deals.talon import LEAD
 
 from .helpers import make_match, play
 from .spectator import check_public_no_leak

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from bummerl.rules import IllegalActionError, find_variant, information_set, new_match
-from bummerl.rules.state import DealState, MatchState, deal_deck
+from bummerl.rules import DealState, IllegalActionError, MatchState, find_variant, information_set, new_match
+from bummerl.rules.match.state import deal_deck
 
 STK = "stockschnapsen"
 HU3R = "snapszer-hu-3p-rotation"

@@ -16,14 +16,14 @@ import pytest
 
 from bummerl.rules import (
     MatchOverError,
+    MatchState,
     apply,
     find_variant,
     information_set,
     new_match,
     public_known_cards,
 )
-from bummerl.rules.cards import cards_of, parse_card
-from bummerl.rules.state import MatchState
+from bummerl.rules.base.cards import cards_of, parse_card
 
 from .helpers import (
     assert_illegal,

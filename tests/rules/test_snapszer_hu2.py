@@ -18,9 +18,16 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from bummerl.rules import IllegalActionError, MatchOverError, apply, find_variant, information_set, new_match
-from bummerl.rules.cards import card_code
-from bummerl.rules.state import MatchState
+from bummerl.rules import (
+    IllegalActionError,
+    MatchOverError,
+    MatchState,
+    apply,
+    find_variant,
+    information_set,
+    new_match,
+)
+from bummerl.rules.base.cards import card_code
 
 from .helpers import (
     assert_illegal,

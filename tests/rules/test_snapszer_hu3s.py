@@ -14,14 +14,13 @@ from typing import Any
 
 import pytest
 
+from bummerl.rules import VariantSpec, find_variant
 from bummerl.rules import actions as A
-from bummerl.rules import find_variant
-from bummerl.rules.actions import action_to_string, parse_action
-from bummerl.rules.cards import card_code, cards_of, parse_card
-from bummerl.rules.contract_hu import HuContractDeal, SopronDeal
-from bummerl.rules.errors import IllegalActionError
-from bummerl.rules.events import event_view
-from bummerl.rules.variant import VariantSpec
+from bummerl.rules.base.actions import action_to_string, parse_action
+from bummerl.rules.base.cards import card_code, cards_of, parse_card
+from bummerl.rules.base.errors import IllegalActionError
+from bummerl.rules.base.events import event_view
+from bummerl.rules.deals.contract_hu import HuContractDeal, SopronDeal
 from bummerl.rules.variants.snapszer_hu3s import SPEC
 
 from .helpers import match_verdict, next_dealer_after_one_deal

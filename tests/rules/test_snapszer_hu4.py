@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bummerl.rules.contract_hu import HuContractDeal
+from bummerl.rules.deals.contract_hu import HuContractDeal
 from bummerl.rules.variants.snapszer_hu3s import SPEC as SOPRON
 from bummerl.rules.variants.snapszer_hu4 import SPEC
 

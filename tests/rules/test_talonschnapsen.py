@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bummerl.rules.contract_at import RUFER, TalonschnapsenDeal
-from bummerl.rules.errors import IllegalActionError
+from bummerl.rules.base.errors import IllegalActionError
+from bummerl.rules.deals.contract_at import RUFER, TalonschnapsenDeal
 
 from .at_helpers import BS, TS, act, deal, hand, ids, legal
 from .helpers import match_verdict, next_dealer_after_one_deal

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bummerl.app import Runtime
-from bummerl.rules.events import EVENT_KINDS  # noqa: F401  (the event kinds the pages render)
+from bummerl.rules.base.events import EVENT_KINDS  # noqa: F401  (the event kinds the pages render)
 from bummerl_client import AsyncClient, Bot, play_seat
 from bummerl_client.bots import make_bot
 

@@ -2,7 +2,7 @@
 ``InformationSet`` message (proto/bummerl/v1/common.proto) as JSON with proto field names, enums by
 name (``"TALON_STATE_OPEN"``), events keyed by their kind (``{"card_played": {...}}``). It is the
 one shape of the served JSON (SDK, REST, the stdio bridge) and of the engine's own dict
-(:func:`bummerl.rules.information_set`, :mod:`bummerl.rules.views`), except that proto3 JSON
+(:func:`bummerl.rules.information_set`, :mod:`bummerl.rules.base.views`), except that proto3 JSON
 writes int64 fields (``version``, the clocks' ``*_ms``) as decimal strings: read them with ``int()``.
 
 A bot implements one method, :meth:`Bot.choose`, returning a legal action id (int) or its text

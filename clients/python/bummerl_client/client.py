@@ -110,6 +110,39 @@ def _submit_request(match_id: str, seat: int, expected_version: int, action: int
     return req
 
 
+# ----------------------------------------------------------------- the low-level call API
+# For tools that call the stubs themselves and keep the protobuf messages (load tests, the
+# benches of ``bummerl_bench``): the very metadata, requests and error conversion every
+# :class:`AsyncClient` call uses, without its dict conversion. ``AsyncClient(...).stub`` is the
+# ``GameService`` stub to call them on.
+
+
+def auth_metadata(token: str | None) -> list[tuple[str, str]]:
+    """gRPC call metadata that presents a seat, bot or admin ``token``
+    (``[("authorization", "Bearer <token>")]``; empty for None)."""
+    return _auth(token)
+
+
+def error_from_rpc(e: grpc.RpcError) -> BummerlError:
+    """The :class:`BummerlError` an :class:`AsyncClient` call raises for the RPC error ``e``
+    (``code``, ``details``, ``current_version`` from the trailing metadata on ABORTED)."""
+    return _convert(e)
+
+
+def create_match_request(variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
+                         seed: int | None = None, time_control: Mapping[str, Any] | None = None,
+                         timeout_policy: str | None = None, idle_limit_ms: int | None = None) -> Message:
+    """The ``CreateMatchRequest`` of :meth:`AsyncClient.create_match` with the same arguments
+    (option values as wire strings, ``time_control`` as a dict with a lower-case ``scope``)."""
+    return _create_request(variant, options, seats, seed, time_control, timeout_policy, idle_limit_ms)
+
+
+def submit_action_request(match_id: str, seat: int, expected_version: int, action: int | str) -> Message:
+    """The ``SubmitActionRequest`` of :meth:`AsyncClient.submit_action`: ``action`` an id or its
+    text form (``"play QH"``)."""
+    return _submit_request(match_id, seat, expected_version, action)
+
+
 async def _streamed(call: Any) -> AsyncIterator[dict[str, Any]]:
     """The messages of a server-streaming call as dicts; RPC errors as BummerlError; the call is
     cancelled when the caller stops early."""

@@ -25,7 +25,7 @@ from typing import Any
 import grpc
 
 from bummerl.rules import parse_action
-from bummerl.rules.errors import InvalidActionError
+from bummerl.rules.base.errors import InvalidActionError
 
 from .bot import Bot, BotFault, InfoSet
 from .client import AsyncClient, BummerlError

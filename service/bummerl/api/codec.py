@@ -1,7 +1,7 @@
 """Engine dicts <-> ``bummerl.v1`` protobuf messages (pure functions, no I/O).
 
 What a seat sees (information sets, events, results, legal actions) the engine already gives in the
-messages' own shape: :mod:`bummerl.rules.views` has one ``TypedDict`` per message of
+messages' own shape: :mod:`bummerl.rules.base.views` has one ``TypedDict`` per message of
 ``proto/bummerl/v1/common.proto``, keyed by the proto field names, nested as the proto nests them
 (an event's kind is its ``Event.kind`` oneof key, the own tricks the ``own_tricks`` sub-dict), enum
 values by their proto names (``"PHASE_LEAD"``). So this module renames nothing: one generic,
@@ -294,7 +294,7 @@ def to_json_dict(msg: Message) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# What a seat sees (bummerl.rules.views): one converter per message, proto enum names only
+# What a seat sees (bummerl.rules.base.views): one converter per message, proto enum names only
 
 
 def event_to_pb(d: Mapping[str, Any]) -> common_pb2.Event:
@@ -309,17 +309,17 @@ def event_to_dict(event: common_pb2.Event) -> dict[str, Any]:
 
 
 def deal_result_to_pb(d: Mapping[str, Any]) -> common_pb2.DealResult:
-    """A ``DealResult`` dict (:class:`bummerl.rules.views.DealResult`) -> ``DealResult``."""
+    """A ``DealResult`` dict (:class:`bummerl.rules.base.views.DealResult`) -> ``DealResult``."""
     return dict_to_pb(d, common_pb2.DealResult, short_enums=False)
 
 
 def match_result_to_pb(d: Mapping[str, Any]) -> common_pb2.MatchResult:
-    """A ``MatchResult`` dict (:class:`bummerl.rules.views.MatchResult`) -> ``MatchResult``."""
+    """A ``MatchResult`` dict (:class:`bummerl.rules.base.views.MatchResult`) -> ``MatchResult``."""
     return dict_to_pb(d, common_pb2.MatchResult, short_enums=False)
 
 
 def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
-    """An ``InformationSet`` dict (:class:`bummerl.rules.views.InformationSet`, docs/RULES.md §14)
+    """An ``InformationSet`` dict (:class:`bummerl.rules.base.views.InformationSet`, docs/RULES.md §14)
     -> ``InformationSet``. Raises :class:`CodecError` on a mismatch anywhere in the tree.
 
     Fast path (same bytes as :func:`information_set_to_pb_generic`, tested): the message is built

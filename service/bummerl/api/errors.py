@@ -1,7 +1,7 @@
 """The one table that maps domain errors to gRPC and HTTP status, and the handler decorator.
 
 The domain errors live where they are raised and carry no transport codes: the use cases'
-(:mod:`bummerl.core.errors`), the engine's (:mod:`bummerl.rules.errors`) and the store's
+(:mod:`bummerl.core.errors`), the engine's (:mod:`bummerl.rules.base.errors`) and the store's
 (:mod:`bummerl.store.errors`); they are re-exported here. Handlers are wrapped with
 :func:`map_errors`, which turns an exception into ``context.abort(code, details, trailing_metadata)``
 by the first matching row of :data:`STATUS_TABLE` (``isinstance`` checks, so subclasses map
@@ -66,13 +66,13 @@ from bummerl.core.errors import (
     TimeoutLostError,
     UnauthenticatedError,
 )
-from bummerl.rules.errors import (
+from bummerl.rules.base.errors import (
     IllegalActionError,
     InvalidActionError,
     InvalidOptionError,
     UnknownVariantError,
 )
-from bummerl.rules.errors import MatchOverError as RulesMatchOverError
+from bummerl.rules.base.errors import MatchOverError as RulesMatchOverError
 from bummerl.store.errors import (
     MatchExistsError,
     MatchNotFoundError,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from bummerl.rules.state import FORFEIT_DEAL
+from bummerl.rules.match.state import FORFEIT_DEAL
 
 RESIGN = "resign"
 OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")

@@ -20,8 +20,8 @@ truth, which replays to the same state; its actions are not stored twice: the en
 it produces, so a request restores it without
 replaying; a snapshot whose ``layout`` tag is not this engine's (another deploy added a state field) is
 restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson;
-events are ``Event`` dicts (:mod:`bummerl.rules.views`), and those an earlier version stored as
-``{"type": ...}`` are read back in that shape (:func:`bummerl.rules.events.upgrade_event`).
+events are ``Event`` dicts (:mod:`bummerl.rules.base.views`), and those an earlier version stored as
+``{"type": ...}`` are read back in that shape (:func:`bummerl.rules.base.events.upgrade_event`).
 Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
 ``variant``, ``created_at_ms``, ``over``, ``time_control`` (:class:`~bummerl.core.clocks.TimeControl`
 dict or null), ``timeout_policy``, ``idle_limit_ms``.
@@ -68,10 +68,10 @@ from bummerl.rules import (
     parse_action,
 )
 from bummerl.rules import MatchOverError as RulesMatchOverError
-from bummerl.rules.actions import action_kind
-from bummerl.rules.cards import card_code
-from bummerl.rules.events import upgrade_event
-from bummerl.rules.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
+from bummerl.rules.base.actions import action_kind
+from bummerl.rules.base.cards import card_code
+from bummerl.rules.base.events import upgrade_event
+from bummerl.rules.base.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
@@ -144,7 +144,7 @@ class CreatedMatch:
 class Update:
     """One step of a match as a seat sees it: the version, the public events that led to it
     (each with ``version`` and ``deal_number``), and the seat's information set at ``version``
-    (:mod:`bummerl.rules.views` shapes)."""
+    (:mod:`bummerl.rules.base.views` shapes)."""
 
     version: int
     events: list[Event]

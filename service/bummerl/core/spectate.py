@@ -34,11 +34,10 @@ from typing import Any, cast
 import orjson
 
 from bummerl import metrics
-from bummerl.rules import MatchState, events_between, information_set, initial_events, public_view
-from bummerl.rules.cards import card_code, cards_of
-from bummerl.rules.events import upgrade_event
-from bummerl.rules.state import DealState
-from bummerl.rules.views import Event, InformationSet
+from bummerl.rules import DealState, MatchState, events_between, information_set, initial_events, public_view
+from bummerl.rules.base.cards import card_code, cards_of
+from bummerl.rules.base.events import upgrade_event
+from bummerl.rules.base.views import Event, InformationSet
 from bummerl.store.keys import META_PREFIX, aux_key
 
 from .errors import (

@@ -29,7 +29,7 @@ from bummerl.rules import (
     find_variant,
     match_result,
 )
-from bummerl.rules.cards import card_code
+from bummerl.rules.base.cards import card_code
 
 COMMITMENT_PREFIX = "bummerl-deck-v1"
 """Domain tag of the commitment text (a new scheme gets a new tag)."""

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from bummerl.rules.actions import check_id
-from bummerl.rules.variant import configure_cached
+from bummerl.rules import configure_cached
+from bummerl.rules.base.actions import check_id
 from bummerl_client.bot import Bot, BotFault, InfoSet
 
 from .common import num_actions

@@ -8,9 +8,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bummerl.rules import DealResult, Rules
 from bummerl.rules import actions as A
-from bummerl.rules.state import DealResult
-from bummerl.rules.variant import Rules
 
 __all__ = ["max_deal_points", "num_actions", "observation_text", "returns_of", "two_sides"]
 

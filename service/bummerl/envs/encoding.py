@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from bummerl.rules import actions as A
-from bummerl.rules.cards import NUM_CARDS, SUITS, parse_card
+from bummerl.rules.base.cards import NUM_CARDS, SUITS, parse_card
 
 #: ``Event`` kinds in the order of their one-hot index (the oneof members of ``common.proto``).
 EVENT_KINDS: tuple[str, ...] = (

@@ -30,7 +30,7 @@ import gymnasium
 import numpy as np
 
 from bummerl.rules import information_set, parse_action
-from bummerl.rules.actions import check_id
+from bummerl.rules.base.actions import check_id
 from bummerl_client.bot import Bot, InfoSet
 from bummerl_client.bots import make_bot
 

@@ -31,7 +31,7 @@ Parameters:
 Game facts: sequential, imperfect information, explicit stochastic (``deal=shuffle``). Chance
 nodes: the first dealer (one outcome per seat, uniform, SRV-4), then every deal's deck order card
 by card (top first, uniform over the cards left, SRV-1; outcome = card id). Actions are the engine's ids
-(:mod:`bummerl.rules.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
+(:mod:`bummerl.rules.base.actions`); ``num_distinct_actions`` covers the variant's action kinds (41
 for the two-player trick-and-draw games, 89 with bidding, trump naming, laying away and kontra);
 ``action_to_string`` gives the text form (``"play QH"``, ``"marriage KH"``, ``"bid gang"``).
 
@@ -72,17 +72,19 @@ import numpy as np
 import pyspiel
 
 from bummerl.rules import (
+    DealState,
     IllegalActionError,
     InvalidOptionError,
+    MatchState,
+    Rules,
     action_to_string,
     find_variant,
     information_set,
     list_variants,
 )
 from bummerl.rules import actions as A
-from bummerl.rules.cards import card_code
-from bummerl.rules.state import DealState, MatchState
-from bummerl.rules.variant import CATALOGUE, Rules
+from bummerl.rules.base.cards import card_code
+from bummerl.rules.table.options import CATALOGUE
 
 from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
 from .encoding import Encoder
@@ -525,7 +527,7 @@ def _relabel(a: int, sigma: Mapping[int, int]) -> int:
 
 
 def _code_id(code: str) -> int:
-    from bummerl.rules.cards import parse_card
+    from bummerl.rules.base.cards import parse_card
 
     return parse_card(code)
 

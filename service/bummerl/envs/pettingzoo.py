@@ -16,7 +16,7 @@
   the information-state tensor with the deal's public history), the mask marks the legal action
   ids (all zero when the agent is not to act);
 * ``action_space(agent)``: ``Discrete(num_actions)`` over the engine's action ids (41 in the
-  two-player games, 89 with bidding: :mod:`bummerl.rules.actions`); an illegal id raises the
+  two-player games, 89 with bidding: :mod:`bummerl.rules.base.actions`); an illegal id raises the
   engine's ``IllegalActionError``;
 * rewards in game points: with two sides a seat gets the points its side was credited minus
   the other side's, with three seats the points credited to it (as the OpenSpiel game's
@@ -44,8 +44,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from bummerl.rules import action_to_string, find_variant, information_set
-from bummerl.rules.state import MatchState
+from bummerl.rules import MatchState, action_to_string, find_variant, information_set
 
 from .common import num_actions, returns_of
 from .encoding import Encoder, legal_mask

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Protocol
 
 from bummerl.core.errors import InvalidArgumentError
 from bummerl.rules import Rules
-from bummerl.rules.cards import SUITS
+from bummerl.rules.base.cards import SUITS
 
 MAX_GAMES = 200_000
 """Most games a ladder may plan (pairings or tables x rounds x legs of a duplicate set), SPRT
@@ -108,7 +108,7 @@ def find_format(name: str) -> Format:
 
 
 def fixed_suits(rules: Rules) -> tuple[int, ...]:
-    """Suits (0..3, ``bummerl.rules.cards.SUITS`` order) that a duplicate deal must not relabel
+    """Suits (0..3, ``bummerl.rules.base.cards.SUITS`` order) that a duplicate deal must not relabel
     because the table's rules single them out: hearts when ``trump_always_hearts`` is on
     (snapszer-hu-4p by default, snapszer-hu-3p-sopron as an option); else none."""
     return (SUITS.index("H"),) if rules.options.get("trump_always_hearts") else ()

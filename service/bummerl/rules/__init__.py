@@ -14,6 +14,15 @@ Quick tour::
 
 Errors: :class:`InvalidActionError` (malformed), :class:`IllegalActionError` (forbidden now),
 :class:`InvalidOptionError` (bad table option), :class:`UnknownVariantError`; all ``ValueError``.
+
+The engine is a stack whose imports only point down (tests/rules/test_purity.py)::
+
+    base/      cards, actions, tricks, errors, views, events      (stdlib only)
+    table/     options, behaviour tables, VariantSpec/Rules, outcomes and end reasons, protocols
+    deals/     talon (the two-player deal), outcomes, contract, contract_at, contract_hu
+    match/     state (MatchState), plans, snapshot, infoset
+    variants/  one module per variant (importing the package registers them)
+    __init__   this facade
 """
 
 from __future__ import annotations
@@ -21,10 +30,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 
-from . import actions, cards, views
-from .actions import action_struct, action_to_string, parse_action, parse_struct, public_action_string
-from .deal import DealOutcome
-from .errors import (
+from . import variants  # noqa: E402,I001  (the top of the stack: importing it fills the variant registry)
+from .base import actions, cards, views
+from .base.actions import action_struct, action_to_string, parse_action, parse_struct, public_action_string
+from .base.errors import (
     IllegalActionError,
     InvalidActionError,
     InvalidOptionError,
@@ -32,25 +41,28 @@ from .errors import (
     RulesError,
     UnknownVariantError,
 )
-from .events import event_view
-from .infoset import (
+from .base.events import event_view
+from .deals.talon import DealState, TalonDeal, public_known_cards
+from .match.infoset import (
     events_between,
     history_views,
     information_set,
     initial_events,
     match_result,
-    public_known_cards,
+    public_view,
 )
-from .public import public_view
-from .state import DealResult, DealState, MatchState
-from .variant import OptionSpec, Rules, VariantSpec, find_variant, list_variants
+from .match.state import MatchState
+from .table.options import OptionSpec
+from .table.outcome import DealEnd, DealOutcome, DealResult, MatchEnd
+from .table.variant import Rules, VariantSpec, configure_cached, find_variant, list_variants
 
 __all__ = [
-    "DealOutcome", "DealResult", "DealState", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
-    "MatchOverError", "MatchState", "OptionSpec", "Rules", "RulesError", "UnknownVariantError", "VariantSpec",
-    "action_struct", "action_to_string", "public_action_string", "actions", "apply", "cards", "event_view", "events_between",
-    "find_variant", "history_views", "information_set", "initial_events", "legal_actions", "list_variants", "match_result", "new_match",
-    "parse_action", "parse_struct", "public_known_cards", "public_view", "views",
+    "DealEnd", "DealOutcome", "DealResult", "DealState", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
+    "MatchEnd", "MatchOverError", "MatchState", "OptionSpec", "Rules", "RulesError", "TalonDeal", "UnknownVariantError",
+    "VariantSpec", "action_struct", "action_to_string", "actions", "apply", "cards", "configure_cached", "event_view",
+    "events_between", "find_variant", "history_views", "information_set", "initial_events", "legal_actions",
+    "list_variants", "match_result", "new_match", "parse_action", "parse_struct", "public_action_string",
+    "public_known_cards", "public_view", "restore", "variants", "views",
 ]
 
 
@@ -87,3 +99,11 @@ def apply(state: MatchState, action: int | str) -> MatchState:
     nxt = state.copy()
     nxt.apply(a)
     return nxt
+
+
+def restore(data: Mapping[str, object]) -> MatchState:
+    """A match from stored snapshot data (:meth:`MatchState.snapshot`), also data written by an
+    older engine: the snapshot when its layout tag is this engine's, else a replay of its log
+    (:func:`bummerl.rules.match.snapshot.restore`). Raises IllegalActionError if the log does not
+    replay, KeyError if there is no log."""
+    return MatchState.restore(dict(data))

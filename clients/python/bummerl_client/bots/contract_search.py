@@ -38,12 +38,12 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from bummerl.rules import Rules, configure_cached
 from bummerl.rules import actions as A
 from bummerl.rules import cards as K
-from bummerl.rules.contract import VOID_MUST_TRUMP_TABLE, ContractDeal
-from bummerl.rules.errors import IllegalActionError
-from bummerl.rules.tricks import legal_follow, winning_card
-from bummerl.rules.variant import Rules, configure_cached
+from bummerl.rules.base.errors import IllegalActionError
+from bummerl.rules.base.tricks import legal_follow, winning_card
+from bummerl.rules.deals.contract import VOID_MUST_TRUMP_TABLE, ContractDeal
 
 from ..bot import InfoSet
 from .elimination import sampling_done, survivors
@@ -150,7 +150,7 @@ class ContractSampler:
                 ts = str(e.get("trump_suit") or "")
                 trump = K.parse_suit(ts) if ts else -1
                 if str(e.get("name")) == "zehnerloch":
-                    from bummerl.rules.tricks import TEN_HIGH
+                    from bummerl.rules.base.tricks import TEN_HIGH
 
                     order = TEN_HIGH
             elif "cards_shown" in ev:

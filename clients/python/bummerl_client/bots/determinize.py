@@ -8,8 +8,8 @@ cards that are known (a marriage partner shown, a card taken up by exchange, the
 drawn last), and the cards the opponent cannot hold because strict play (DEF-PLAY-STRICT) after
 closing (DEF-TAL-3) or exhaustion (DEF-TAL-2) forced him to follow, head or trump and he did not.
 :meth:`PublicDeal.sample` deals the unseen cards uniformly among the layouts that respect all of
-that, and :meth:`PublicDeal.deal_state` builds an engine :class:`~bummerl.rules.DealState` that a
-search can step in place.
+that, and :meth:`PublicDeal.deal_state` builds an engine :class:`~bummerl.rules.TalonDeal` that a
+search can step in place (:meth:`~bummerl.rules.TalonDeal.from_public`).
 
 Reads the information set in its one shape (the ``InformationSet`` message as JSON, as served and
 as the engine builds it): events keyed by their ``Event.kind`` name, enums such as ``"PHASE_LEAD"``.
@@ -21,9 +21,12 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from bummerl.rules import Rules, TalonDeal, configure_cached
 from bummerl.rules import cards as K
-from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER, DealState
-from bummerl.rules.variant import Rules, configure_cached
+
+LEAD, FOLLOW, DRAW, EXCHANGE_ON_CLOSE, OVER = (
+    TalonDeal.LEAD, TalonDeal.FOLLOW, TalonDeal.DRAW, TalonDeal.EXCHANGE_ON_CLOSE, TalonDeal.OVER,
+)
 
 #: ``Event.kind`` name -> engine event type (the history tuple's first element).
 _KINDS = {
@@ -223,36 +226,33 @@ class PublicDeal:
         rng.shuffle(rest)
         return opp, rest
 
-    def deal_state(self, opp_hand: int, talon_cards: list[int]) -> DealState:
+    def deal_state(self, opp_hand: int, talon_cards: list[int]) -> TalonDeal:
         """An engine deal with the public counters and this layout (``talon_cards`` top first, the
-        known bottom card appended). Its future under the engine is that of the real deal when the
-        layout is the real one (tested)."""
-        d = DealState.__new__(DealState)
-        d.rules = self.rules
-        d.seats = (0, 1)
-        d.dealer = self.dealer
+        known bottom card appended), built by the engine's public constructor
+        :meth:`~bummerl.rules.TalonDeal.from_public`. Its future under the engine is that of the
+        real deal when the layout is the real one (tested)."""
         hands = [0, 0]
         hands[self.me] = self.hand
         hands[self.opp] = opp_hand
-        d.hands = hands
-        d.talon = [*talon_cards, self.bottom] if self.bottom >= 0 else list(talon_cards)
-        d.tpos = 0
-        d.trump = self.trump
-        d.phase = self.phase
-        d.to_act = self.to_act
-        d.leader = self.leader
-        d.lead_card = self.lead_card
-        d.trick_no = self.trick_no
-        d.closed_by = self.closed_by
-        d.close_snapshot = self.close_snapshot
-        d.tricks_won = self.tricks_won[:]
-        d.trick_points = self.trick_points[:]
-        d.marriage_points = self.marriage_points[:]
-        d.won = self.won[:]
-        d.announced = self.announced
-        d.pending = self.pending
-        d.turn_marriages = self.turn_marriages
-        d.last_winner = self.last_winner
-        d.history = []
-        d.outcome = None
-        return d
+        return TalonDeal.from_public(
+            self.rules,
+            dealer=self.dealer,
+            hands=hands,
+            talon=[*talon_cards, self.bottom] if self.bottom >= 0 else talon_cards,
+            trump=self.trump,
+            phase=self.phase,
+            to_act=self.to_act,
+            leader=self.leader,
+            lead_card=self.lead_card,
+            trick_no=self.trick_no,
+            closed_by=self.closed_by,
+            close_snapshot=self.close_snapshot,
+            tricks_won=self.tricks_won,
+            trick_points=self.trick_points,
+            marriage_points=self.marriage_points,
+            won=self.won,
+            announced=self.announced,
+            pending=self.pending,
+            turn_marriages=self.turn_marriages,
+            last_winner=self.last_winner,
+        )

@@ -61,9 +61,10 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
+from bummerl.rules import DealOutcome, DealState
 from bummerl.rules import actions as A
-from bummerl.rules.cards import BIT
-from bummerl.rules.state import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER, DealOutcome, DealState
+from bummerl.rules.base.cards import BIT
+from bummerl.rules.deals.talon import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER
 
 from ..bot import Bot, InfoSet
 from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice

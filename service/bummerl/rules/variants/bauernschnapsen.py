@@ -11,9 +11,10 @@ classes): import this module to register the variant.
 
 from __future__ import annotations
 
-from ..contract_at import BauernschnapsenDeal
-from ..plan import ContractPlan
-from ..variant import VariantSpec, option, register
+from ..deals.contract_at import BauernschnapsenDeal
+from ..match.plans import ContractPlan
+from ..table.options import option
+from ..table.variant import VariantSpec, register
 
 #: Action kinds of the Austrian contract games (no talon exchange/closing/drawing; TS adds discard).
 KINDS = frozenset((

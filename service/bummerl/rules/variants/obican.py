@@ -4,10 +4,11 @@ own tricks may be looked at, no drawn deals, first to 9."""
 
 from __future__ import annotations
 
-from ..cards import JACK
-from ..variant import TalonRules, inherit, option, register
+from ..base.cards import JACK
+from ..deals.outcomes import last_trick_decides
+from ..table.options import inherit, option
+from ..table.variant import TalonRules, register
 from .original66 import SPEC as ORIGINAL66
-from .schnapsen_at import last_trick_decides
 
 SPEC = register(
     ORIGINAL66.derive(

@@ -7,21 +7,12 @@ carried point; each player starts at 11 and counts down (O66-MATCH-1).
 
 from __future__ import annotations
 
-from ..cards import NINE
-from ..deal import DealOutcome
-from ..state import DealState
-from ..variant import TalonRules, VariantSpec, option, register
-from .santase import higher_total
-
-
-def both_over_65_draw(d: DealState) -> DealOutcome:
-    """O66-END-2, O66-SCORE-2 (OPEN-O66-4): a played-out deal with both players over 65 is drawn
-    and carries 1 game point (``draw_carry_point``); otherwise as in Santase: 65:65 is drawn
-    without carry and the higher total (the player with 66) wins by O66-SCORE-1."""
-    if d.deal_points(0) > 65 and d.deal_points(1) > 65:
-        return DealOutcome(-1, 0, "drawn", 1 if d.rules.draw_carry_point else 0)
-    return higher_total(d)
-
+from ..base.cards import NINE
+from ..deals.outcomes import both_over_65_draw
+from ..deals.talon import TalonDeal
+from ..match.plans import BummerlPlan
+from ..table.options import option
+from ..table.variant import TalonRules, VariantSpec, register
 
 SPEC = register(
     VariantSpec(
@@ -41,6 +32,8 @@ SPEC = register(
         ),
         direction="down",
         local_names="hr",
+        deal_class=TalonDeal,
+        plan=BummerlPlan(),
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "O66-DEAL-1"),
             option("nine_value", 0, "O66-DECK-1"),

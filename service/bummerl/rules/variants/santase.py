@@ -6,21 +6,12 @@ trick 1 (before or after the draw), +10 last trick, equal totals = drawn deal; f
 
 from __future__ import annotations
 
-from ..cards import NINE
-from ..deal import DealOutcome
-from ..state import DealState
-from ..variant import TalonRules, VariantSpec, option, register
-
-
-def higher_total(d: DealState) -> DealOutcome:
-    """SAN-END-2: equal totals are a drawn deal (same dealer deals again, SAN-DEAL-2); otherwise the
-    higher total (last-trick bonus included) wins and scores per SAN-SCORE-1."""
-    a, b = d.deal_points(0), d.deal_points(1)
-    if a == b:
-        return DealOutcome(-1, 0, "drawn")
-    w = 0 if a > b else 1
-    return DealOutcome(w, d.table_points(1 - w), "played_out")
-
+from ..base.cards import NINE
+from ..deals.outcomes import higher_total
+from ..deals.talon import TalonDeal
+from ..match.plans import BummerlPlan
+from ..table.options import option
+from ..table.variant import TalonRules, VariantSpec, register
 
 SPEC = register(
     VariantSpec(
@@ -39,6 +30,8 @@ SPEC = register(
             closer_false_declaration_is_failed_close=True,
         ),
         local_names="bg",
+        deal_class=TalonDeal,
+        plan=BummerlPlan(),
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "SAN-DEAL-1"),
             option("nine_value", 0, "OPEN-SAN-1", "SAN-DECK-2"),

@@ -6,25 +6,12 @@ declaration goes to the winner of the last trick (AT-END-1). First to 7 game poi
 
 from __future__ import annotations
 
-from ..cards import JACK
-from ..deal import DealOutcome
-from ..state import DealState
-from ..variant import TalonRules, VariantSpec, option, register
-
-
-def last_trick_decides(d: DealState) -> DealOutcome:
-    """AT-END-1 / AT-SCORE-2 (OPEN-AT-5), OBI-END-1 / OBI-SCORE-1, HU2-END-1 (OPEN-HU2-2).
-
-    ``undeclared_66_at_end = last_trick_wins``: the last-trick winner wins, scoring 1
-    (``last_trick_win_points = fixed1``) or by the table (``by_table``). ``holder_wins``: the other
-    player wins instead, by the table, if he already held 66 deal points.
-    """
-    w = d.last_winner
-    o = 1 - w
-    if d.rules.behaviour.undeclared_66_holder_wins and d.deal_points(o) >= 66:
-        return DealOutcome(o, d.table_points(w), "played_out")
-    return DealOutcome(w, d.last_trick_points(o), "last_trick")
-
+from ..base.cards import JACK
+from ..deals.outcomes import last_trick_decides
+from ..deals.talon import TalonDeal
+from ..match.plans import BummerlPlan
+from ..table.options import option
+from ..table.variant import TalonRules, VariantSpec, register
 
 SPEC = register(
     VariantSpec(
@@ -42,6 +29,8 @@ SPEC = register(
             closer_false_declaration_is_failed_close=True,
         ),
         local_names="de",
+        deal_class=TalonDeal,
+        plan=BummerlPlan(),
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "AT-DEAL-1"),
             option("exchange_min_talon", 4, "OPEN-AT-2", "AT-EXCH-2"),

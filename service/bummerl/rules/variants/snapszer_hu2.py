@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..behaviour import pick
-from ..cards import JACK
-from ..variant import Rules, TalonRules, VariantSpec, option, register
-from .schnapsen_at import last_trick_decides
+from ..base.cards import JACK
+from ..deals.outcomes import last_trick_decides
+from ..deals.talon import TalonDeal
+from ..match.plans import BummerlPlan
+from ..table.behaviour import pick
+from ..table.options import option
+from ..table.variant import Rules, TalonRules, VariantSpec, register
 
 #: OPEN-HU2-1 ``match_format``: (set_target, sets_to_win, schneider_set_value) of a table.
 MATCH_FORMATS: dict[str, Callable[[Rules], tuple[int, int, int]]] = {
@@ -46,6 +49,8 @@ SPEC = register(
             closer_false_declaration_is_failed_close=False,
         ),
         local_names="hu",
+        deal_class=TalonDeal,
+        plan=BummerlPlan(),
         match_format=hu2_match_format,
         options=(
             option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "HU2-DEAL-1"),

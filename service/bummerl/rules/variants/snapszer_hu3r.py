@@ -8,8 +8,9 @@ wins, places 2 and 3 by score, equal scores sharing the place (HU3R-MATCH-1, OPE
 
 from __future__ import annotations
 
-from ..plan import RotationPlan
-from ..variant import OptionSpec, add_options, default_match_format, option, register
+from ..match.plans import RotationPlan
+from ..table.options import OptionSpec, add_options, option
+from ..table.variant import default_match_format, register
 from .snapszer_hu2 import SPEC as SNAPSZER_HU2
 
 ROTATION = OptionSpec(

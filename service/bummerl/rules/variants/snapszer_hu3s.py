@@ -5,14 +5,15 @@ The hívó (left of the dealer) gets 8 cards (4+3+3 twice), names trump after hi
 unless ``trump_always_hearts``, lays two away and plays alone against the two fogadó players:
 mehet (1-3), snapszer 6, kilences 9, paraszt 12, 4 alsó 13; the fogadó players' ellensnapszer 12,
 ellenparaszt 24, kilences 9, and kontra by taking up the hívó's cards; kontra ladder up to x16.
-First to 33 game points. The deal class is :class:`bummerl.rules.contract_hu.SopronDeal`.
+First to 33 game points. The deal class is :class:`bummerl.rules.deals.contract_hu.SopronDeal`.
 """
 
 from __future__ import annotations
 
-from ..contract_hu import SopronDeal
-from ..plan import ContractPlan
-from ..variant import VariantSpec, option, register
+from ..deals.contract_hu import SopronDeal
+from ..match.plans import ContractPlan
+from ..table.options import option
+from ..table.variant import VariantSpec, register
 
 ACTION_KINDS = frozenset((
     "play", "marriage", "announce", "declare", "pass", "trump", "discard", "bid",

@@ -4,14 +4,15 @@ seed S2 "NÉGYES SNAPSZER").
 Announcements and scoring of the soproni game (§11, HU4-INH-1) for teams: 3+2 cards each, trump
 always hearts by default (OPEN-HU4-1), no laying away, kontra a plain call (HU4-KON-1), credit to
 both members of the winning team (HU4-CON-9); first team to 33. The deal class is
-:class:`bummerl.rules.contract_hu.FourPlayerDeal`.
+:class:`bummerl.rules.deals.contract_hu.FourPlayerDeal`.
 """
 
 from __future__ import annotations
 
-from ..contract_hu import FourPlayerDeal
-from ..plan import ContractPlan
-from ..variant import inherit, option, register
+from ..deals.contract_hu import FourPlayerDeal
+from ..match.plans import ContractPlan
+from ..table.options import inherit, option
+from ..table.variant import register
 from .snapszer_hu3s import SPEC as SOPRON
 
 SPEC = register(

@@ -7,8 +7,9 @@ STK-ROT-1; its game points go to the deal winner and to the watcher (STK-SCORE-1
 
 from __future__ import annotations
 
-from ..plan import RotationPlan
-from ..variant import OptionSpec, add_options, default_match_format, option, register
+from ..match.plans import RotationPlan
+from ..table.options import OptionSpec, add_options, option
+from ..table.variant import default_match_format, register
 from .schnapsen_at import SPEC as SCHNAPSEN_AT
 
 PAIR_DEALER = OptionSpec(

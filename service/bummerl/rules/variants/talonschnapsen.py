@@ -11,9 +11,10 @@ classes): import this module to register the variant.
 
 from __future__ import annotations
 
-from ..contract_at import TalonschnapsenDeal
-from ..plan import ContractPlan
-from ..variant import option, register
+from ..deals.contract_at import TalonschnapsenDeal
+from ..match.plans import ContractPlan
+from ..table.options import option
+from ..table.variant import register
 from .bauernschnapsen import KINDS
 from .bauernschnapsen import SPEC as BAUERN
 

@@ -24,7 +24,7 @@ id      text                meaning
                             x8, ``mordkontra`` x16 (BS-KON-1, HU3S-KON-1)
 ======  ==================  =================================================================
 
-Each variant offers a subset of these kinds (:attr:`bummerl.rules.variant.VariantSpec.action_kinds`);
+Each variant offers a subset of these kinds (:attr:`bummerl.rules.table.variant.VariantSpec.action_kinds`);
 an id of another kind is never legal there and its text is refused by :func:`parse_action` with
 ``kinds`` given.
 
@@ -169,7 +169,7 @@ _SUIT_WORDS = {"clubs": "C", "spades": "S", "hearts": "H", "diamonds": "D"}
 
 def parse_action(text: str, kinds: frozenset[str] | None = None) -> int:
     """Action id from its text form (case-insensitive). ``kinds`` (a variant's
-    :attr:`~bummerl.rules.variant.VariantSpec.action_kinds`) refuses the kinds of other variants.
+    :attr:`~bummerl.rules.table.variant.VariantSpec.action_kinds`) refuses the kinds of other variants.
     Raises :class:`InvalidActionError`."""
     a = _parse_action(text)
     if kinds is not None and action_kind(a) not in kinds:

@@ -1,5 +1,5 @@
 """The Austrian contract deals: ``bauernschnapsen`` (docs/RULES.md §9) and ``talonschnapsen``
-(§10), on the contract skeleton of §1.8 (:class:`~bummerl.rules.contract.ContractDeal`).
+(§10), on the contract skeleton of §1.8 (:class:`~bummerl.rules.deals.contract.ContractDeal`).
 
 Phases of one deal (``phase``):
 
@@ -15,7 +15,7 @@ Phases of one deal (``phase``):
             Kontra, then alternately Rekontra... up to ``max_kontra_level`` (BS-KON-2, OPEN-BS-5).
 ``lead`` / ``follow``  strict trick play (BS-PLAY-1) until the contract is decided (SRV-3).
 
-Contracts (``contract``): ``einfacher_rufer`` or a name of :data:`bummerl.rules.actions.CONTRACTS`.
+Contracts (``contract``): ``einfacher_rufer`` or a name of :data:`bummerl.rules.base.actions.CONTRACTS`.
 ``side[seat]`` is 0 for the declarer's side (his partner too in Bauernschnapsen) and 1 for the
 others. ``outcome.awards`` credits both members of the winning team (BS-SCORE-1), or the
 declarer alone / each defender (TS-SCORE-1); ``outcome.winner`` is the winning team
@@ -33,13 +33,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from . import actions as A
-from .cards import BIT, SUIT_MASK, cards_of, parse_card
+from ..base import actions as A
+from ..base.cards import BIT, SUIT_MASK, cards_of, parse_card
+from ..base.errors import IllegalActionError
+from ..base.tricks import NORMAL, TEN_HIGH
+from ..base.views import DealView, Event
+from ..table.options import OptionSpec, add_options
+from ..table.outcome import DealEnd
+from ..table.variant import Rules
 from .contract import ContractDeal
-from .errors import IllegalActionError
-from .tricks import NORMAL, TEN_HIGH
-from .variant import OptionSpec, Rules, add_options
-from .views import DealView, Event
 
 RUFER = "einfacher_rufer"
 """Contract name of the simple game played when everybody passes (BS-BID-1, BS-CON-3)."""
@@ -64,7 +66,7 @@ DECLARER_LEADS = frozenset(("bettler", "gang", "zehnerloch", "farbenring"))  # B
 CERTAIN = frozenset(("farbenring", "herrenschnapser"))  # BS-CON-9/11, OPEN-BS-4
 
 #: Options of the Austrian contract games only (§9.7, §13.2); the shared ones are in
-#: :data:`bummerl.rules.contract.MULTI_PLAYER_OPTIONS`.
+#: :data:`bummerl.rules.deals.contract.MULTI_PLAYER_OPTIONS`.
 AT_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("auction_pass_is_final", "bool", True, (),
                "A player who passed ('weiter') may not call later in the same auction (OPEN-BS-1)."),
@@ -100,7 +102,7 @@ class BauernschnapsenDeal(ContractDeal):
     def new(cls, rules: Rules, deck: Sequence[int], dealer: int, seats: Sequence[int] | None = None) -> BauernschnapsenDeal:
         """A new deal from ``deck`` (card ids, top first, SRV-1): 3 cards to each seat clockwise
         from Vorhand; the rest waits until trump is named (BS-DEAL-1/2, TS-DEAL-1). ``seats`` is
-        accepted for the :class:`~bummerl.rules.deal.Deal` protocol (every seat plays).
+        accepted for the :class:`~bummerl.rules.table.protocols.Deal` protocol (every seat plays).
         Raises ValueError for a deck of the wrong size."""
         d = cls.__new__(cls)
         d._init(rules, dealer)
@@ -325,7 +327,7 @@ class BauernschnapsenDeal(ContractDeal):
         if name in self.CERTAIN_CONTRACTS and not self.rules.options["play_out_certain_contracts"]:
             s = self.trump if name == "herrenschnapser" else self._ring_suit(self.declarer)
             self.history.append(("show", self.declarer, tuple(cards_of(self.hands[self.declarer] & SUIT_MASK[s]))))
-            self._credit(0, self.value, "settled")
+            self._credit(0, self.value, DealEnd.SETTLED)
             return
         self.start_play(self.declarer if name in DECLARER_LEADS else self.vorhand)
 
@@ -360,11 +362,11 @@ class BauernschnapsenDeal(ContractDeal):
         self.history.append(("declare", p, correct, pts))
         if self.contract == RUFER:
             if correct:
-                self._credit(side, self.table_points(1 - side), "declared")
+                self._credit(side, self.table_points(1 - side), DealEnd.DECLARED)
             else:
-                self._credit(1 - side, self.false_declaration_points(1 - side), "false_declaration")
+                self._credit(1 - side, self.false_declaration_points(1 - side), DealEnd.FALSE_DECLARATION)
         else:  # Schnapser going out (BS-CON-4)
-            self._credit(0 if correct else 1, self.value, "declared" if correct else "false_declaration")
+            self._credit(0 if correct else 1, self.value, DealEnd.DECLARED if correct else DealEnd.FALSE_DECLARATION)
 
     def table_points(self, loser: int) -> int:
         """BS-SCORE-1 (OPEN-BS-10): 3 if side ``loser`` has no trick, 2 if its deal points
@@ -413,28 +415,28 @@ class BauernschnapsenDeal(ContractDeal):
             self._credit(dec[0], self.value, dec[1])
             return
         if self.contract != RUFER:
-            self._credit(0, self.value, "contract_made")
+            self._credit(0, self.value, DealEnd.CONTRACT_MADE)
             return
         if self.rules.undeclared_66_at_end == "holder_wins":
             for side in (0, 1):
                 if self.side_trick_points(side) >= 66:
-                    self._credit(side, self.table_points(1 - side), "played_out")
+                    self._credit(side, self.table_points(1 - side), DealEnd.PLAYED_OUT)
                     return
         w = self.side[self.leader]
         pts = 1 if self.rules.last_trick_win_points == "fixed1" else self.table_points(1 - w)
-        self._credit(w, pts, "last_trick")
+        self._credit(w, pts, DealEnd.LAST_TRICK)
 
     def _decide(self, made: bool) -> None:
         """A fixed-value contract is decided: end now (``auto_end_decided_contract``, SRV-3) or
         hold the result back until the hands are played out."""
         side = 0 if made else 1
-        reason = "contract_made" if made else "contract_defeated"
+        reason = DealEnd.CONTRACT_MADE if made else DealEnd.CONTRACT_DEFEATED
         if self.rules.options["auto_end_decided_contract"] or not any(self.hands):
             self._credit(side, self.value, reason)
         else:
             self.state["decided"] = [side, reason]
 
-    def _credit(self, side: int, points: int, reason: str) -> None:
+    def _credit(self, side: int, points: int, reason: DealEnd) -> None:
         """End the deal: ``points`` x multiplier to every seat of ``side`` (BS-SCORE-1,
         TS-SCORE-1). ``winner``: the team (Bauernschnapsen), else the declarer or -1."""
         value = points * self.multiplier
@@ -446,10 +448,11 @@ class BauernschnapsenDeal(ContractDeal):
         self.end(dict.fromkeys(seats, value), winner, value, reason)
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: int, deal_number: int = 0, history: Sequence[Event] | None = None) -> DealView:
+    def view(self, seat: int, deal_number: int = 0, history: Sequence[Event] | None = None,
+             num_seats: int = 0) -> DealView:
         """The base information set (§14, :meth:`ContractDeal.view`, own tricks under
         ``may_view_own_tricks``), plus the size of a talon not yet taken up (TS)."""
-        out = super().view(seat, deal_number, history)
+        out = super().view(seat, deal_number, history, num_seats)
         out["talon_size"] = len(self.state["talon"])
         return out
 

@@ -1,6 +1,6 @@
 """OpenSpiel figures (benchmarks that print figures, not timed tests): ``bummerl bench openspiel``
 (random playouts per second through the OpenSpiel game, as a ratio of the native engine's
-``bench engine`` in the same run) and ``python -m bummerl.envs.bench ismcts`` (OpenSpiel's
+``bench engine`` in the same run) and ``python -m bummerl_bench.openspiel ismcts`` (OpenSpiel's
 ISMCTSBot against bundled bots over duplicate deal pairs)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1, slices: 
     """Random deals of ``variant`` through ``pyspiel`` (``mode=deal``; uniform random actions
     through ``legal_actions`` / ``apply_action``, ``returns`` at the end) with the deck drawn at
     chance nodes (``deal=shuffle``) and with sampled deals (``deal=sampled``, no chance node),
-    against :func:`bummerl.bench.bench_engine` (the engine's in-place hot path, random policy)
+    against :func:`bummerl_bench.benches.bench_engine` (the engine's in-place hot path, random policy)
     on the same thread: ``slices`` rounds of the three in turn, ``seconds`` in all, so that all
     three see the same load of a shared machine. Returns ``{"variant", "wrapper_deals_per_s",
     "wrapper_actions_per_s", "sampled_deals_per_s", "engine_deals_per_s", "ratio",
@@ -42,9 +42,8 @@ def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1, slices: 
     outcomes left out, as the engine's count has none)."""
     import pyspiel
 
-    from bummerl import bench
-
-    from . import openspiel  # noqa: F401  (registers the game)
+    from bummerl.envs import openspiel  # noqa: F401  (registers the game)
+    from bummerl_bench import benches as bench
 
     rng = random.Random(seed)
     games = [pyspiel.load_game("bummerl", {"variant": variant, "mode": "deal"}),
@@ -92,8 +91,8 @@ def ismcts_bot_class(variant: str, simulations: int) -> type:
     import numpy as np
     from open_spiel.python.algorithms import ismcts, mcts
 
-    from .adapters import OpenSpielBot
-    from .openspiel import load
+    from bummerl.envs.adapters import OpenSpielBot
+    from bummerl.envs.openspiel import load
 
     game = load(variant, mode="deal")
 
@@ -120,10 +119,10 @@ def ismcts_bot_class(variant: str, simulations: int) -> type:
 def bench_ismcts(variant: str = "schnapsen-at", pairs: int = 200, simulations: int = 100,
                  opponents: tuple[str, ...] = ("greedy", "strong"), seed: int = 1) -> list[dict[str, Any]]:
     """OpenSpiel's ISMCTSBot (``simulations`` per decision) against each of ``opponents`` over
-    ``pairs`` duplicate deal pairs of ``variant``, by :func:`bummerl.bench.bench_strong` (the
+    ``pairs`` duplicate deal pairs of ``variant``, by :func:`bummerl_bench.benches.bench_strong` (the
     same deals, seat swap and suit relabelling, Elo with the 95% interval from
     :mod:`bummerl.ladder.stats`); the bot is registered for the run as ``ismcts<simulations>``."""
-    from bummerl import bench
+    from bummerl_bench import benches as bench
     from bummerl_client.bots import BOTS
 
     name = f"ismcts{simulations}"
@@ -134,11 +133,11 @@ def bench_ismcts(variant: str = "schnapsen-at", pairs: int = 200, simulations: i
         del BOTS[name]
 
 
-if __name__ == "__main__":  # python -m bummerl.envs.bench ismcts --pairs 200 --simulations 100
+if __name__ == "__main__":  # python -m bummerl_bench.openspiel ismcts --pairs 200 --simulations 100
     import argparse
     import json
 
-    ap = argparse.ArgumentParser(prog="python -m bummerl.envs.bench",
+    ap = argparse.ArgumentParser(prog="python -m bummerl_bench.openspiel",
                                  description="OpenSpiel figures: 'openspiel' (playouts/s) or 'ismcts' (Elo)")
     ap.add_argument("what", choices=["openspiel", "ismcts"])
     ap.add_argument("--variant", default="schnapsen-at")

@@ -5,7 +5,7 @@ options of OPEN-GEN-3.
 A trick is a sequence of ``(seat, card)`` pairs in play order (the leader first). ``trump`` is a
 suit id 0..3, or -1 in a no-trump contract. ``order`` is the rank order of the deal (DEF-CARD-4):
 :data:`NORMAL` (A > T > K > Q > J > 9) or :data:`TEN_HIGH` (Zehnerloch: T > K > Q > J > A).
-Cards are ids ``suit * 6 + rank`` (:mod:`bummerl.rules.cards`); hands are bitmasks.
+Cards are ids ``suit * 6 + rank`` (:mod:`bummerl.rules.base.cards`); hands are bitmasks.
 
 >>> from .cards import parse_card as p, card_code
 >>> trick_winner([(0, p("KH")), (1, p("AH")), (2, p("JC"))], trump=0, order=NORMAL)

@@ -1,7 +1,7 @@
 """Public events: the history tuples of every deal class as ``Event`` dicts
-(:class:`bummerl.rules.views.Event`, the proto message in its JSON shape). One converter for all
-deal classes: the two-player deal (:mod:`bummerl.rules.state`) and the contract deals
-(:mod:`bummerl.rules.contract`).
+(:class:`bummerl.rules.base.views.Event`, the proto message in its JSON shape). One converter for all
+deal classes: the two-player deal (:mod:`bummerl.rules.deals.talon`) and the contract deals
+(:mod:`bummerl.rules.deals.contract`).
 
 Cards are codes (``""`` for a card drawn face down), suits letters, seats match seats. An event
 names its kind by its one key besides ``version`` and ``deal_number``: a trick is

@@ -1,5 +1,5 @@
 """The Hungarian contract deals (docs/RULES.md §11 ``snapszer-hu-3p-sopron``, §12 ``snapszer-hu-4p``)
-on the contract skeleton of :mod:`bummerl.rules.contract` (§1.8).
+on the contract skeleton of :mod:`bummerl.rules.deals.contract` (§1.8).
 
 :class:`SopronDeal` (three players, HU3S-*): the *hívó* (left of the dealer) gets 4+3+3 cards
 twice (8), names trump after his first four cards unless ``trump_always_hearts``, lays two cards
@@ -14,7 +14,7 @@ ends the deal). Then the multiplier calls alternate between the sides up to ``ma
 3+2 cards each, trump hearts by default, no laying away, kontra a plain call (HU4-KON-1), team
 versions of the goals, credit to both members of the winning team (HU4-CON-9).
 
-Actions are those of :mod:`bummerl.rules.actions` (``trump H``, ``discard QH``, ``bid NAME``,
+Actions are those of :mod:`bummerl.rules.base.actions` (``trump H``, ``discard QH``, ``bid NAME``,
 ``pass``, ``kontra`` .. ``mordkontra``, ``play``, ``marriage``, ``announce``, ``declare``).
 Everything the deal needs beyond the base slots lives in ``state`` (JSON-ready):
 
@@ -34,11 +34,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from . import actions as A
-from .cards import BIT, JACK, SUIT_MASK, cards_of, parse_card
+from ..base import actions as A
+from ..base.cards import BIT, JACK, SUIT_MASK, cards_of, parse_card
+from ..base.errors import IllegalActionError
+from ..table.options import OptionSpec, add_options
+from ..table.outcome import DealEnd
+from ..table.variant import Rules
 from .contract import DEFENDER_CONTRACT_FIRST_LEAD, ContractDeal
-from .errors import IllegalActionError
-from .variant import OptionSpec, Rules, add_options
 
 HEARTS = 2
 #: The four alsó (J) as a mask (HU3S-CON-5).
@@ -340,7 +342,7 @@ class HuContractDeal(ContractDeal):
             self.level = 0
             self._set_sides()
             winner = self.rules.spec.teams[p] if self.rules.spec.teams else p
-            self.end(dict.fromkeys(credited, 13), winner, 13, "four_jacks")
+            self.end(dict.fromkeys(credited, 13), winner, 13, DealEnd.FOUR_JACKS)
             return
         self.state["shown"].append(p)
         for s in credited:
@@ -443,12 +445,12 @@ class HuContractDeal(ContractDeal):
             raise IllegalActionError("a false declaration is not allowed at this table")
         self.history.append(("declare", p, ok, pts))
         if ok:
-            self._credit(side, self.table_points(1 - side), "declared")
+            self._credit(side, self.table_points(1 - side), DealEnd.DECLARED)
         else:
             assert penalty is not None
-            self._credit(1 - side, penalty(self, side), "false_declaration")
+            self._credit(1 - side, penalty(self, side), DealEnd.FALSE_DECLARATION)
 
-    def _credit(self, side: int, points: int, reason: str) -> None:
+    def _credit(self, side: int, points: int, reason: DealEnd) -> None:
         """HU3S-CON-9 / HU4-CON-9: every seat of ``side`` is credited ``points`` x multiplier (the
         hívó alone when his side wins in sopron; each fogadó player the full value)."""
         v = points * self.multiplier
@@ -466,23 +468,23 @@ class HuContractDeal(ContractDeal):
     def _after_marriage(self, p: int, suit: int) -> None:
         """SRV-3: a marriage that lifts the snapszer side to 66 decides the contract."""
         if self.contract in SNAPSZER_LIKE and self.side[p] == 0 and self.side_tricks(0) and self.side_points(0) >= 66:
-            self._credit(0, self.value, "contract_made")
+            self._credit(0, self.value, DealEnd.CONTRACT_MADE)
 
     def _after_trick(self, winner: int, trick: tuple[tuple[int, int], ...]) -> None:
         """SRV-3: end as soon as the contract is decided (HU3S-CON-1..7, HU4-CON-2..7)."""
         c = self.contract
         if c in SNAPSZER_LIKE:
             if self.side[winner] == 1:
-                self._credit(1, self.value, "contract_defeated")
+                self._credit(1, self.value, DealEnd.CONTRACT_DEFEATED)
             elif self.side_points(0) >= 66:
-                self._credit(0, self.value, "contract_made")
+                self._credit(0, self.value, DealEnd.CONTRACT_MADE)
         elif c in ALL_TRICKS and winner != self.declarer:
             partner_ok = (
                 c == "kilences" and self.side[winner] == 0 and bool(self.rules.spec.teams)
                 and self._opt("kilences_partner_tricks_allowed", True)
             )
             if not partner_ok:
-                self._credit(1, self.value, "contract_defeated")
+                self._credit(1, self.value, DealEnd.CONTRACT_DEFEATED)
 
     def _played_out(self) -> None:
         """All tricks played: the base game goes to the last trick's side (HU3S-DECL-1,
@@ -495,11 +497,11 @@ class HuContractDeal(ContractDeal):
                 if len(holders) == 1:
                     win = holders[0]
             pts = 1 if self._opt("last_trick_win_points", "by_table") == "fixed1" else self.table_points(1 - win)
-            self._credit(win, pts, "last_trick")
+            self._credit(win, pts, DealEnd.LAST_TRICK)
         elif c in ALL_TRICKS:
-            self._credit(0, self.value, "contract_made")
+            self._credit(0, self.value, DealEnd.CONTRACT_MADE)
         else:
-            self._credit(1, self.value, "contract_defeated")
+            self._credit(1, self.value, DealEnd.CONTRACT_DEFEATED)
 
 
 class SopronDeal(HuContractDeal):

@@ -107,7 +107,7 @@ async def _floor_load(target: str, in_flight: int, seconds: float, rate: float |
         t0 = time.perf_counter()
         await asyncio.gather(*(caller(i) for i in range(in_flight)))
         dt = time.perf_counter() - t0
-    from bummerl.bench import latency_figures
+    from bummerl_bench.benches import latency_figures
 
     f = latency_figures(lat, dt)
     return {"calls": f["submit_calls"], "seconds": f["seconds"], "calls_per_s": f["actions_per_s"],
@@ -123,11 +123,11 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     ``ratio``: the service's SubmitAction/s over the floor's calls/s (the issue's target);
     ``call_ratio``: all the service's RPCs/s (SubmitAction plus the GetInformationSet of the seat
     whose turn it becomes, plus CreateMatch) over the floor's. ``floor`` and ``service`` carry
-    ``server_cpu`` (:func:`bummerl.bench.cpu_figures`: each server's CPU per call at full load);
+    ``server_cpu`` (:func:`bummerl_bench.benches.cpu_figures`: each server's CPU per call at full load);
     ``cpu_ratio``: the service's CPU per RPC over the floor's per call."""
     from bummerl.app import spawn_server, tune_gc
-    from bummerl.bench import _free_port, _service_load, cpu_figures
     from bummerl.store import resolve_redis_url
+    from bummerl_bench.benches import _free_port, _service_load, cpu_figures
 
     redis_url, embedded = resolve_redis_url(None, None)
     saved = os.environ.get("BUMMERL_REDIS_URL")
@@ -135,7 +135,7 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     try:
         port = _free_port()
         proc = subprocess.Popen(
-            [sys.executable, "-c", f"from bummerl.bench_floor import _floor_main; _floor_main({port}, {redis_url!r})"],
+            [sys.executable, "-c", f"from bummerl_bench.floor import _floor_main; _floor_main({port}, {redis_url!r})"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             assert proc.stdout is not None

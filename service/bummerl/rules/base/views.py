@@ -1,7 +1,7 @@
 """What a seat sees, as typed dicts: one ``TypedDict`` per message of ``proto/bummerl/v1/common.proto``.
 
 The engine's views (:func:`bummerl.rules.information_set`, the event dicts of
-:mod:`bummerl.rules.events`, the results) have exactly the shape of those messages in proto3 JSON
+:mod:`bummerl.rules.base.events`, the results) have exactly the shape of those messages in proto3 JSON
 with proto field names (``json_format.MessageToDict(msg, preserving_proto_field_name=True,
 always_print_fields_with_no_presence=True)``), so the engine dict, the protobuf message and what
 the SDK and the REST gateway hand to a bot are one shape:
@@ -52,7 +52,7 @@ PHASES: dict[str, Phase] = {
     "lead": "PHASE_LEAD", "follow": "PHASE_FOLLOW", "draw": "PHASE_DRAW",
     "exchange_on_close": "PHASE_EXCHANGE_ON_CLOSE", "bidding": "PHASE_BIDDING", "over": "PHASE_OVER",
 }
-#: ``DealState.talon_state`` (``""`` in the contract games, which have no talon to draw from) -> ``TalonState``.
+#: ``TalonDeal.talon_state`` (``""`` in the contract games, which have no talon to draw from) -> ``TalonState``.
 TALON_STATES: dict[str, TalonState] = {
     "": "TALON_STATE_UNSPECIFIED", "open": "TALON_STATE_OPEN", "closed": "TALON_STATE_CLOSED",
     "exhausted": "TALON_STATE_EXHAUSTED",

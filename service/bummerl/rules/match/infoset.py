@@ -1,26 +1,33 @@
 """Information sets (docs/RULES.md §14) and public events.
 
 :func:`information_set` returns exactly what one seat may know, as the ``InformationSet`` message
-in its JSON shape (:mod:`bummerl.rules.views`: proto field names, proto enum names): own hand,
+in its JSON shape (:mod:`bummerl.rules.base.views`: proto field names, proto enum names): own hand,
 face-up trump card, talon size and state, the deal's full public history (perfect recall: every
 card played, trick, marriage shown, exchange, closing, declaration), counts of tricks won, scores,
 and the legal actions when the seat is to act. Never an opponent's hand, the talon's face-down
 cards or their order, or cards drawn by the opponent (§14.3). Own won cards and own points are
 sent only where the variant lets a player look at his tricks (§14.2, ``may_view_own_tricks``).
+The ``deal`` part is the deal's own :meth:`~bummerl.rules.table.protocols.Deal.view` (two-player
+and contract deals alike); :func:`public_view` is the onlooker's information set.
+
+Level 3 of the engine stack (:mod:`bummerl.rules.match`): imports the levels below and this level.
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from . import actions as A
-from . import views as V
-from .cards import SUITS, card_code, cards_of
-from .events import deal_ended, event_view, match_ended
-from .state import DealResult, DealState, MatchState
+from ..base import actions as A
+from ..base import views as V
+from ..base.events import deal_ended, event_view, match_ended
+from ..table.outcome import DealResult
+from .state import MatchState
 
-__all__ = ["deal_result_view", "event_view", "events_between", "history_views", "information_set", "initial_events",
-           "legal_action_dicts", "match_result", "public_known_cards"]
+__all__ = ["SPECTATOR", "deal_result_view", "event_view", "events_between", "history_views", "information_set",
+           "initial_events", "legal_action_dicts", "match_result", "public_view"]
+
+SPECTATOR = -1
+"""The ``seat`` of a public view: nobody's seat."""
 
 
 def deal_result_view(result: DealResult) -> V.DealResult:
@@ -112,7 +119,7 @@ def history_views(m: MatchState, known: tuple[V.Event, ...] = ()) -> tuple[V.Eve
 
 def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | None = None) -> V.InformationSet:
     """What ``seat`` may know now (docs/RULES.md §14.1-§14.3), as the ``InformationSet`` message
-    (:mod:`bummerl.rules.views`; the service adds ``match_id``, ``version`` and clocks). Raises
+    (:mod:`bummerl.rules.base.views`; the service adds ``match_id``, ``version`` and clocks). Raises
     ValueError for a seat outside the table. Two states that differ only in cards hidden from
     ``seat`` give identical dicts (tested). A seat that sits out the deal (STK-SEAT-1) sees the
     public events and an empty hand; a contract deal gives its own view (:meth:`ContractDeal.view`).
@@ -122,12 +129,7 @@ def information_set(m: MatchState, seat: int, history: tuple[V.Event, ...] | Non
     n = m.num_seats
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not at this table (0..{n - 1})")
-    d = m.deal
-    deal: V.DealView
-    if isinstance(d, DealState):
-        deal = _talon_view(d, seat, _shown_history(m), history_views(m) if history is None else history, n)
-    else:
-        deal = d.view(seat, m.deal_number, history)
+    deal = m.deal.view(seat, m.deal_number, history_views(m) if history is None else history, n)
     return _with_match(m, seat, deal, legal_action_dicts(m) if m.to_act == seat else [])
 
 
@@ -167,61 +169,20 @@ def _with_match(m: MatchState, seat: int, deal: V.DealView, legal: list[V.LegalA
     }
 
 
-def _talon_view(d: DealState, seat: int, history: list[tuple[Any, ...]], views: tuple[V.Event, ...],
-                n: int) -> V.DealView:
-    """The deal part of the information set for a two-player deal (§14.1-§14.3), with per-seat
-    lists indexed by match seat (0 for a seat that does not play this deal); ``history``: the
-    shown deal's history tuples, ``views``: their public events (:func:`history_views`);
-    ``phase``, ``to_act`` and ``seats`` are set by :func:`information_set`."""
-    r = d.rules
-    S = d.seats
-    me = S.index(seat) if seat in S else -1
-    hand_sizes = [0] * n
-    tricks = [0] * n
-    for i, s in enumerate(S):
-        hand_sizes[s] = bin(d.hands[i]).count("1")
-        tricks[s] = d.tricks_won[i]
-    counted = {s: bool(d.tricks_won[i] or not r.marriage_counts_after_first_trick) for i, s in enumerate(S)}
-    deal: V.DealView = {
-        "phase": "PHASE_UNSPECIFIED",
-        "to_act": -1,
-        "leader": S[d.leader],
-        "trump_suit": SUITS[d.trump],
-        "trump_card": card_code(d.trump_card) if d.trump_card >= 0 else "",
-        "talon_size": d.talon_size,
-        "talon_state": V.TALON_STATES[d.talon_state],
-        "closed_by": S[d.closed_by] if d.closed_by >= 0 else -1,
-        "trick_number": d.trick_no,
-        "hand": [card_code(c) for c in cards_of(d.hands[me])] if me >= 0 else [],
-        "hand_sizes": hand_sizes,
-        "tricks_won": tricks,
-        "current_trick": [{"seat": S[d.leader], "card": card_code(d.lead_card)}] if d.lead_card >= 0 else [],
-        "history": list(views),
-        "marriages": [
-            {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": counted[e[1]]}
-            for e in history
-            if e[0] == "marriage"
-        ],
-        "seats": [],
-        "laid_away": [],
-        "laid_away_taken_up": [],
-    }
-    if r.may_view_own_tricks and me >= 0:  # OBI-PLAY-1; otherwise never sent (AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)
-        deal["own_tricks"] = {"trick_points": d.trick_points[me], "won_cards": [card_code(c) for c in cards_of(d.won[me])],
-                              "deal_points": d.deal_points(me)}
-    return deal
+def public_view(m: MatchState, history: tuple[V.Event, ...] | None = None) -> V.InformationSet:
+    """What anyone watching ``m`` may know (§14.3), as an ``InformationSet`` dict with ``seat``
+    :data:`SPECTATOR`: ``deal.hand``, ``deal.laid_away`` and ``deal.laid_away_taken_up`` empty, no
+    ``deal.own_tricks``, ``legal_actions`` empty; everything else as in every seat's information
+    set (the service adds ``match_id``, ``version`` and the clocks). ``history``:
+    :func:`history_views` of ``m`` when the caller shares them; None = built here. Pure: reads
+    ``m``, never changes it.
 
-
-def public_known_cards(d: DealState, seat: int) -> int:
-    """Bitmask of the cards in match seat ``seat``'s hand that every player knows from public
-    events: a card taken up by exchange, the shown partner of a marriage, the face-up trump card
-    drawn last."""
-    known = 0
-    for e in d.history:
-        if e[0] == "exchange" and e[1] == seat:
-            known |= 1 << e[3]
-        elif e[0] == "marriage" and e[1] == seat:
-            known |= (1 << (e[2] * 6 + 2)) | (1 << (e[2] * 6 + 3))
-        elif e[0] == "draw" and e[1] == seat and e[2] >= 0:
-            known |= 1 << e[2]
-    return known & d.hands[d.seats.index(seat)]
+    A deal's view is a seat's: the view of seat 0 with what is that seat's taken out (its hand,
+    its laid-away cards, its own tricks); every other field of a deal's view is public."""
+    shown = history_views(m) if history is None else history
+    deal = m.deal.view(0, m.deal_number, shown, m.num_seats)
+    deal["hand"] = []
+    deal["laid_away"] = []
+    deal["laid_away_taken_up"] = []
+    deal.pop("own_tricks", None)
+    return _with_match(m, SPECTATOR, deal, [])

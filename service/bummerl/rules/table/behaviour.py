@@ -1,39 +1,37 @@
 """What the engine does for each value of an enum option (RULES.md §13.2), as tables.
 
 Each table maps every value the engine implements to a constant or a small function. A table's
-:class:`~bummerl.rules.variant.Rules` looks its values up once, when the variant is configured
+:class:`~bummerl.rules.table.variant.Rules` looks its values up once, when the variant is configured
 (:func:`resolve`): a value without an entry raises :class:`InvalidOptionError` there, naming the
 option, instead of falling through to some default branch in the middle of a deal. Adding a value
 to an option's ``allowed`` set without a row here therefore fails at the first ``configure``.
 
-The functions read a :class:`~bummerl.rules.state.DealState` (only its public fields and
-:meth:`~bummerl.rules.state.DealState.table_points`); this module imports nothing from the state
-at run time, so :mod:`bummerl.rules.variant` can use it.
+The functions read a two-player deal through :class:`~bummerl.rules.table.protocols.TalonFacts`
+(its public fields and ``table_points``), so this level needs nothing of the deal classes above it
+(:mod:`bummerl.rules.deals`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
-from .errors import InvalidOptionError
-
-if TYPE_CHECKING:
-    from .state import DealState
+from ..base.errors import InvalidOptionError
+from .protocols import TalonFacts
 
 T = TypeVar("T")
 
-PenaltyFn = Callable[["DealState", int], int]
+PenaltyFn = Callable[[TalonFacts, int], int]
 """Game points for the innocent side of a false declaration by seat ``offender``."""
 
 
-def _two_or_three(d: DealState, offender: int) -> int:
+def _two_or_three(d: TalonFacts, offender: int) -> int:
     """AT-DECL-3, SAN-DECL-2 (OPEN-AT-6): 3 if the innocent side has no trick, else 2."""
     return 3 if not d.tricks_won[1 - offender] else 2
 
 
-def _remaining_possible(d: DealState, offender: int) -> int:
+def _remaining_possible(d: TalonFacts, offender: int) -> int:
     """OPEN-HU2-7: what the innocent side could still have scored: 3 if the offender has no
     trick, 2 if his trick points are below ``schneider_threshold``, else 1."""
     if not d.tricks_won[offender]:
@@ -53,7 +51,7 @@ FALSE_DECLARATION_PENALTY: dict[str, PenaltyFn | None] = {
 #: ``failed_close_three_if``: does a failed close give the opponent 3 game points (else 2)?
 #: ``close_snapshot`` = (opponent's tricks, trick points, counted marriages, both had a trick)
 #: at the moment of closing.
-FAILED_CLOSE_THREE_IF: dict[str, Callable[[DealState], bool]] = {
+FAILED_CLOSE_THREE_IF: dict[str, Callable[[TalonFacts], bool]] = {
     "never": lambda d: False,  # O66-CLOSE-5
     "opponent_no_trick_at_close": lambda d: not d.close_snapshot[0],  # AT-CLOSE-4, OPEN-SAN-3
     "opponent_no_trick_at_end": lambda d: not d.tricks_won[1 - d.closed_by],  # OPEN-SAN-3 alternative
@@ -129,7 +127,7 @@ class Behaviour:
     """The looked-up behaviour of one configured table (see the tables for the rule ids)."""
 
     penalty: PenaltyFn | None
-    failed_close_three: Callable[[DealState], bool]
+    failed_close_three: Callable[[TalonFacts], bool]
     close_scored_at_closing: bool
     close_before_draw: bool
     closed_deal_by_last_trick: bool

@@ -1,7 +1,11 @@
-"""Benchmarks that print figures (``make bench``); they are not timed tests.
+"""Benchmarks that print figures (``make bench``, ``bummerl bench ...``); they are not timed tests.
+
+Outside the service package (issue 23): they use the engine's facade, the service's public
+modules and the SDK's public calls (the low-level call API of :mod:`bummerl_client.client`:
+``auth_metadata``, ``error_from_rpc``, ``create_match_request``, ``submit_action_request``).
 
 * :func:`bench_engine`: random-vs-random deals on one core with fixed seeds, using the engine's
-  in-place hot path (``DealState.step``); reports deals/s and actions/s.
+  in-place hot path (``TalonDeal.step``); reports deals/s and actions/s.
 * :func:`bench_service`: SubmitAction calls/s and p50/p99 latency (ms) against one server
   process (a ``bummerl serve`` subprocess with embedded Valkey) driven by ``matches`` concurrent
   random players from this process.
@@ -21,9 +25,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from bummerl.rules import find_variant, parse_action
-from bummerl.rules.actions import DECLARE
-from bummerl.rules.state import OVER, DealState
+from bummerl.rules import TalonDeal, actions, find_variant, parse_action
+
+DECLARE = actions.DECLARE
+OVER = TalonDeal.OVER
 
 
 def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str = "random") -> dict[str, Any]:
@@ -44,7 +49,7 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str
     skip_declare = policy == "no-declare"
     t0 = time.perf_counter()
     deadline = t0 + seconds
-    contract = rules.spec.deal_class
+    contract = rules.spec.deal_class if rules.spec.talon is None else None  # None: the two-player deal
     n = rules.spec.num_players
     while time.perf_counter() < deadline:
         for _ in range(500):
@@ -59,7 +64,7 @@ def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str
                     acts += 1
                 deals += 1
                 continue
-            d = DealState.new(rules, deck, deals & 1)  # two-player deals, also of the rotation games
+            d = TalonDeal.new(rules, deck, deals & 1)  # two-player deals, also of the rotation games
             while d.phase != OVER:
                 legal = d.legal_actions()
                 if skip_declare and legal[-1] == DECLARE and len(legal) > 1:
@@ -143,17 +148,17 @@ class _RawGrpcCalls:
     async def _call(rpc: Any, req: Any, token: str | None = None) -> Any:
         import grpc
 
-        from bummerl_client.client import _auth, _convert
+        from bummerl_client import auth_metadata, error_from_rpc
 
         try:
-            return await rpc(req, metadata=_auth(token))
+            return await rpc(req, metadata=auth_metadata(token))
         except grpc.RpcError as e:
-            raise _convert(e) from None
+            raise error_from_rpc(e) from None
 
     async def create_match(self, variant: str, seed: int | None = None) -> tuple[str, list[str]]:
-        from bummerl_client.client import _create_request
+        from bummerl_client import create_match_request
 
-        req = _create_request(variant, None, ("seat0", "seat1"), seed)  # as AsyncClient.create_match
+        req = create_match_request(variant, None, ("seat0", "seat1"), seed)  # as AsyncClient.create_match
         out = await self._call(self.client.stub.CreateMatch, req)
         return out.match_id, [t.token for t in sorted(out.seat_tokens, key=lambda t: t.seat)]
 
@@ -164,9 +169,9 @@ class _RawGrpcCalls:
         return await self._call(self.client.stub.GetInformationSet, req, token)
 
     async def submit(self, match_id: str, seat: int, token: str, version: int, action: int) -> Any:
-        from bummerl_client.client import _submit_request
+        from bummerl_client import submit_action_request
 
-        req = _submit_request(match_id, seat, version, action)
+        req = submit_action_request(match_id, seat, version, action)
         return (await self._call(self.client.stub.SubmitAction, req, token)).information_set
 
     async def stream(self, match_id: str, seat: int, token: str) -> Any:
@@ -174,24 +179,24 @@ class _RawGrpcCalls:
         import grpc
 
         from bummerl.v1 import game_pb2
-        from bummerl_client.client import _auth, _convert
+        from bummerl_client import auth_metadata, error_from_rpc
 
         call = self.client.stub.StreamMatch(game_pb2.StreamMatchRequest(match_id=match_id, seat=seat),
-                                            metadata=_auth(token))
+                                            metadata=auth_metadata(token))
         try:
             async for upd in call:
                 yield upd.information_set
         except grpc.RpcError as e:
-            raise _convert(e) from None
+            raise error_from_rpc(e) from None
         finally:
             call.cancel()
 
     def play(self, match_id: str, seat: int, token: str) -> Any:
         """The seat's ``Play`` call (raw): write its first request, then read ``MatchUpdate``s and
         write actions on it."""
-        from bummerl_client.client import _auth
+        from bummerl_client import auth_metadata
 
-        return self.client.stub.Play(metadata=_auth(token))
+        return self.client.stub.Play(metadata=auth_metadata(token))
 
     @staticmethod
     def fields(info: Any) -> tuple[int, bool, int, list[int]]:
@@ -711,9 +716,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     ``(pair, seed, suit_perm)`` the deck of ``seed`` twice, single-deal matches, ``bot`` at seat 0
     then at seat 1 with the suits relabelled (as ladder duplicate pairs are, ladder/service.py).
     Bots decide from the engine's information set, which has the shape the API serves
-    (:mod:`bummerl.rules.views`), without the round trip through protobuf."""
-    from bummerl.rules import information_set
-    from bummerl.rules.state import MatchState
+    (:mod:`bummerl.rules.base.views`), without the round trip through protobuf."""
+    from bummerl.rules import MatchState, information_set
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot
 
@@ -763,8 +767,7 @@ def _duplicate_sets(variant: str, bot: str, opponent: str, deals: int,
     teams placed behind its team, shared places half: ``ladder.stats.placement_scores``); a set
     scores the mean of its games. Bots decide from the engine's information set (the served shape)."""
     from bummerl.ladder.stats import placement_scores
-    from bummerl.rules import information_set
-    from bummerl.rules.state import MatchState
+    from bummerl.rules import MatchState, information_set
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot
 

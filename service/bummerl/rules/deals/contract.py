@@ -1,6 +1,6 @@
 """The contract skeleton of the three- and four-player games (docs/RULES.md §1.8): hands without a
 talon to draw from, an auction, an optional lay-away, kontra calls, then strict trick play for
-every trick (DEF-PLAY-STRICT / DEF-PLAY-NT, :mod:`bummerl.rules.tricks`) with marriages and
+every trick (DEF-PLAY-STRICT / DEF-PLAY-NT, :mod:`bummerl.rules.base.tricks`) with marriages and
 declarations at lead turns, until the contract is decided.
 
 :class:`ContractDeal` is the shared base: hands, the trick play, sides, laid-away cards, the
@@ -11,7 +11,7 @@ the deal, the auction and its outcome through the hooks named ``_``-something be
 Seats here are match seats (all of them play). ``side[seat]`` is 0 for the declarer's side and 1
 for the others once the contract is known (before that, each seat's fixed team, or its own seat).
 
-History tuples (public; :func:`bummerl.rules.events.event_view` makes them ``Event`` dicts)::
+History tuples (public; :func:`bummerl.rules.base.events.event_view` makes them ``Event`` dicts)::
 
     ("deal", dealer, -1)                 the deal starts (no turned card)
     ("trump", seat, suit)                trump named (BS-DEAL-2, TS-DEAL-1, HU3S-DEAL-2)
@@ -33,19 +33,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from . import actions as A
-from . import cards as K
-from . import views as V
-from .cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
-from .deal import DealOutcome, DealSummary, slots_from_dict, slots_to_dict
-from .errors import IllegalActionError
-from .events import event_view
-from .tricks import NORMAL, legal_follow, trick_winner, winning_card
-from .variant import OptionSpec, Rules, add_options
+from ..base import actions as A
+from ..base import cards as K
+from ..base import views as V
+from ..base.cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
+from ..base.errors import IllegalActionError
+from ..base.events import event_view
+from ..base.tricks import NORMAL, legal_follow, trick_winner, winning_card
+from ..table.options import OptionSpec, add_options
+from ..table.outcome import DealEnd, DealOutcome, DealSummary
+from ..table.variant import Rules
+from .slots import slots_from_dict, slots_to_dict
 
 #: Table options shared by the contract games of §9-§12 (docs/RULES.md §13.2), added to the
 #: catalogue when this module is imported; each variant gives its own default with
-#: :func:`~bummerl.rules.variant.option`. ``void_must_trump`` and ``must_head_over_partner`` are
+#: :func:`~bummerl.rules.table.variant.option`. ``void_must_trump`` and ``must_head_over_partner`` are
 #: read by the trick play below (OPEN-GEN-3).
 MULTI_PLAYER_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("must_head_over_partner", "bool", True, (),
@@ -81,7 +83,7 @@ TALON_DISCARDS_COUNT_FOR: dict[str, Callable[[ContractDeal, int], int]] = {
 #: ``defender_contract_first_lead`` (OPEN-HU3S-4): does the announcer of a fogadó contract lead
 #: the first trick (else the hívó)?
 DEFENDER_CONTRACT_FIRST_LEAD: dict[str, bool] = {"hivo": False, "announcer": True}
-#: The option tables of the contract games (as :data:`bummerl.rules.behaviour.TABLES`); every
+#: The option tables of the contract games (as :data:`bummerl.rules.table.behaviour.TABLES`); every
 #: allowed value has a row (tests/rules/test_option_tables.py).
 TABLES: dict[str, Mapping[str, Any]] = {
     "void_must_trump": VOID_MUST_TRUMP_TABLE,
@@ -96,11 +98,11 @@ _LIST_SLOTS = ("hands", "tricks_won", "trick_points", "marriage_points", "laid_a
 class ContractDeal:
     """One contract deal (§1.8). Subclasses implement :meth:`new` and the hooks; the base keeps
     the trick play. ``phase`` is one of :data:`PHASES`; ``order`` the rank order of the contract
-    (:data:`~bummerl.rules.tricks.NORMAL` or ``TEN_HIGH``); ``trump`` -1 in a no-trump contract
+    (:data:`~bummerl.rules.base.tricks.NORMAL` or ``TEN_HIGH``); ``trump`` -1 in a no-trump contract
     or before trump is named; ``level`` the kontra level (multiplier ``2 ** level``)."""
 
     PHASES: ClassVar[tuple[str, ...]] = ("trump", "bidding", "discard", "kontra", "lead", "follow", "over")
-    #: phase -> :attr:`phase_name`, the information set's ``phase`` (:data:`bummerl.rules.views.PHASES`).
+    #: phase -> :attr:`phase_name`, the information set's ``phase`` (:data:`bummerl.rules.base.views.PHASES`).
     PHASE_VIEW: ClassVar[dict[str, str]] = {
         "trump": "bidding", "bidding": "bidding", "discard": "bidding", "kontra": "bidding",
         "lead": "lead", "follow": "follow", "over": "over",
@@ -211,7 +213,7 @@ class ContractDeal:
         return self.dealer
 
     def winner_seat(self) -> int:
-        """The outcome's winner (team or seat, see :class:`~bummerl.rules.deal.DealOutcome`)."""
+        """The outcome's winner (team or seat, see :class:`~bummerl.rules.table.outcome.DealOutcome`)."""
         return self.outcome.winner if self.outcome is not None else -1
 
     @property
@@ -223,7 +225,7 @@ class ContractDeal:
         return self.PHASE_VIEW[self.phase]
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids of the seat to act, ascending (:mod:`bummerl.rules.actions`)."""
+        """Legal action ids of the seat to act, ascending (:mod:`bummerl.rules.base.actions`)."""
         ph = self.phase
         if ph == "follow":
             return self._follow_actions()
@@ -377,7 +379,7 @@ class ContractDeal:
     def multiplier(self) -> int:
         return 1 << self.level
 
-    def end(self, awards: dict[int, int] | list[int], winner: int, game_points: int, reason: str) -> None:
+    def end(self, awards: dict[int, int] | list[int], winner: int, game_points: int, reason: DealEnd | str) -> None:
         """The deal is over: ``awards`` game points per seat (a dict of the credited seats or a
         full list), ``winner`` team/seat (-1 none), ``game_points`` the value won."""
         full = [0] * self.n
@@ -386,7 +388,8 @@ class ContractDeal:
                 full[s] = v
         else:
             full = list(awards)
-        self.outcome = DealOutcome(winner, game_points, reason, 0, tuple(full))
+        why = reason if reason.__class__ is DealEnd else DealEnd(reason)  # a reason read back from JSON state
+        self.outcome = DealOutcome(winner, game_points, why, 0, tuple(full))
         self.phase = "over"
         self.to_act_seat = -1
 
@@ -431,7 +434,7 @@ class ContractDeal:
         self.history.append(("timeout", seat, "TIMEOUT"))
         value = max(self.value, 3) * self.multiplier
         others = [s for s in range(self.n) if self.side[s] != self.side[seat]]
-        self.end(dict.fromkeys(others, value), self.side[others[0]] if others else -1, value, "timeout")
+        self.end(dict.fromkeys(others, value), self.side[others[0]] if others else -1, value, DealEnd.TIMEOUT)
 
     # ------------------------------------------------------------------ results and views
     def summary(self, n: int = 0) -> DealSummary:
@@ -447,15 +450,18 @@ class ContractDeal:
             schneider = self.side_trick_points(lose) < 33
         return DealSummary(pts, tuple(self.tricks_won), schwarz, schneider, self.contract, self.declarer, self.multiplier)
 
-    def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None) -> V.DealView:
-        """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.views.DealView`)
+    def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None,
+             num_seats: int = 0) -> V.DealView:
+        """The ``deal`` part of ``seat``'s information set (§14.1-§14.3; :class:`~bummerl.rules.base.views.DealView`)
         in deal ``deal_number`` of the match: own hand and own laid-away cards only; every other
         hand, the talon and others' laid-away cards hidden; the seat's own laid-away cards that
         another seat took up by kontra stay known to it (``laid_away_taken_up``, HU3S-KON-2). Under ``may_view_own_tricks``
         (OPEN-GEN-6; default off) also ``own_tricks``: the seat's won cards, their trick points,
         and those plus its own marriages once its side has won a trick (DEF-PTS-2). ``history``:
         the views of this deal's history when the caller shares them across seats and states
-        (:func:`bummerl.rules.infoset.history_views`); None = built here."""
+        (:func:`bummerl.rules.match.infoset.history_views`); None = built here. ``num_seats``: the
+        table's seats (:class:`~bummerl.rules.table.protocols.Deal`; every seat plays a contract
+        deal, so it is :attr:`n`)."""
         sizes = [self.rules.spec.hand_size] * self.n  # the deal tuple has none (DealStarted.hand_sizes)
         owner, taken = self.state.get("taken_up") or (-1, 0)  # HU3S-KON-2: the hívó's cards taken up
         out: V.DealView = {
@@ -510,7 +516,7 @@ class ContractDeal:
         d.trick = [(s, c) for s, c in data["trick"]]
         d.bids = [(s, c) for s, c in data["bids"]]
         o = data["outcome"]
-        d.outcome = DealOutcome(o[0], o[1], o[2], o[3], tuple(o[4])) if o is not None else None
+        d.outcome = DealOutcome(o[0], o[1], DealEnd(o[2]), o[3], tuple(o[4])) if o is not None else None
         return d
 
     def hand_of(self, seat: int) -> list[int]:
