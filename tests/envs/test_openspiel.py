@@ -138,6 +138,41 @@ def test_pickle_and_serialize_round_trip(variant: str) -> None:
     assert s.returns() == pickle.loads(pickle.dumps(s)).returns()
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_python_queries_give_what_openspiel_gives(variant: str) -> None:
+    """The state answers Python callers' queries in Python (legal actions, node kinds, the four
+    views): at every node of random deals they equal what pyspiel's C++ methods give (called on
+    the base class, through its trampolines and the game's default observers), also for another
+    seat, at chance nodes and at the end; a view of the current player at a chance or terminal
+    node raises SpielError as OpenSpiel does."""
+    game = bos.load(variant, mode="match", max_deals=2)
+    rng = random.Random(variant + "q")
+    S = pyspiel.State
+    nodes = 0
+    for _ in range(2):
+        s = game.new_initial_state()
+        while True:
+            assert s.is_chance_node() == S.is_chance_node(s) and s.is_player_node() == S.is_player_node(s)
+            assert s.legal_actions() == S.legal_actions(s)
+            for p in range(game.num_players()):
+                assert s.legal_actions(p) == S.legal_actions(s, p)
+                if nodes % 7 == 0 or s.is_terminal():
+                    assert s.observation_tensor(p) == S.observation_tensor(s, p)
+                    assert s.information_state_tensor(p) == S.information_state_tensor(s, p)
+                    assert s.observation_string(p) == S.observation_string(s, p)
+                    assert s.information_state_string(p) == S.information_state_string(s, p)
+            if s.is_chance_node() or s.is_terminal():
+                with pytest.raises(pyspiel.SpielError):
+                    s.information_state_tensor()
+            else:
+                assert s.observation_string() == s.observation_string(s.current_player())
+            nodes += 1
+            if s.is_terminal():
+                break
+            s.apply_action(rng.choice(s.legal_actions()))
+    assert nodes > 50
+
+
 def test_match_mode_shuffles_every_deal_and_counts_game_points() -> None:
     game = bos.load("schnapsen-at", match_target=3)
     s = play_random(game.new_initial_state(), random.Random(3))
@@ -195,6 +230,7 @@ def hidden_swap(state, p: int, rng: random.Random):
         return None
     other = state.clone()
     other._core.m = m2
+    other._core.refresh()  # a state computes each view once: forget the ones of the state cloned
     return other
 
 
