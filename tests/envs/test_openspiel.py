@@ -291,6 +291,10 @@ def test_resample_in_match_mode_replays_the_match(deal: str) -> None:
     r = s.resample_from_infostate(p, random.Random(1).random)
     assert views(r, p) == views(s, p) and r._core.decks[:-1] == s._core.decks[:-1]
     assert r.match.results == s.match.results
+    if deal == "sampled":  # the deals to come are hidden from everybody: not the real ones
+        k = s.match.deal_number + 1
+        assert all(s.resample_from_infostate(p, random.Random(i).random).match.deck_for(k) != s.match.deck_for(k)
+                   for i in range(3))
     play_random(r, rng)
     assert r.is_terminal() and r.match.over
 

@@ -66,6 +66,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -81,6 +82,7 @@ from bummerl.rules import (
 )
 from bummerl.rules import actions as A
 from bummerl.rules.cards import card_code
+from bummerl.rules.infoset import history_views
 from bummerl.rules.state import DealState, MatchState
 from bummerl.rules.variant import CATALOGUE, Rules
 
@@ -209,7 +211,7 @@ class _Core:
     of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
 
     __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
-                 "sampler", "seed", "views")
+                 "sampler", "seed", "views", "hist")
 
     def __init__(self, game: BummerlGame) -> None:
         self.game = game
@@ -225,6 +227,7 @@ class _Core:
         self.sampler: Any = None              # resample_from_infostate of a state built from a deal
         self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
         self.views: dict[Any, Any] = {}       # views of this state computed so far (BummerlState.info)
+        self.hist: tuple[Any, ...] = ()       # the deal's public history views as last computed (grows)
         if game.sampled:  # every deck and the first dealer from the seed (SRV-1, SRV-4): no chance node
             self.seed = game.next_seed()
             self.m = MatchState(game.rules, self.seed, (), None, game.engine_max_deals)
@@ -268,6 +271,7 @@ class _Core:
         self.left = [x for x in game.deck if x not in (self.deck or ())]
         self.sampler = None
         self.views = {}
+        self.hist = ()
         if data["actions"] is not None:
             self.m, self.start = self.replay(self.decks, data["actions"])
         self.refresh()
@@ -306,6 +310,7 @@ class _Core:
         c.sampler = self.sampler
         c.seed = self.seed
         c.views = self.views  # the same state: the same views (a change replaces the dict, never clears it)
+        c.hist = self.hist
         return c
 
     @property
@@ -436,8 +441,7 @@ class BummerlState(pyspiel.State):
         if c.first_dealer < 0:
             n = c.game.rules.spec.num_players
             return [(s, 1.0 / n) for s in range(n)]
-        p = 1.0 / len(c.left)
-        return [(x, p) for x in c.left]
+        return list(zip(c.left, repeat(1.0 / len(c.left))))
 
     def _apply_action(self, action: int) -> None:
         c = self._core
@@ -505,7 +509,8 @@ class BummerlState(pyspiel.State):
                     "match": {"game_points": [0] * n, "sets_won": [0] * n, "deal_number": 0, "dealer": -1},
                     "deal": None}
         else:
-            info = dict(information_set(c.m, player))
+            c.hist = history_views(c.m, c.hist)  # the events added since last time are converted
+            info = dict(information_set(c.m, player, c.hist))
             info.pop("legal_actions", None)
             info.pop("clocks", None)
             if c.deck is not None:
@@ -606,10 +611,11 @@ class BummerlState(pyspiel.State):
             if c.game.sampled:
                 nc.seed = rng.getrandbits(63)  # later deals are hidden from everybody: a new seed
             try:
-                nc.m, nc.start = c.replay(decks, actions, checked=True)
+                nc.m, nc.start = nc.replay(decks, actions, checked=True)  # later deals: from nc.seed
             except IllegalActionError:
                 continue
             nc.decks = decks if not c.game.sampled else ()
+            nc.hist = ()
             nc.refresh()
             if json.dumps(new.info(player_id), sort_keys=True) == want:
                 return new
