@@ -334,7 +334,9 @@ def test_ismcts_and_determinized_mcts_play_whole_deals(variant: str) -> None:
     s = play_deal(game, {0: ismcts_bot, 1: pimc}, seed=4)
     rets = s.returns()
     assert all(game.min_utility() <= x <= game.max_utility() for x in rets)
-    assert any(rets)  # every deal credits somebody
+    # every deal credits somebody but a drawn one (snaps-original66 carries its points, O66-SCORE-2);
+    # pyspiel's UniformProbabilitySampler, with which ISMCTSBot resamples, is seeded at random
+    assert any(rets) or s.match.results[0].winner < 0
 
 
 def test_bench_openspiel_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:

@@ -107,7 +107,7 @@ def ismcts_bot_class(variant: str, simulations: int) -> type:
             self.decisions = 0
             self.think_s = 0.0
 
-        def choose(self, info: Any) -> int:
+        def choose(self, info: Any) -> int | str:
             t0 = time.perf_counter()
             a = super().choose(info)
             self.decisions += 1

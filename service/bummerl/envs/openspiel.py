@@ -83,7 +83,7 @@ from bummerl.rules import (
 from bummerl.rules import actions as A
 from bummerl.rules.cards import card_code
 from bummerl.rules.infoset import history_views
-from bummerl.rules.state import DealState, MatchState
+from bummerl.rules.state import MatchState
 from bummerl.rules.variant import CATALOGUE, Rules
 
 from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
@@ -373,11 +373,13 @@ class BummerlState(pyspiel.State):
         return self._core.m
 
     @classmethod
-    def from_deal(cls, game: BummerlGame, deal: DealState, dealer: int,
+    def from_deal(cls, game: BummerlGame, deal: Any, dealer: int,
                   sampler: Callable[[int, Any], BummerlState]) -> BummerlState:
-        """A ``mode=deal`` state holding ``deal`` (a two-player deal rebuilt from an information
-        set, :mod:`bummerl_client.bots.determinize`) whose ``resample_from_infostate(p, s)`` is
-        ``sampler(p, s)``. Such a state has no chance history and cannot be pickled."""
+        """A ``mode=deal`` state holding ``deal`` (an engine deal of the game's variant rebuilt
+        from an information set: :mod:`bummerl_client.bots.determinize`,
+        :mod:`bummerl_client.bots.contract_search`) dealt by match seat ``dealer``, whose
+        ``resample_from_infostate(p, s)`` is ``sampler(p, s)``. Such a state has no chance history
+        and cannot be pickled."""
         if game.mode != "deal":
             raise ValueError("from_deal needs a game of mode 'deal'")
         st = cls(game)
