@@ -79,6 +79,71 @@ def test_remote_env_plays_a_seat_of_a_live_match(server: str) -> None:
         other.join(10)
 
 
+def test_remote_env_follows_the_match_by_its_stream(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The env asks for its information set once (at reset) and then follows the match by the
+    runner's Play call (no polling), also while the other seat thinks; an illegal action raises
+    IllegalActionError, is not sent, and the env plays on; close() ends the env's thread."""
+    from bummerl.rules import IllegalActionError
+    from bummerl_client import AsyncClient
+
+    asked: list[int] = []
+    unary = AsyncClient.information_set
+
+    async def counted(self, match_id: str, seat: int, token: str):
+        asked.append(seat)
+        return await unary(self, match_id, seat, token)
+
+    monkeypatch.setattr(AsyncClient, "information_set", counted)
+    with Client(server) as c:
+        match = c.create_match("snaps-original66", {"match_target": "2"}, seats=["agent", "slow"], seed=11)
+    stop = threading.Event()
+
+    def slow_other() -> None:  # the other seat by the SDK runner too, thinking 20 ms a move
+        import asyncio
+
+        from bummerl_client import play_seat
+        from bummerl_client.bot import Bot
+
+        class Slow(Bot):
+            async def achoose(self, info):
+                await asyncio.sleep(0.02)
+                return int(info.legal_actions[-1]["id"])
+
+        async def run() -> None:
+            async with AsyncClient(server) as ac:
+                await play_seat(ac, match.match_id, 1, match.tokens[1], Slow(1))
+
+        asyncio.run(run())
+
+    other = threading.Thread(target=slow_other)
+    other.start()
+    e = env("snaps-original66", server=server, token=match.tokens[0], match_id=match.match_id, seat=0,
+            timeout_s=30)
+    try:
+        e.reset()
+        steps = illegal = 0
+        for _agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            if illegal == 0:
+                bad = next(a for a in range(e.num_actions) if a not in legal)
+                with pytest.raises(IllegalActionError):
+                    e.step(bad)
+                illegal += 1
+            e.step(legal[0])
+            steps += 1
+        assert steps > 5 and e.info["match"]["over"] and illegal == 1
+        assert asked.count(0) == 1  # reset's check of the variant; every update came on the stream
+    finally:
+        e.close()
+        stop.set()
+        other.join(30)
+    assert not any(t.name == "bummerl-remote-env" and t.is_alive() for t in threading.enumerate())
+
+
 def test_remote_env_checks_its_arguments(server: str) -> None:
     with pytest.raises(ValueError, match="token"):
         env("schnapsen-at", server=server)
