@@ -349,6 +349,8 @@ def test_bench_openspiel_prints_figures(capsys: pytest.CaptureFixture[str]) -> N
     r = json.loads(capsys.readouterr().out)
     assert r["variant"] == "santase" and min(r["wrapper_deals_per_s"], r["sampled_deals_per_s"], r["engine_deals_per_s"]) > 0
     assert r["ratio"] == pytest.approx(r["wrapper_deals_per_s"] / r["engine_deals_per_s"], abs=0.002)
+    floor, native = r["floor_deals_per_s"], r["engine_deals_per_s"]  # pyspiel alone: a game doing nothing
+    assert floor > 0 and r["ceiling_ratio"] == pytest.approx(floor / (floor + native), abs=0.002)
 
 
 @pytest.mark.parametrize("deal", ["shuffle", "sampled"])

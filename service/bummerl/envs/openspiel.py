@@ -447,22 +447,24 @@ class BummerlState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         c = self._core
-        if c.first_dealer < 0:
-            n = c.game.rules.spec.num_players
+        deck = c.deck
+        if deck is not None:  # a card of the deck being shuffled (the most frequent node)
+            left = c.left
+            try:
+                left.remove(action)
+            except ValueError:
+                raise ValueError(f"card {action} is not left to deal") from None
+            deck.append(action)
+            if left:
+                return  # still shuffling: a chance node again (nothing cached to forget)
+            c.deal_in(tuple(deck))
+        elif c.first_dealer < 0:
+            n = c.game.num_seats
             if not 0 <= action < n:
                 raise ValueError(f"first dealer must be a seat 0..{n - 1}, not {action}")
             c.first_dealer = int(action)
             c.deck = []
             c.left = list(c.game.deck)
-        elif c.deck is not None:
-            try:
-                c.left.remove(action)
-            except ValueError:
-                raise ValueError(f"card {action} is not left to deal") from None
-            c.deck.append(int(action))
-            if c.left:
-                return  # still shuffling: a chance node again (nothing cached to forget)
-            c.deal_in(tuple(c.deck))
         else:
             c.step(int(action))
         c.refresh()
