@@ -58,6 +58,18 @@ it has not seen) and replays the deal's actions on it, checked (a deal in which 
 would be illegal is drawn again); the result gives ``player`` exactly the same information set.
 It does not infer voids from earlier play (a card an opponent could not have held may be dealt
 to him), as is usual for determinized search.
+
+Cost: a state answers Python callers' queries in Python (``legal_actions``, ``is_chance_node``,
+``is_player_node``, the four strings and tensors: the answers pyspiel's C++ methods give, tested
+at every node), as a C++ call would come back to Python through pyspiel's trampolines several
+times (and, for a tensor, build a new state to size it); C++ callers get the same answers the
+C++ way. Each view is computed once per state and player, from one information set that keeps
+the deal's public history views and converts only the new events; a tensor comes back as a new
+list of floats. ``clone`` is OpenSpiel's (a new state plus a deep copy of the attributes): the
+new state builds nothing, and the deep copy is one :meth:`MatchState.copy`. What a random
+playout still costs beyond the engine's own work is mostly pyspiel's (about 1 us per node:
+``bummerl bench openspiel`` prints the same playout of a game doing nothing, and the ceiling
+ratio it leaves).
 """
 
 from __future__ import annotations
@@ -66,7 +78,6 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -169,6 +180,9 @@ class BummerlGame(pyspiel.Game):
         r = self.rules
         n = self.num_seats = r.spec.num_players
         self.deck: tuple[int, ...] = tuple(sorted(r.deck))
+        #: ``outcomes[k][card]`` = ``(card, 1 / k)``: a chance outcome with ``k`` cards left to deal
+        self.outcomes: list[list[tuple[int, float]]] = [[(x, 1.0 / k) for x in range(24)] if k else []
+                                                        for k in range(len(self.deck) + 1)]
         self.encoder = Encoder(n, len(self.deck))
         per_deal = max_deal_points(r)
         if self.mode == "deal":
@@ -443,7 +457,7 @@ class BummerlState(pyspiel.State):
         if c.first_dealer < 0:
             n = c.game.rules.spec.num_players
             return [(s, 1.0 / n) for s in range(n)]
-        return list(zip(c.left, repeat(1.0 / len(c.left))))
+        return list(map(c.game.outcomes[len(c.left)].__getitem__, c.left))
 
     def _apply_action(self, action: int) -> None:
         c = self._core
