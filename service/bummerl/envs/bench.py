@@ -11,12 +11,13 @@ from typing import Any
 
 
 def _playouts(game: Any, seconds: float, rng: random.Random) -> tuple[int, int, float]:
-    """Random deals through pyspiel for ``seconds``: ``(deals, player actions, seconds)``."""
+    """Random deals through pyspiel for ``seconds`` of this process's CPU time: ``(deals, player
+    actions, CPU seconds)``."""
     choice = rng.choice
     deals = acts = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     deadline = t0 + seconds
-    while time.perf_counter() < deadline:
+    while time.process_time() < deadline:
         for _ in range(20):
             s = game.new_initial_state()
             while not s.is_terminal():
@@ -27,7 +28,7 @@ def _playouts(game: Any, seconds: float, rng: random.Random) -> tuple[int, int, 
                     acts += 1
             s.returns()
             deals += 1
-    return deals, acts, time.perf_counter() - t0
+    return deals, acts, time.process_time() - t0
 
 
 def _floor_game(chance_nodes: int, player_nodes: int) -> Any:
@@ -95,8 +96,9 @@ def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1, slices: 
     against :func:`bummerl.bench.bench_engine` (the engine's in-place hot path, random policy)
     and against pyspiel alone (:func:`_floor_game`: the same playout of a game that does nothing,
     with the chance nodes of the deck and the mean player actions of the wrapper's deals so far)
-    on the same thread: ``slices`` rounds of the five in turn, ``seconds`` in all, so that all
-    see the same load of a shared machine. Returns ``{"variant", "wrapper_deals_per_s",
+    on the same thread: ``slices`` rounds of the five in turn, ``seconds`` in all. Rates are per
+    second of this process's CPU time (``time.process_time``), so that other processes of a
+    shared machine do not skew one part against another. Returns ``{"variant", "wrapper_deals_per_s",
     "wrapper_actions_per_s", "sampled_deals_per_s", "engine_deals_per_s", "ratio",
     "sampled_ratio", "floor_deals_per_s", "sampled_floor_deals_per_s", "ceiling_ratio",
     "sampled_ceiling_ratio", "seconds"}``: actions per second count player actions only (chance
@@ -122,9 +124,10 @@ def bench_openspiel(variant: str, seconds: float = 10.0, seed: int = 1, slices: 
             tot[i][0] += d
             tot[i][1] += a
             tot[i][2] += t
+        c0 = time.process_time()
         e = bench.bench_engine(variant, part, seed=seed)
         tot[2][0] += e["deals"]
-        tot[2][2] += e["seconds"]
+        tot[2][2] += time.process_time() - c0
         player_nodes = max(1, round(tot[0][1] / max(1, tot[0][0])))
         for i, ch in ((3, chance_nodes), (4, 0)):
             d, a, t = _playouts(_floor_game(ch, player_nodes), part, rng)
@@ -155,7 +158,7 @@ def main(variant: str, seconds: float, as_json: bool) -> int:
                   f"({r['wrapper_actions_per_s']:,.0f} player actions/s), {r['sampled_deals_per_s']:,.0f} sampled; engine "
                   f"{r['engine_deals_per_s']:,.0f} deals/s: {r['ratio']}x / {r['sampled_ratio']}x; pyspiel alone "
                   f"{r['floor_deals_per_s']:,.0f} / {r['sampled_floor_deals_per_s']:,.0f}, ceiling {r['ceiling_ratio']}x / "
-                  f"{r['sampled_ceiling_ratio']}x ({seconds} s, one core)")
+                  f"{r['sampled_ceiling_ratio']}x ({seconds} s, rates per CPU second)")
     return 0
 
 
