@@ -166,6 +166,10 @@ def test_python_queries_give_what_openspiel_gives(variant: str) -> None:
                     s.information_state_tensor()
             else:
                 assert s.observation_string() == s.observation_string(s.current_player())
+            strings = [s.information_state_string(p) for p in range(game.num_players())]  # at every node
+            if not s.is_chance_node() and (nodes % 5 == 0 or s.is_terminal()):  # views kept across nodes
+                fresh = pickle.loads(pickle.dumps(s))  # (a replay that computed nothing before)
+                assert strings == [fresh.information_state_string(p) for p in range(game.num_players())]
             nodes += 1
             if s.is_terminal():
                 break
@@ -230,7 +234,8 @@ def hidden_swap(state, p: int, rng: random.Random):
         return None
     other = state.clone()
     other._core.m = m2
-    other._core.refresh()  # a state computes each view once: forget the ones of the state cloned
+    other._core.hist = ()  # a state computes each view once and keeps its history views:
+    other._core.refresh()  # forget the ones of the state cloned, so that every view is m2's own
     return other
 
 

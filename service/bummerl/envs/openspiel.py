@@ -346,6 +346,7 @@ class _Core:
                 m.step(a)
             self.m = m
         self.deck = None
+        self.hist = ()  # the deal the engine began from its seed is replaced: so are its history views
         if g.mode == "match":
             self.start = self.m.copy()
 
