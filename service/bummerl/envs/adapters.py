@@ -6,11 +6,21 @@ included) like any bundled bot (``bummerl_client.bots.from_policy`` / ``from_ope
   information set the server sends) to an action id. Every variant.
 * :class:`OpenSpielBot`: an OpenSpiel bot (``pyspiel.Bot``: ``ISMCTSBot``, ``MCTSBot``,
   :class:`~bummerl.envs.openspiel.DeterminizedMCTSBot`...) stepped on a ``bummerl`` game state
-  (``mode=deal``) rebuilt from the information set: the seat's hand, the public counters of the
-  deal and one layout of the unseen cards consistent with everything public (the ``strong`` bot's
-  determinization, :mod:`bummerl_client.bots.determinize`: known cards, revealed voids). Its
-  ``resample_from_infostate`` draws further layouts the same way. The two-player variants only
-  (ValueError otherwise); the bot optimises the current deal's game points.
+  (``mode=deal``, the variant's game with every seat of the table) rebuilt from the information
+  set: the seat's hand, the public counters of the deal and one layout of the unseen cards
+  consistent with everything public, drawn by the ``strong`` bot's determinization: for a
+  two-player deal (the two-player games and the rotation deals of ``stockschnapsen`` and
+  ``snapszer-hu-3p-rotation``, read in deal seats by :func:`bummerl_client.bots.rotation.local_view`)
+  :class:`bummerl_client.bots.determinize.PublicDeal` (known cards, revealed voids); for a
+  contract deal (``bauernschnapsen``, ``talonschnapsen``, ``snapszer-hu-3p-sopron``,
+  ``snapszer-hu-4p``) :class:`bummerl_client.bots.contract_search.ContractSampler` (the whole
+  public history replayed on a sampled deal). Its ``resample_from_infostate`` draws further
+  layouts the same way (for the deciding seat, the one a search resamples for). Every variant; the
+  bot optimises the current deal's game points (the game's ``returns`` in ``mode=deal``). A
+  play-off deal of a contract game (a deal of another variant, TS-MATCH-1 / HU3S-MATCH-1) is not
+  a state of the bot's game: there the bundled ``greedy`` bot chooses, as it does when no layout
+  fits the information set (the ``strong`` bot's fallback); a resampling that finds no other
+  layout gives the first one again.
 """
 
 from __future__ import annotations
@@ -24,11 +34,18 @@ import numpy as np
 from bummerl.rules import configure_cached
 from bummerl.rules.base.actions import check_id
 from bummerl_client.bot import Bot, BotFault, InfoSet
+from bummerl_client.bots.contract_search import NoSample
+from bummerl_client.bots.determinize import InconsistentInfo
 
 from .common import num_actions
 from .encoding import Encoder, legal_mask
 
-__all__ = ["OpenSpielBot", "PolicyBot"]
+__all__ = ["NotAState", "OpenSpielBot", "PolicyBot"]
+
+
+class NotAState(ValueError):
+    """The information set's deal is not a state of the bot's game (a play-off deal of another
+    variant)."""
 
 
 class PolicyBot(Bot):
@@ -64,7 +81,10 @@ class PolicyBot(Bot):
 class OpenSpielBot(Bot):
     """An OpenSpiel bot as a Bot (module docstring). ``bot.step(state)`` is called with a fresh
     determinized state at every decision (after ``bot.reset()`` where the bot has it: the
-    search starts anew)."""
+    search starts anew). The bot must play the information set's variant with its table
+    options in ``mode=deal`` (``load(variant, mode="deal", **options)``), the game of the states
+    it is given. ``decisions_by_fallback`` counts the decisions left to ``greedy`` (play-off
+    deals of the contract games, no layout found)."""
 
     name = "openspiel"
 
@@ -72,33 +92,74 @@ class OpenSpielBot(Bot):
         super().__init__(seed)
         self.bot = bot
         self._games: dict[str, Any] = {}
+        self._greedy: Bot | None = None
+        self.decisions_by_fallback = 0
 
-    def state(self, raw: Mapping[str, Any]) -> Any:
-        """The ``bummerl`` OpenSpiel state (``mode=deal``) of one consistent layout."""
-        from bummerl_client.bots.determinize import PublicDeal
+    def _game(self, raw: Mapping[str, Any]) -> Any:
+        import pyspiel
 
-        from .openspiel import BummerlState, openspiel_params
+        from .openspiel import openspiel_params
 
-        if int(raw.get("num_seats", 2)) != 2:
-            raise ValueError("OpenSpiel bots play the two-player variants through the SDK")
-        public = PublicDeal(raw)
         options = {str(k): str(v) for k, v in (raw.get("options") or {}).items()}
         key = repr((raw["variant"], sorted(options.items())))
         if key not in self._games:
-            import pyspiel
-
             self._games[key] = pyspiel.load_game("bummerl", openspiel_params(str(raw["variant"]), options, "deal"))
-        game = self._games[key]
+        return self._games[key]
 
-        def make(rng: random.Random) -> BummerlState:
-            opp, talon = public.sample(rng)
-            return BummerlState.from_deal(game, public.deal_state(opp, talon), public.dealer,
-                                          lambda p, sampler: make(random.Random(int(sampler() * 2**53))))
+    def state(self, raw: Mapping[str, Any]) -> Any:
+        """The ``bummerl`` OpenSpiel state (``mode=deal``) of one consistent layout. Raises
+        :class:`NotAState` for a play-off deal of a contract game, and
+        :class:`~bummerl_client.bots.contract_search.NoSample` or
+        :class:`~bummerl_client.bots.determinize.InconsistentInfo` (ValueErrors) when no layout
+        fits."""
+        from bummerl_client.bots.rotation import is_rotation_deal, local_view, match_playoff
 
-        return make(self.rng)
+        from .openspiel import BummerlState
 
-    def choose(self, info: InfoSet) -> int:
-        s = self.state(info.raw)
+        game = self._game(raw)
+        n = int(raw.get("num_seats", 2))
+        deal_seats = [int(s) for s in (raw.get("deal") or {}).get("seats") or range(n)]
+        if n == 2 or is_rotation_deal(raw):
+            if n > 2 and match_playoff(raw) and getattr(game.rules.spec.plan, "playoff_variant", None):
+                raise NotAState("a play-off deal of another variant is not a state of this game")
+            from bummerl_client.bots.determinize import PublicDeal
+
+            public = PublicDeal(local_view(raw) if n > 2 else raw)
+
+            def make(rng: random.Random) -> BummerlState:
+                opp, talon = public.sample(rng)
+                d = public.deal_state(opp, talon)
+                d.seats = tuple(deal_seats)  # deal seats -> match seats (the same in two-player games)
+                return BummerlState.from_deal(game, d, d.dealer_seat, sampler)
+        else:
+            from bummerl_client.bots.contract_search import ContractSampler
+
+            if match_playoff(raw):
+                raise NotAState("a play-off deal of another variant is not a state of this game")
+            sampler_ = ContractSampler(raw)
+
+            def make(rng: random.Random) -> BummerlState:
+                d = sampler_.sample(rng)
+                return BummerlState.from_deal(game, d, d.dealer_seat, sampler)
+
+        def sampler(player: int, probability_sampler: Any) -> BummerlState:
+            try:
+                return make(random.Random(int(probability_sampler() * 2**53)))
+            except (NoSample, InconsistentInfo):
+                return first.clone()  # type: ignore[no-any-return]
+
+        first = make(self.rng)
+        return first
+
+    def choose(self, info: InfoSet) -> int | str:
+        try:
+            s = self.state(info.raw)
+        except (NotAState, NoSample, InconsistentInfo):
+            from bummerl_client.bots import make_bot
+
+            self._greedy = self._greedy or make_bot("greedy", self.rng.randrange(2**32))
+            self.decisions_by_fallback += 1
+            return self._greedy.choose(info)  # type: ignore[no-any-return]
         if hasattr(self.bot, "reset"):  # a fresh search per decision (ISMCTSBot keeps its tree)
             self.bot.reset()
         return check_id(int(self.bot.step(s)))

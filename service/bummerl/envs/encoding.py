@@ -119,7 +119,13 @@ class Encoder:
             ("contract", (len(CONTRACT_NAMES),)), ("declarer", (n,)), ("kontra_level", (5,)), ("own_points", (1,)),
             ("game_points", (n,)), ("sets_won", (n,)),
         ]
-        self.size = sum(int(np.prod(s)) for _, s in self._obs)
+        self._sizes = {name: int(np.prod(shape)) for name, shape in self.pieces(True)}
+        self._off: dict[str, int] = {}  # flat offset of each piece
+        i = 0
+        for name, _ in self.pieces(True):
+            self._off[name] = i
+            i += self._sizes[name]
+        self.size = self._off["history"]
         self.info_size = self.size + self.rows * self.row_size
 
     def pieces(self, perfect_recall: bool) -> list[tuple[str, tuple[int, ...]]]:
@@ -131,7 +137,7 @@ class Encoder:
         out: dict[str, np.ndarray] = {}
         i = 0
         for name, shape in self.pieces(perfect_recall):
-            k = int(np.prod(shape))
+            k = self._sizes[name]
             out[name] = flat[i:i + k].reshape(shape)
             i += k
         return out
@@ -139,13 +145,24 @@ class Encoder:
     def encode(self, info: Mapping[str, Any], perfect_recall: bool = False,
                out: np.ndarray | None = None) -> np.ndarray:
         """The tensor of ``info`` (an ``InformationSet`` dict; its ``deal`` may be None between
-        deals, when only ``seat`` and ``match`` are read). Shape ``(size,)`` or ``(info_size,)``."""
+        deals, when only ``seat`` and ``match`` are read). Shape ``(size,)`` or ``(info_size,)``;
+        written into ``out`` (of that shape, ``float32``) when given, and returned."""
         size = self.info_size if perfect_recall else self.size
-        flat = np.zeros(size, np.float32) if out is None else out
-        if out is not None:
+        if out is None:
+            flat = np.zeros(size, np.float32)
+        else:
+            flat = out
             flat.fill(0.0)
-        v = self.views(flat, perfect_recall)
+        put = self._entries(info, perfect_recall)
+        if put:
+            flat[list(put)] = list(put.values())
+        return flat
+
+    def _entries(self, info: Mapping[str, Any], perfect_recall: bool) -> dict[int, float]:
+        """The non-zero entries of the tensor of ``info``: ``{flat index: value}`` (the tensor is
+        written in one numpy call; a later entry for an index replaces an earlier one)."""
         n = self.n
+        o = self._off
         me = int(info["seat"])
         if int(info.get("num_seats", n)) != n:
             raise ValueError(f"information set of {info.get('num_seats')} seats, encoder of {n}")
@@ -154,112 +171,129 @@ class Encoder:
             s = int(s)
             return (s - me) % n if 0 <= s < n else -1
 
-        def one(piece: np.ndarray, idx: int) -> None:
-            if idx >= 0:
-                piece[idx] = 1.0
+        def row(s: Any) -> int:  # the row of a seat in an (n, k) piece (-1 is the last one, as numpy indexes)
+            r = rel(s)
+            return r if r >= 0 else n - 1
 
-        v["seat"][me] = 1.0
+        put: dict[int, float] = {o["seat"] + me: 1.0}
+
+        def one(piece: str, idx: int) -> None:
+            if idx >= 0:
+                put[o[piece] + idx] = 1.0
+
         match = info.get("match") or {}
         target = max(1, int(match.get("target", 1) or 1))
         sets_to_win = max(1, int(match.get("sets_to_win", 1) or 1))
         for s, gp in enumerate(match.get("game_points", ())):
-            v["game_points"][rel(s)] = min(1.0, float(gp) / target)
+            put[o["game_points"] + row(s)] = min(1.0, float(gp) / target)
         for s, w in enumerate(match.get("sets_won", ())):
-            v["sets_won"][rel(s)] = min(1.0, float(w) / sets_to_win)
-        v["talon"][1] = min(1.0, float(match.get("deal_number", 0)) / 32.0)
-        one(v["dealer"], rel(match.get("dealer", -1)))
+            put[o["sets_won"] + row(s)] = min(1.0, float(w) / sets_to_win)
+        put[o["talon"] + 1] = min(1.0, float(match.get("deal_number", 0)) / 32.0)
+        one("dealer", rel(match.get("dealer", -1)))
         deal = info.get("deal")
         if deal is None:
-            return flat
-        one(v["to_act"], rel(deal.get("to_act", -1)))
-        one(v["phase"], _PHASE.get(str(deal.get("phase", "")), 0))
+            return put
+        one("to_act", rel(deal.get("to_act", -1)))
+        one("phase", _PHASE.get(str(deal.get("phase", "")), 0))
+        base = o["hand"]
         for c in deal.get("hand", ()):
-            v["hand"][_CARD[c]] = 1.0
-        one(v["trump_suit"], _SUIT.get(str(deal.get("trump_suit", "")), -1))
+            put[base + _CARD[c]] = 1.0
+        one("trump_suit", _SUIT.get(str(deal.get("trump_suit", "")), -1))
         if deal.get("trump_card"):
-            v["trump_card"][_CARD[deal["trump_card"]]] = 1.0
-        v["talon"][0] = float(deal.get("talon_size", 0)) / self.deck_size
-        one(v["talon_state"], _TALON.get(str(deal.get("talon_state", "")), 0))
-        one(v["closed_by"], rel(deal.get("closed_by", -1)))
+            put[o["trump_card"] + _CARD[deal["trump_card"]]] = 1.0
+        put[o["talon"]] = float(deal.get("talon_size", 0)) / self.deck_size
+        one("talon_state", _TALON.get(str(deal.get("talon_state", "")), 0))
+        one("closed_by", rel(deal.get("closed_by", -1)))
+        base = o["current_trick"]
         for tc in deal.get("current_trick", ()):
-            v["current_trick"][rel(tc["seat"]), _CARD[tc["card"]]] = 1.0
+            put[base + row(tc["seat"]) * NUM_CARDS + _CARD[tc["card"]]] = 1.0
+        base = o["hand_sizes"]
         for s, k in enumerate(deal.get("hand_sizes", ())):
-            v["hand_sizes"][rel(s)] = float(k) / 12.0
+            put[base + row(s)] = float(k) / 12.0
+        base = o["tricks_won"]
         for s, k in enumerate(deal.get("tricks_won", ())):
-            v["tricks_won"][rel(s)] = float(k) / 12.0
+            put[base + row(s)] = float(k) / 12.0
+        base = o["laid_away"]
         for c in (*deal.get("laid_away", ()), *deal.get("laid_away_taken_up", ())):
-            v["laid_away"][_CARD[c]] = 1.0
+            put[base + _CARD[c]] = 1.0
+        base = o["marriages"]
         for mv in deal.get("marriages", ()):
-            v["marriages"][rel(mv["seat"]), _SUIT[mv["suit"]]] = 1.0
+            put[base + row(mv["seat"]) * 4 + _SUIT[mv["suit"]]] = 1.0
         auction = deal.get("auction") or {}
         contract = auction.get("contract") or {}
-        v["contract"][_CONTRACT.get(str(contract.get("name", "")), len(CONTRACT_NAMES) - 1)] = 1.0
-        one(v["declarer"], rel(contract.get("declarer", -1)))
-        v["kontra_level"][min(4, max(0, int(contract.get("kontra_level", 0))))] = 1.0
+        put[o["contract"] + _CONTRACT.get(str(contract.get("name", "")), len(CONTRACT_NAMES) - 1)] = 1.0
+        one("declarer", rel(contract.get("declarer", -1)))
+        put[o["kontra_level"] + min(4, max(0, int(contract.get("kontra_level", 0))))] = 1.0
         own = deal.get("own_tricks")
         if own:
-            v["own_points"][0] = min(1.0, float(own.get("deal_points", 0)) / 66.0)
+            put[o["own_points"]] = min(1.0, float(own.get("deal_points", 0)) / 66.0)
         history: Sequence[Mapping[str, Any]] = deal.get("history", ())
         if perfect_recall and len(history) > self.rows:
             raise ValueError(f"deal history of {len(history)} events exceeds the {self.rows} rows of the tensor")
-        known = v["known_cards"]
-        hist = v.get("history")
-        for row, ev in enumerate(history):
+        known: dict[int, set[int]] = {}  # card -> rows (seats) of known_cards holding it
+        won = o["won_cards"]
+        hist = o["history"] if perfect_recall else -1
+        for i, ev in enumerate(history):
             for kind, body in ev.items():
                 if kind in ("version", "deal_number"):
                     continue
                 if kind == "trick_completed":
-                    w = rel(body["winner"])
+                    w = row(body["winner"])
                     for tc in body["cards"]:
-                        v["won_cards"][w, _CARD[tc["card"]]] = 1.0
-                        known[:, _CARD[tc["card"]]] = 0.0
+                        c = _CARD[tc["card"]]
+                        put[won + w * NUM_CARDS + c] = 1.0
+                        known.pop(c, None)
                 elif kind == "card_played":
-                    known[:, _CARD[body["card"]]] = 0.0
+                    known.pop(_CARD[body["card"]], None)
                 elif kind == "trump_exchanged":
-                    known[rel(body["seat"]), _CARD[body["card_up"]]] = 1.0
+                    known.setdefault(_CARD[body["card_up"]], set()).add(row(body["seat"]))
                 elif kind in ("marriage_announced", "cards_shown"):
                     for c in body.get("shown_cards", body.get("cards", ())):
-                        known[rel(body["seat"]), _CARD[c]] = 1.0
-                if hist is not None:
-                    self._row(hist[row], kind, body, rel)
+                        known.setdefault(_CARD[c], set()).add(row(body["seat"]))
+                if hist >= 0:
+                    self._row(put, hist + i * self.row_size, kind, body, rel)
         for tc in deal.get("current_trick", ()):
-            known[:, _CARD[tc["card"]]] = 0.0
-        return flat
+            known.pop(_CARD[tc["card"]], None)
+        base = o["known_cards"]
+        for c, seats in known.items():
+            for r in seats:
+                put[base + r * NUM_CARDS + c] = 1.0
+        return put
 
-    def _row(self, r: np.ndarray, kind: str, body: Mapping[str, Any], rel: Any) -> None:
-        """One ``history`` row (module docstring)."""
+    def _row(self, put: dict[int, float], r: int, kind: str, body: Mapping[str, Any], rel: Any) -> None:
+        """The entries of one ``history`` row starting at flat index ``r`` (module docstring)."""
         n = self.n
-        r[_EV[kind]] = 1.0
-        base = len(EVENT_KINDS)
+        put[r + _EV[kind]] = 1.0
+        base = r + len(EVENT_KINDS)
         for key in ("seat", "winner", "dealer", "declarer"):
             if key in body and isinstance(body[key], int):
                 s = rel(body[key])
                 if s >= 0:
-                    r[base + s] = 1.0
+                    put[base + s] = 1.0
                 break
         base += n
         for key in ("card", "card_up", "card_down", "trump_card"):
             c = body.get(key)
             if c:
-                r[base + _CARD[c]] = 1.0
+                put[base + _CARD[c]] = 1.0
         for c in (*body.get("shown_cards", ()), *body.get("cards", ())):
             code = c["card"] if isinstance(c, Mapping) else c
-            r[base + _CARD[code]] = 1.0
+            put[base + _CARD[code]] = 1.0
         base += NUM_CARDS
         suit = body.get("suit") or body.get("trump_suit")
         if suit:
-            r[base + _SUIT[suit]] = 1.0
+            put[base + _SUIT[suit]] = 1.0
         base += 4
         call = body.get("call") or body.get("name")
         if kind == "passed":
             call = "pass"
         if call in _CALL:
-            r[base + _CALL[call]] = 1.0
+            put[base + _CALL[call]] = 1.0
         base += len(CALLS)
         if kind == "declared":
-            r[base] = 1.0 if body.get("correct") else 0.0
+            put[base] = 1.0 if body.get("correct") else 0.0
         elif "count" in body:
-            r[base] = float(body["count"]) / 4.0
+            put[base] = float(body["count"]) / 4.0
 
 
 def legal_mask(legal_ids: Sequence[int], size: int = A.NUM_ACTIONS) -> np.ndarray:

@@ -58,6 +58,18 @@ it has not seen) and replays the deal's actions on it, checked (a deal in which 
 would be illegal is drawn again); the result gives ``player`` exactly the same information set.
 It does not infer voids from earlier play (a card an opponent could not have held may be dealt
 to him), as is usual for determinized search.
+
+Cost: a state answers Python callers' queries in Python (``legal_actions``, ``is_chance_node``,
+``is_player_node``, the four strings and tensors: the answers pyspiel's C++ methods give, tested
+at every node), as a C++ call would come back to Python through pyspiel's trampolines several
+times (and, for a tensor, build a new state to size it); C++ callers get the same answers the
+C++ way. Each view is computed once per state and player, from one information set that keeps
+the deal's public history views and converts only the new events; a tensor comes back as a new
+list of floats. ``clone`` is OpenSpiel's (a new state plus a deep copy of the attributes): the
+new state builds nothing, and the deep copy is one :meth:`MatchState.copy`. What a random
+playout still costs beyond the engine's own work is mostly pyspiel's (about 1 us per node:
+``bummerl bench openspiel`` prints the same playout of a game doing nothing, and the ceiling
+ratio it leaves).
 """
 
 from __future__ import annotations
@@ -72,13 +84,13 @@ import numpy as np
 import pyspiel
 
 from bummerl.rules import (
-    DealState,
     IllegalActionError,
     InvalidOptionError,
     MatchState,
     Rules,
     action_to_string,
     find_variant,
+    history_views,
     information_set,
     list_variants,
 )
@@ -167,8 +179,11 @@ class BummerlGame(pyspiel.Game):
         seed = int(params["seed"])
         self._seeds = random.Random(seed) if seed >= 0 else random.SystemRandom()
         r = self.rules
-        n = r.spec.num_players
+        n = self.num_seats = r.spec.num_players
         self.deck: tuple[int, ...] = tuple(sorted(r.deck))
+        #: ``outcomes[k][card]`` = ``(card, 1 / k)``: a chance outcome with ``k`` cards left to deal
+        self.outcomes: list[list[tuple[int, float]]] = [[(x, 1.0 / k) for x in range(24)] if k else []
+                                                        for k in range(len(self.deck) + 1)]
         self.encoder = Encoder(n, len(self.deck))
         per_deal = max_deal_points(r)
         if self.mode == "deal":
@@ -211,7 +226,7 @@ class _Core:
     of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
 
     __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
-                 "sampler", "seed")
+                 "sampler", "seed", "views", "hist")
 
     def __init__(self, game: BummerlGame) -> None:
         self.game = game
@@ -226,6 +241,8 @@ class _Core:
         self.left: list[int] = []             # cards not drawn yet while a deck is shuffled
         self.sampler: Any = None              # resample_from_infostate of a state built from a deal
         self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
+        self.views: dict[Any, Any] = {}       # views of this state computed so far (BummerlState.info)
+        self.hist: tuple[Any, ...] = ()       # the deal's public history views as last computed (grows)
         if game.sampled:  # every deck and the first dealer from the seed (SRV-1, SRV-4): no chance node
             self.seed = game.next_seed()
             self.m = MatchState(game.rules, self.seed, (), None, game.engine_max_deals)
@@ -233,8 +250,10 @@ class _Core:
             self.refresh()
 
     def refresh(self) -> None:
-        """Recompute the cached current player after a change; forget the cached legal actions."""
+        """Recompute the cached current player after a change; forget the cached legal actions
+        and views."""
         self.legal = None
+        self.views = {}
         if self.first_dealer < 0 or self.deck is not None:
             self.player = _CHANCE
         elif self.terminal:
@@ -266,6 +285,8 @@ class _Core:
         self.m = self.start = None
         self.left = [x for x in game.deck if x not in (self.deck or ())]
         self.sampler = None
+        self.views = {}
+        self.hist = ()
         if data["actions"] is not None:
             self.m, self.start = self.replay(self.decks, data["actions"])
         self.refresh()
@@ -303,6 +324,8 @@ class _Core:
         c.left = self.left[:]
         c.sampler = self.sampler
         c.seed = self.seed
+        c.views = self.views  # the same state: the same views (a change replaces the dict, never clears it)
+        c.hist = self.hist
         return c
 
     @property
@@ -324,6 +347,7 @@ class _Core:
                 m.step(a)
             self.m = m
         self.deck = None
+        self.hist = ()  # the deal the engine began from its seed is replaced: so are its history views
         if g.mode == "match":
             self.start = self.m.copy()
 
@@ -350,18 +374,28 @@ class BummerlState(pyspiel.State):
 
     def __init__(self, game: BummerlGame) -> None:
         super().__init__(game)
-        self._core = _Core(game)
+
+    def __getattr__(self, name: str) -> Any:
+        """The core of a state is made on its first use: OpenSpiel's ``clone`` asks the game for a
+        new initial state and then deep-copies this state's attributes onto it, so the state
+        made only to be cloned into costs nothing (and draws no deal seed)."""
+        if name != "_core":
+            raise AttributeError(name)
+        core = self.__dict__["_core"] = _Core(self.get_game())
+        return core
 
     @property
     def match(self) -> MatchState | None:
         return self._core.m
 
     @classmethod
-    def from_deal(cls, game: BummerlGame, deal: DealState, dealer: int,
+    def from_deal(cls, game: BummerlGame, deal: Any, dealer: int,
                   sampler: Callable[[int, Any], BummerlState]) -> BummerlState:
-        """A ``mode=deal`` state holding ``deal`` (a two-player deal rebuilt from an information
-        set, :mod:`bummerl_client.bots.determinize`) whose ``resample_from_infostate(p, s)`` is
-        ``sampler(p, s)``. Such a state has no chance history and cannot be pickled."""
+        """A ``mode=deal`` state holding ``deal`` (an engine deal of the game's variant rebuilt
+        from an information set: :mod:`bummerl_client.bots.determinize`,
+        :mod:`bummerl_client.bots.contract_search`) dealt by match seat ``dealer``, whose
+        ``resample_from_infostate(p, s)`` is ``sampler(p, s)``. Such a state has no chance history
+        and cannot be pickled."""
         if game.mode != "deal":
             raise ValueError("from_deal needs a game of mode 'deal'")
         st = cls(game)
@@ -385,32 +419,68 @@ class BummerlState(pyspiel.State):
         if c.legal is None:
             assert c.m is not None
             c.legal = sorted(c.m.legal_actions())
-        return c.legal
+        return c.legal[:]
+
+    # Python-side answers to pyspiel's queries, the same as the C++ ``State`` methods give (those
+    # reach this class through pyspiel's trampolines: ``legal_actions()`` alone makes four Python
+    # calls from C++), for Python callers without the crossings. C++ callers (C++ algorithms,
+    # ``apply_action``) still go through the C++ methods, which call the methods above.
+    def is_chance_node(self) -> bool:
+        return self._core.player == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return self._core.player >= 0
+
+    def is_simultaneous_node(self) -> bool:
+        return False
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The sorted legal actions of ``player`` (default: the current player); at a chance node
+        the outcomes' actions (whatever ``player``), at the end ``[]``, for another seat ``[]``.
+        Raises pyspiel.SpielError for another pseudo-player, as OpenSpiel does."""
+        c = self._core
+        cur = c.player
+        if cur == _TERMINAL:
+            return []
+        if cur == _CHANCE:
+            return list(range(c.game.num_seats)) if c.first_dealer < 0 else c.left[:]
+        if player is None or player == cur:
+            legal = c.legal
+            if legal is None:
+                assert c.m is not None
+                legal = c.legal = sorted(c.m.legal_actions())
+            return legal[:]
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         c = self._core
         if c.first_dealer < 0:
             n = c.game.rules.spec.num_players
             return [(s, 1.0 / n) for s in range(n)]
-        p = 1.0 / len(c.left)
-        return [(x, p) for x in c.left]
+        return list(map(c.game.outcomes[len(c.left)].__getitem__, c.left))
 
     def _apply_action(self, action: int) -> None:
         c = self._core
-        if c.first_dealer < 0:
-            n = c.game.rules.spec.num_players
+        deck = c.deck
+        if deck is not None:  # a card of the deck being shuffled (the most frequent node)
+            left = c.left
+            try:
+                left.remove(action)
+            except ValueError:
+                raise ValueError(f"card {action} is not left to deal") from None
+            deck.append(action)
+            if left:
+                return  # still shuffling: a chance node again (nothing cached to forget)
+            c.deal_in(tuple(deck))
+        elif c.first_dealer < 0:
+            n = c.game.num_seats
             if not 0 <= action < n:
                 raise ValueError(f"first dealer must be a seat 0..{n - 1}, not {action}")
             c.first_dealer = int(action)
             c.deck = []
             c.left = list(c.game.deck)
-        elif c.deck is not None:
-            if action not in c.left:
-                raise ValueError(f"card {action} is not left to deal")
-            c.deck.append(int(action))
-            c.left.remove(action)
-            if not c.left:
-                c.deal_in(tuple(c.deck))
         else:
             c.step(int(action))
         c.refresh()
@@ -443,21 +513,74 @@ class BummerlState(pyspiel.State):
         """``player``'s information set (:func:`bummerl.rules.information_set`) without the legal
         actions; while a deck is being shuffled only ``variant``, ``seat``, ``num_seats`` and
         ``match`` (before the first deal: an empty match), ``deal`` None."""
+        return dict(self._info(player))
+
+    def _info(self, player: int) -> dict[str, Any]:
+        """:meth:`info`, computed once per state and player (not to be modified)."""
         c = self._core
-        n = c.game.rules.spec.num_players
+        info: dict[str, Any] | None = c.views.get(player)
+        if info is not None:
+            return info
+        n = c.game.num_seats
         if not 0 <= player < n:
             raise ValueError(f"player {player} is not at this table (0..{n - 1})")
         if c.m is None:
-            return {"variant": c.game.rules.spec.id, "seat": player, "num_seats": n,
+            info = {"variant": c.game.rules.spec.id, "seat": player, "num_seats": n,
                     "match": {"game_points": [0] * n, "sets_won": [0] * n, "deal_number": 0, "dealer": -1},
                     "deal": None}
-        info: dict[str, Any] = dict(information_set(c.m, player))
-        info.pop("legal_actions", None)
-        info.pop("clocks", None)
-        if c.deck is not None:
-            info = {"variant": info["variant"], "seat": player, "num_seats": n, "match": info["match"],
-                    "deal": None}
+        else:
+            c.hist = history_views(c.m, c.hist)  # the events added since last time are converted
+            info = dict(information_set(c.m, player, c.hist))
+            info.pop("legal_actions", None)
+            info.pop("clocks", None)
+            if c.deck is not None:
+                info = {"variant": info["variant"], "seat": player, "num_seats": n, "match": info["match"],
+                        "deal": None}
+        c.views[player] = info
         return info
+
+    def _view(self, player: int | None, kind: str) -> Any:
+        """``kind`` (``"info_string"``, ``"obs_string"``, ``"info_tensor"``, ``"obs_tensor"``) of
+        ``player`` (None: the current player), computed once per state and player: what
+        OpenSpiel's default observers give (:class:`_Observer`). Raises pyspiel.SpielError for a
+        player not at the table, as OpenSpiel does."""
+        c = self._core
+        if player is None:
+            player = c.player
+        key = (kind, player)
+        v = c.views.get(key)
+        if v is not None:
+            return v
+        if not 0 <= player < c.game.num_seats:
+            raise pyspiel.SpielError(f"{kind}: player {player} is not at this table (0..{c.game.num_seats - 1})")
+        info = self._info(player)
+        if kind == "info_string":
+            v = json.dumps(info, sort_keys=True, separators=(",", ":"))
+        elif kind == "obs_string":
+            v = observation_text(info)
+        else:
+            v = c.game.encoder.encode(info, kind == "info_tensor")
+            v.flags.writeable = False
+        c.views[key] = v
+        return v
+
+    # Python-side answers to OpenSpiel's observation queries (the C++ ones call the default
+    # observers below through pyspiel, and ask the game for a new state to size every tensor).
+    def information_state_string(self, player: int | None = None) -> str:
+        """The information set of ``player`` (default: the current player) as canonical JSON."""
+        return self._view(player, "info_string")  # type: ignore[no-any-return]
+
+    def observation_string(self, player: int | None = None) -> str:
+        """A short text of ``player``'s current view (:func:`~bummerl.envs.common.observation_text`)."""
+        return self._view(player, "obs_string")  # type: ignore[no-any-return]
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s information state tensor, ``info_size`` floats (:mod:`bummerl.envs.encoding`)."""
+        return self._view(player, "info_tensor").tolist()  # type: ignore[no-any-return]
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s observation tensor, ``size`` floats (:mod:`bummerl.envs.encoding`)."""
+        return self._view(player, "obs_tensor").tolist()  # type: ignore[no-any-return]
 
     def _dealt_decks(self) -> tuple[tuple[int, ...], ...]:
         """``deal=sampled``: the deck of every deal so far, from the seed (a play-off deal's from
@@ -508,10 +631,11 @@ class BummerlState(pyspiel.State):
             if c.game.sampled:
                 nc.seed = rng.getrandbits(63)  # later deals are hidden from everybody: a new seed
             try:
-                nc.m, nc.start = c.replay(decks, actions, checked=True)
+                nc.m, nc.start = nc.replay(decks, actions, checked=True)  # later deals: from nc.seed
             except IllegalActionError:
                 continue
             nc.decks = decks if not c.game.sampled else ()
+            nc.hist = ()
             nc.refresh()
             if json.dumps(new.info(player_id), sort_keys=True) == want:
                 return new
@@ -550,7 +674,7 @@ class _Observer:
         self.dict = self.encoder.views(self.tensor, self.perfect_recall)
 
     def _info(self, state: BummerlState, player: int) -> dict[str, Any]:
-        info = state.info(player)
+        info = state.info(player)  # a copy: changed below
         if self.public_only and info.get("deal") is not None:
             deal = dict(info["deal"])
             deal["hand"] = []

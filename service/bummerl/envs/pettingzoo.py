@@ -177,8 +177,8 @@ def env(variant: str = "schnapsen-at", server: str | None = None, token: str | N
         match_id: str | None = None, seat: int = 0, **kwargs: Any) -> AECEnv:
     """``BummerlEnv(variant, **kwargs)`` (module docstring); with ``server="HOST:PORT"`` the
     remote env of :mod:`bummerl.envs.remote` that plays ``seat`` of match ``match_id`` on that
-    server with the seat's ``token``. PettingZoo's usual wrappers are not applied: the engine (or
-    the server) already refuses illegal actions with a clear error. Raises ValueError when
+    server with the seat's ``token``. PettingZoo's usual wrappers are not applied: both refuse an
+    illegal action with the engine's IllegalActionError (the remote env before sending it). Raises ValueError when
     ``server`` is given without ``token`` and ``match_id``."""
     if server is not None:
         if not token or not match_id:

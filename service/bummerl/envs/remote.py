@@ -1,6 +1,6 @@
 """The PettingZoo env against a live server: one seat of a real match, played through the public
-gRPC API (``GetInformationSet``, ``SubmitAction``), so that a policy trained offline is evaluated
-on a server (a ladder match included) without another wrapper::
+gRPC API, so that a policy trained offline is evaluated on a server (a ladder match included)
+without another wrapper::
 
     from bummerl.envs.pettingzoo import env
     e = env("schnapsen-at", server="localhost:50051", token=SEAT_TOKEN, match_id=MATCH_ID, seat=0)
@@ -8,20 +8,33 @@ on a server (a ladder match included) without another wrapper::
     for agent in e.agent_iter():          # one agent: "seat_0"; other seats are played elsewhere
         obs, reward, termination, truncation, info = e.last()
         e.step(None if termination or truncation else my_policy(obs))
+    e.close()
 
 Observation, action mask, action space and rewards are those of the local env
 (:class:`bummerl.envs.pettingzoo.BummerlEnv`), computed from the information set the server
-sends the seat (the encoder reads nothing else). ``step`` submits the action with the version
-the seat saw and then waits (polling every ``poll_s`` seconds, at most ``timeout_s``) until the
-seat is to act again or the match is over. Only ``mode="match"``: the episode is the rest of the
-match; ``reset()`` joins it where it stands (a second reset after the end raises RuntimeError).
-Server errors arrive as :class:`bummerl_client.BummerlError` (an illegal action:
-``FAILED_PRECONDITION``).
+sends the seat (the encoder reads nothing else). The env follows the match by its stream, never
+by polling: ``reset`` starts the SDK's :func:`bummerl_client.runner.play_seat` for the seat (one
+bidirectional ``Play`` call: the server pushes every update and takes the seat's actions on the
+same call; on a server without ``Play``, ``StreamMatch`` and ``SubmitAction``), on an event loop
+in a background thread of the env. Each time the seat is to act, or when the match is over, the
+env's thread is handed that information set; ``step`` hands the action back and waits for the
+next one (at most ``timeout_s`` seconds: TimeoutError). The runner's fault handling applies: a
+dropped call is opened again from the last version seen, an action in doubt is sent again with
+the same expected version (``give_up_s``: how long the server may stay unreachable).
+
+Only ``mode="match"``: the episode is the rest of the match; ``reset()`` joins it where it stands
+(a second reset after the end raises RuntimeError). An action that is not legal raises the
+engine's :class:`~bummerl.rules.IllegalActionError` and is not sent (the env is unchanged, as
+in the local env); other server errors arrive as :class:`bummerl_client.BummerlError` (a wrong
+token: ``PERMISSION_DENIED``). ``close()`` ends the call and the thread.
 """
 
 from __future__ import annotations
 
-import time
+import asyncio
+import concurrent.futures
+import queue
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,8 +42,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from bummerl.rules import find_variant
-from bummerl_client import Client
+from bummerl.rules import IllegalActionError, action_to_string, find_variant
+from bummerl_client import AsyncClient
+from bummerl_client.bot import Bot, InfoSet
 
 from .common import num_actions, observation_text, returns_of
 from .encoding import Encoder, legal_mask
@@ -38,16 +52,34 @@ from .encoding import Encoder, legal_mask
 __all__ = ["RemoteSeatEnv"]
 
 
+class _Seat(Bot):
+    """The env's seat as a bot of :func:`~bummerl_client.runner.play_seat`: each decision is put
+    on the env's queue with a future that the env's ``step`` resolves with the action."""
+
+    name = "env"
+
+    def __init__(self, handoff: queue.Queue[tuple[str, Any, Any]]) -> None:
+        super().__init__(0)
+        self.handoff = handoff
+
+    async def achoose(self, info: InfoSet) -> int | str:
+        answer: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.handoff.put(("turn", info.raw, answer))
+        return await answer
+
+
 class RemoteSeatEnv(AECEnv):
     """Seat ``seat`` of match ``match_id`` on ``server`` (``HOST:PORT``), authorised by its seat
     ``token`` (module docstring). ``variant`` must be the match's variant (checked at reset).
-    Raises ValueError for ``mode="deal"``."""
+    ``timeout_s``: the longest ``reset`` and ``step`` wait for the seat's next turn, seconds;
+    ``give_up_s``: how long the server may stay unreachable, seconds. Raises ValueError for
+    ``mode="deal"`` or a seat not at the table."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "bummerl_remote_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str, server: str, token: str, match_id: str, seat: int, mode: str = "match",
-                 perfect_recall: bool = False, render_mode: str | None = None, poll_s: float = 0.02,
-                 timeout_s: float = 600.0, **options: Any) -> None:
+                 perfect_recall: bool = False, render_mode: str | None = None, timeout_s: float = 600.0,
+                 give_up_s: float = 120.0, **options: Any) -> None:
         super().__init__()
         if mode != "match":
             raise ValueError("a remote env plays the rest of a match: mode must be 'match'")
@@ -58,7 +90,7 @@ class RemoteSeatEnv(AECEnv):
         self.server, self.token, self.match_id, self.seat = server, token, match_id, seat
         self.perfect_recall = perfect_recall
         self.render_mode = render_mode
-        self.poll_s, self.timeout_s = poll_s, timeout_s
+        self.timeout_s, self.give_up_s = timeout_s, give_up_s
         self.encoder = Encoder(n, len(self.rules.deck))
         self.num_actions = num_actions(self.rules)
         self.possible_agents = [f"seat_{seat}"]
@@ -66,7 +98,12 @@ class RemoteSeatEnv(AECEnv):
         self._obs_space = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (size,), np.float32),
                                        "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8)})
         self._act_space = spaces.Discrete(self.num_actions)
-        self._client: Client | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: AsyncClient | None = None
+        self._drive: concurrent.futures.Future[None] | None = None
+        self._handoff: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+        self._answer: asyncio.Future[int] | None = None
         self.info: Mapping[str, Any] = {}
         self._finished = False
 
@@ -76,11 +113,54 @@ class RemoteSeatEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self._act_space
 
+    # ---------------------------------------------------------------- the background loop
+    def _run(self, coro: Any) -> Any:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def _start(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(target=self._loop.run_forever, name="bummerl-remote-env", daemon=True)
+            self._thread.start()
+
+            async def make() -> AsyncClient:
+                return AsyncClient(self.server)
+
+            self._client = self._run(make())
+
+    def _stop_drive(self) -> None:
+        if self._drive is not None:
+            self._drive.cancel()
+            try:
+                self._drive.result(5)
+            except (concurrent.futures.CancelledError, concurrent.futures.TimeoutError, Exception):  # noqa: BLE001
+                pass  # its outcome was handed over already, or nobody waits for it any more
+            self._drive = None
+        self._answer = None
+        self._handoff = queue.Queue()
+
+    async def _play(self, handoff: queue.Queue[tuple[str, Any, Any]]) -> None:
+        from bummerl_client.runner import play_seat
+
+        assert self._client is not None
+        try:
+            last = await play_seat(self._client, self.match_id, self.seat, self.token, _Seat(handoff),
+                                   give_up_s=self.give_up_s)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - handed to the env's thread, which raises it
+            handoff.put(("error", e, None))
+            return
+        handoff.put(("over", last, None))
+
+    # ---------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if self._finished:
             raise RuntimeError("the remote match is over; create a new match and a new env")
-        if self._client is None:
-            self._client = Client(self.server)
+        self._start()
+        assert self._client is not None and self._loop is not None
+        self._stop_drive()
         agent = self.possible_agents[0]
         self.agents = [agent]
         self.agent_selection = agent
@@ -88,24 +168,27 @@ class RemoteSeatEnv(AECEnv):
         self._cumulative_rewards = {agent: 0.0}
         self.terminations = {agent: False}
         self.truncations = {agent: False}
-        first = self._client.information_set(self.match_id, self.seat, self.token)
+        first = self._run(self._client.information_set(self.match_id, self.seat, self.token))
         if first.get("variant") != self.rules.spec.id:
             raise ValueError(f"match {self.match_id} plays {first.get('variant')}, not {self.rules.spec.id}")
+        self._credited = len(first["match"]["deals"])
+        self._drive = asyncio.run_coroutine_threadsafe(self._play(self._handoff), self._loop)
         self._wait()
-        self._credited = len(self.info["match"]["deals"])
         self._settle()
 
     def _wait(self) -> None:
-        """Fetch the seat's information set until it is to act or the match is over."""
-        assert self._client is not None
-        deadline = time.monotonic() + self.timeout_s
-        while True:
-            self.info = self._client.information_set(self.match_id, self.seat, self.token)
-            if self.info["match"]["over"] or self.info["legal_actions"]:
-                return
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"seat {self.seat} of match {self.match_id} was not to act within {self.timeout_s} s")
-            time.sleep(self.poll_s)
+        """Block until the seat is to act or the match is over (the runner hands the information
+        set over); raises TimeoutError after ``timeout_s`` and what the runner raised."""
+        try:
+            kind, info, answer = self._handoff.get(timeout=self.timeout_s)
+        except queue.Empty:
+            raise TimeoutError(f"seat {self.seat} of match {self.match_id} was not to act within "
+                               f"{self.timeout_s} s") from None
+        if kind == "error":
+            self._drive = None
+            raise info
+        self.info = info
+        self._answer = answer
 
     def _settle(self) -> None:
         agent = self.agents[0]
@@ -131,9 +214,16 @@ class RemoteSeatEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        assert self._client is not None and action is not None
+        if action is None:
+            raise ValueError(f"{agent} is to act: None is only for a terminated agent")
+        legal = [int(a["id"]) for a in self.info["legal_actions"]]
+        if int(action) not in legal:
+            raise IllegalActionError(f"action {int(action)} is not legal now; legal: "
+                                     f"{', '.join(f'{a} ({action_to_string(a)})' for a in legal)}")
+        assert self._loop is not None and self._answer is not None
+        answer, self._answer = self._answer, None
+        self._loop.call_soon_threadsafe(answer.set_result, int(action))
         self._cumulative_rewards[agent] = 0.0
-        self._client.submit_action(self.match_id, self.seat, self.token, int(self.info["version"]), int(action))
         self._wait()
         self._settle()
         self._accumulate_rewards()
@@ -148,6 +238,15 @@ class RemoteSeatEnv(AECEnv):
         return text
 
     def close(self) -> None:
+        if self._loop is None:
+            return
+        self._stop_drive()
         if self._client is not None:
-            self._client.close()
+            self._run(self._client.close())
             self._client = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(5)
+        self._loop.close()
+        self._loop = None
+        self._thread = None

@@ -47,7 +47,7 @@ def from_policy(policy: object, perfect_recall: bool = False, seed: int | None =
 
 
 def from_openspiel(bot: object, seed: int | None = None) -> Bot:
-    """An OpenSpiel bot (``ISMCTSBot``, ``MCTSBot``...) as a Bot for the two-player variants: see
+    """An OpenSpiel bot (``ISMCTSBot``, ``MCTSBot``...) as a Bot, every variant: see
     :class:`bummerl.envs.adapters.OpenSpielBot` (needs ``bummerl[learning]``)."""
     from bummerl.envs.adapters import OpenSpielBot
 

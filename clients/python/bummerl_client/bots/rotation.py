@@ -72,7 +72,7 @@ def local_view(raw: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(raw)
     if match_playoff(raw):
         # a play-off deal of a contract game is a deal of its play-off variant at that
-        # variant's default table (TS-MATCH-1, HU3S-MATCH-1; bummerl.rules.plan)
+        # variant's default table (TS-MATCH-1, HU3S-MATCH-1; bummerl.rules.match.plans)
         plan = find_variant(str(raw.get("variant", ""))).plan
         other = getattr(plan, "playoff_variant", None)
         if other:
