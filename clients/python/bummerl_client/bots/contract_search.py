@@ -523,40 +523,8 @@ def _cards_left(d: ContractDeal) -> int:
 
 
 def play_copy(d: ContractDeal) -> ContractDeal:
-    """A copy of ``d`` for the search of its trick play, cheaper than :meth:`ContractDeal.copy`:
-    the lists the trick play changes are copied, the rest is shared (the play only replaces
-    entries of ``state``, so a shallow copy of it suffices), and the history is left empty (the
-    search never reads it)."""
-    c = object.__new__(type(d))
-    c.rules = d.rules
-    c.dealer = d.dealer
-    c.seats = d.seats
-    c.n = d.n
-    c.hands = d.hands[:]
-    c.trump = d.trump
-    c.order = d.order
-    c.phase = d.phase
-    c.to_act_seat = d.to_act_seat
-    c.leader = d.leader
-    c.trick = d.trick[:]
-    c.trick_no = d.trick_no
-    c.tricks_won = d.tricks_won[:]
-    c.trick_points = d.trick_points[:]
-    c.marriage_points = d.marriage_points[:]
-    c.won = d.won[:]
-    c.announced = d.announced
-    c.pending = d.pending
-    c.laid_away = d.laid_away
-    c.side = d.side
-    c.contract = d.contract
-    c.declarer = d.declarer
-    c.level = d.level
-    c.value = d.value
-    c.bids = d.bids
-    c.history = []
-    c.outcome = d.outcome
-    c.state = dict(d.state)
-    return c
+    """A copy of ``d`` for the search of its trick play (:meth:`ContractDeal.search_copy`)."""
+    return d.search_copy()
 
 
 class Solver:

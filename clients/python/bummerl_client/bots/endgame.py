@@ -79,9 +79,7 @@ class EndgameSolver:
         best_false = min(utility(DealOutcome(me, g, "false_declaration")) for g in (1, 2, 3))
         ends: dict[tuple[int, ...], float | None] = {}
 
-        scratch = DealState.__new__(DealState)
-        for name in DealState.__slots__:
-            setattr(scratch, name, getattr(root, name))
+        scratch = root.search_copy()
 
         def reset(tp: tuple[int, int], tw: tuple[int, int], mp: tuple[int, int], hands: list[int]) -> None:
             scratch.hands = hands
