@@ -192,15 +192,33 @@ class ContractDeal:
         shallow copy of it suffices), and the history is left empty (a search never reads it; the
         copy's events and views are not those of the deal)."""
         c = self.__class__.__new__(self.__class__)
-        for name in ContractDeal.__slots__:
-            setattr(c, name, getattr(self, name))
+        c.rules = self.rules  # one assignment per slot: the search's hot path (a loop costs 30% more)
+        c.dealer = self.dealer
+        c.seats = self.seats
+        c.n = self.n
         c.hands = self.hands[:]
+        c.trump = self.trump
+        c.order = self.order
+        c.phase = self.phase
+        c.to_act_seat = self.to_act_seat
+        c.leader = self.leader
         c.trick = self.trick[:]
+        c.trick_no = self.trick_no
         c.tricks_won = self.tricks_won[:]
         c.trick_points = self.trick_points[:]
         c.marriage_points = self.marriage_points[:]
         c.won = self.won[:]
+        c.announced = self.announced
+        c.pending = self.pending
+        c.laid_away = self.laid_away
+        c.side = self.side
+        c.contract = self.contract
+        c.declarer = self.declarer
+        c.level = self.level
+        c.value = self.value
+        c.bids = self.bids
         c.history = []
+        c.outcome = self.outcome
         c.state = dict(self.state)
         return c
 
