@@ -175,8 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     load1 = os.getloadavg()
     out += ["## Run", "",
             f"Wall time {((time.time() - t_start) / 60):.0f} min; load average {load1[0]:.1f} at the end. "
-            "Where the search spends its time and earlier tuning notes: the git history of this file "
-            "(before this generator) and `clients/python/bummerl_client/bots/strong.py`.", ""]
+            "Where the search spends its time, the tuning notes and the earlier runs (at the commits they "
+            "name): [`STRONG_NOTES.md`](STRONG_NOTES.md), hand-written.", ""]
     Path(args.out).write_text("\n".join(out))
     log(f"wrote {args.out}")
     return 0
