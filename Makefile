@@ -69,7 +69,7 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench web --seconds 16 --rate 50
 
 PAIRS ?= 100
-strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row; ~25 min at 100 on 2 idle cores)
+strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row; 100: ~1 h on 2 shared cores)
 	$(PY) bench/strong_results.py --pairs $(PAIRS) --jobs 2
 
 clean:

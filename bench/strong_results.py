@@ -12,8 +12,8 @@ Tables (each one ``bummerl bench strong`` command, printed above its table):
 
 Every bot runs with a fixed number of sampled deals and no time limit, so the games (and so the
 Elo figures) are the same on any machine for the same ``--pairs``; only the time columns change.
-With ``--pairs 100`` and ``--jobs 2`` on an idle two-core machine the whole run takes about 25
-minutes. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
+With ``--pairs 100`` and ``--jobs 2`` the whole run took 59 minutes on a two-core machine shared
+with other work (load average 3-8); ``--pairs 30`` takes about a third of that, with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
 over pair or set scores).
 """
 
