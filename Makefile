@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 VARIANT ?= schnapsen-at
 PROTOS := $(wildcard proto/bummerl/v1/*.proto)
 
-.PHONY: setup proto run test test-cluster lint typecheck bench demo clean
+.PHONY: setup proto run test test-cluster lint typecheck bench strong-results demo clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,10 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
 	$(PY) -m bummerl bench sprt
 	$(PY) -m bummerl bench web --seconds 16 --rate 50
+
+PAIRS ?= 100
+strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row; 100: ~1 h on 2 shared cores)
+	$(PY) bench/strong_results.py --pairs $(PAIRS) --jobs 2
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info service/bummerl/v1/*_pb2* service/bummerl/v1/__init__.py clients/node/node_modules

@@ -722,7 +722,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     from bummerl_client.bots import make_bot
 
     rules = find_variant(variant).configure({})
-    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0}
+    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
     for pair, seed, perm in pair_seeds:
         scores = []
         margin = 0
@@ -734,7 +734,11 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
             m = MatchState(rules, seed, max_deals=1, suit_perm=perm if leg else ())
             while not m.over:
                 s = m.to_act
-                a = seats[s].choose(InfoSet(information_set(m, s)))
+                info = InfoSet(information_set(m, s))
+                c0 = time.process_time()
+                a = seats[s].choose(info)
+                if s == me:
+                    out["cpu_s"] += time.process_time() - c0
                 m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
                 out["actions"] += 1
             scores.append(0.5 if m.winner < 0 else float(m.winner == me))
@@ -878,8 +882,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             "unit": "pair" if n == 2 else f"set of {len(seated_legs(n))} games, {game_deals} deal(s) each",
             "gp_margin_per_deal": round(statistics.fmean(merged["gp"]), 3) if merged["gp"] else 0.0,
             "mean_decision_ms": round(1000 * merged["think_s"] / max(1, merged["decisions"]), 2),
-            # 3-4 seats: the bot's CPU time per decision (process time, this process only)
-            "mean_decision_cpu_ms": round(1000 * merged["cpu_s"] / max(1, merged["decisions"]), 2) if n > 2 else None,
+            # the bot's CPU time per decision (process time of the worker around ``choose``)
+            "mean_decision_cpu_ms": round(1000 * merged["cpu_s"] / max(1, merged["decisions"]), 2),
             "decisions": merged["decisions"], "seconds": round(time.perf_counter() - t0, 1),
         })
         if progress:

@@ -217,3 +217,52 @@ def test_bench_strong_plays_complete_duplicate_sets_at_three_and_four_seats() ->
         (r,) = bench_strong(2, variant, "strong:samples=1,seed=1", "greedy", deals=1)
         assert r["pairs"] == 2 and r["pentanomial"] is None and r["unit"].startswith(f"set of {games} games")
         assert r["decisions"] > 0 and 0 <= r["score"] <= 1 and "elo_ci95" in r
+
+
+def test_rotation_utility_weighs_the_seat_that_sits_out_STK_SCORE_1_HU3R_SCORE_1() -> None:
+    """A rotation deal's outcome is valued against both other seats. In Stockschnapsen the seat
+    sitting out is credited the deal's game points too (STK-SCORE-1): a deal lost costs against
+    both others, a deal won gains against one only, so at level scores a loss weighs twice a win
+    of the same game points. In the Hungarian game (HU3R-SCORE-1) nobody else is credited: a win
+    gains against both others, a loss costs against one, the other way round.
+    Outcomes are in deal seats (``deal.seats`` = [2, 0]: deal seat 1 is match seat 0)."""
+    from bummerl.rules import DealOutcome
+    from bummerl_client.bots.strong import make_rotation_utility
+
+    def raw(variant: str, gp: list[int]) -> dict:
+        return {"variant": variant, "seat": 0, "num_seats": 3, "deal": {"seats": [2, 0]},
+                "match": {"game_points": gp, "target": 7}}
+
+    stock = make_rotation_utility(raw("stockschnapsen", [0, 0, 0]))
+    hu = make_rotation_utility(raw("snapszer-hu-3p-rotation", [0, 0, 0]))
+    assert stock is not None and hu is not None
+    for g in (1, 2, 3):
+        win, loss = DealOutcome(1, g, ""), DealOutcome(0, g, "")
+        assert 0 < stock(win) == pytest.approx(-stock(loss) / 2)
+        assert 0 < hu(win) == pytest.approx(-2 * hu(loss))
+    assert [stock(DealOutcome(1, g, "")) for g in (1, 2, 3)] == sorted({stock(DealOutcome(1, g, "")) for g in (1, 2, 3)})
+    # reaching 7 first is first place whatever the others hold
+    end = make_rotation_utility(raw("stockschnapsen", [6, 5, 0]))
+    assert end is not None and end(DealOutcome(1, 1, "")) == pytest.approx(1.0)
+    # a seat that does not play the deal, or a two-player table: none
+    assert make_rotation_utility({**raw("stockschnapsen", [0, 0, 0]), "seat": 1}) is None
+    assert make_rotation_utility({"num_seats": 2, "seat": 0, "deal": {"seats": [0, 1]}}) is None
+
+
+def test_strong_levels_are_presets_of_the_sample_count() -> None:
+    """``strong:level=1..5`` (ladders): more sampled deals per level, no time limit; an option
+    given with a level overrides its preset; other levels are refused."""
+    bots = [make_bot(f"strong:level={k}") for k in range(1, 6)]
+    assert all(isinstance(b, StrongBot) and b.budget_ms == 0 for b in bots)
+    samples = [b.samples for b in bots]
+    assert samples == sorted(set(samples)) and samples[0] == 1 and bots[0].min_samples == 1
+    b = make_bot("strong:level=5,samples=10,seed=3")
+    assert (b.samples, b.seed) == (10, 3)
+    for bad in ("strong:level=0", "strong:level=6", "strong:level=x"):
+        with pytest.raises(ValueError, match="level"):
+            make_bot(bad)
+    m = MatchState(find_variant("schnapsen-at").configure({}), 5, max_deals=1)
+    seats = [make_bot("strong:level=1,seed=1"), GreedyBot(2)]
+    while not m.over:
+        m.apply(act(seats[m.to_act].choose(InfoSet(served(m, m.to_act)))))
+    assert seats[0].decisions > 3

@@ -2,7 +2,8 @@
 
 Three- and four-player games: a rotation deal (``stockschnapsen``, ``snapszer-hu-3p-rotation``)
 and the play-off deal of a contract game are two-player deals, searched as below in deal seats
-(:mod:`~bummerl_client.bots.rotation`); the contract deals (``bauernschnapsen``,
+(:mod:`~bummerl_client.bots.rotation`), a rotation deal's outcomes valued against both other seats
+(:func:`make_rotation_utility`: in Stockschnapsen the seat sitting out scores too); the contract deals (``bauernschnapsen``,
 ``talonschnapsen``, ``snapszer-hu-3p-sopron``, ``snapszer-hu-4p``) by the search of
 :mod:`~bummerl_client.bots.contract_search`. ``strong-v1`` (:class:`StrongV1Bot`) is the bot as
 issue 11 left it: the same two-player search, greedy's rules at 3-4 seats. The rest of this
@@ -45,6 +46,8 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
 * ``exact_tricks`` (default 3; contract deals of the 3-4 player games only): tricks left from
   which on a sampled deal's play is searched exactly instead of played out by the policy.
+* ``level`` (1..5): graded strength for ladders, a preset of the options above (:data:`LEVELS`:
+  1, 3, 8, 24, 64 sampled deals per decision, no time limit); options given with it override it.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
   play by both sides, take the one that does best against a fallible opponent (the playout
   policy): it can only gain.
@@ -72,9 +75,22 @@ from .determinize import InconsistentInfo, PublicDeal
 from .elimination import sampling_done
 from .elimination import survivors as _survivors
 from .endgame import EndgameSolver
-from .rotation import is_rotation_deal, local_view
+from .rotation import is_rotation_deal, local_view, match_playoff
 
 OBJECTIVES = ("match", "points", "win")
+
+#: ``strong:level=1..5``: graded strength for ladders, as presets of the search's options (an
+#: option given with the level overrides its preset). Sampled deals per decision without a time
+#: limit, so a level plays the same on any machine (under a clock the usual cap of a 20th of the
+#: move time left still applies). Elo of each level against ``greedy``: README, Bots section, and
+#: ``bench/STRONG_RESULTS.md``.
+LEVELS: dict[int, dict[str, Any]] = {
+    1: {"samples": 1, "min_samples": 1},
+    2: {"samples": 3, "min_samples": 3},
+    3: {"samples": 8},
+    4: {"samples": 24},
+    5: {"samples": 64},
+}
 
 
 def parse_options(text: str) -> dict[str, str]:
@@ -175,6 +191,54 @@ def make_utility(objective: str, info: Mapping[str, Any], me: int) -> Callable[[
     return match
 
 
+def make_rotation_utility(raw: Mapping[str, Any]) -> Callable[[DealOutcome], float] | None:
+    """Utility in [-1, 1] of a rotation deal's outcome (``stockschnapsen``, ``snapszer-hu-3p-
+    rotation``) for the seat of ``raw`` (its information set in **match** seats), over the
+    outcome in **deal** seats (0, 1 = ``deal.seats``): the mean, over the two other seats, of
+    ``2 p - 1``, ``p`` the chance of finishing ahead of that seat by :func:`win_chance` on the
+    game points each still needs after the deal. The seat that sits out is credited the deal's
+    game points too in ``stockschnapsen`` (STK-SCORE-1), nothing in the Hungarian game
+    (HU3R-SCORE-1); so in Stockschnapsen a deal lost costs against both others and a deal won
+    gains against one: the search plays safer than the two-player match model would. None if the
+    information set is not a three-seat rotation deal the seat plays."""
+    deal = raw.get("deal") or {}
+    seats = [int(s) for s in deal.get("seats") or []]
+    me = int(raw.get("seat", -1))
+    if int(raw.get("num_seats", 2)) != 3 or len(seats) != 2 or me not in seats:
+        return None
+    m = raw.get("match") or {}
+    gp = [int(x) for x in (m.get("game_points") or [0, 0, 0])]
+    if len(gp) != 3:
+        return None
+    target = int(m.get("target") or 7)
+    watcher = next(s for s in range(3) if s not in seats)
+    watcher_credited = str(raw.get("variant", "")) == "stockschnapsen"
+    others = [s for s in range(3) if s != me]
+    table: dict[tuple[int, int], float] = {}
+
+    def rotation(o: DealOutcome) -> float:
+        key = (o.winner, o.game_points)
+        v = table.get(key)
+        if v is None:
+            after = list(gp)
+            if o.winner >= 0:
+                after[seats[o.winner]] += o.game_points
+                if watcher_credited:
+                    after[watcher] += o.game_points
+            need_me = target - after[me]
+            v = 0.0
+            for s in others:
+                if need_me <= 0 and after[s] >= target:
+                    p = 1.0 if after[me] > after[s] else 0.0 if after[me] < after[s] else 0.5
+                else:
+                    p = win_chance(need_me, target - after[s])
+                v += p - 0.5
+            v = table[key] = v  # mean of 2p - 1 over the two others
+        return v
+
+    return rotation
+
+
 # ------------------------------------------------------------------------------------ policy
 def policy(d: DealState) -> int:
     """A fast rule-based move for playouts (both seats), from the mover's own hand only: declare
@@ -271,7 +335,7 @@ class StrongBot(Bot):
         kw: dict[str, Any] = {}
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
-            "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int,
+            "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
         }
         for k, v in options.items():
             if k not in conv:
@@ -281,6 +345,11 @@ class StrongBot(Bot):
             except ValueError:
                 kind = {float: "number", int: "integer", _bool: "bool (true/false)"}.get(conv[k], "value")
                 raise ValueError(f"bot '{cls.name}': option {k}={v!r} is not a valid {kind}") from None
+        if "level" in kw:
+            level = kw.pop("level")
+            if level not in LEVELS:
+                raise ValueError(f"bot '{cls.name}': level must be one of {', '.join(map(str, LEVELS))}, not {level}")
+            kw = {**LEVELS[level], **kw}
         if "seed" in kw:
             seed = kw.pop("seed")
         return cls(seed, **kw)
@@ -309,7 +378,8 @@ class StrongBot(Bot):
         key = f"{self.seed}/{info.match.get('deal_number', 0)}/{len(d.get('history', []))}/{d.get('hand')}/{d.get('phase')}"
         return random.Random(zlib.crc32(key.encode()) ^ (self.seed & 0xFFFFFFFF) << 32)
 
-    def _choose(self, info: InfoSet, t0: float) -> int:
+    def _choose(self, info: InfoSet, t0: float,
+                utility_of: Callable[[DealOutcome], float] | None = None) -> int:
         legal = [int(a["id"]) for a in info.legal_actions]
         if len(legal) == 1:
             return legal[0]
@@ -335,7 +405,7 @@ class StrongBot(Bot):
         elif A.DECLARE in legal and pub.deal_points(me) >= 66 and not pub.determined:
             return A.DECLARE  # hidden cards left: take the sure win rather than trust a sampled line
         # with every card known the solver weighs declaring against playing on for more points
-        utility = make_utility(self.objective, info.raw, me)
+        utility = utility_of or make_utility(self.objective, info.raw, me)
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()
         if clock is not None:
@@ -404,7 +474,8 @@ class StrongBot(Bot):
                 local = InfoSet(local_view(info.raw))
             except ValueError:
                 return _fallback(info, legal)
-            return self._choose(local, t0)
+            utility = make_rotation_utility(info.raw) if self.objective == "match" and not match_playoff(info.raw) else None
+            return self._choose(local, t0, utility)
         search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks)
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
