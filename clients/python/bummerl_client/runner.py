@@ -24,8 +24,7 @@ from typing import Any
 
 import grpc
 
-from bummerl.rules import parse_action
-from bummerl.rules.base.errors import InvalidActionError
+from bummerl.rules import InvalidActionError, parse_action
 
 from .bot import Bot, BotFault, InfoSet
 from .client import AsyncClient, BummerlError

@@ -30,7 +30,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 
-from . import variants  # noqa: E402,I001  (the top of the stack: importing it fills the variant registry)
+from . import (
+    search,  # noqa: E402,I001  (the searches' names: imports the levels above)
+    variants,  # noqa: E402,I001  (the top of the stack: importing it fills the variant registry)
+)
 from .base import actions, cards, views
 from .base.actions import action_struct, action_to_string, parse_action, parse_struct, public_action_string
 from .base.errors import (
@@ -62,7 +65,7 @@ __all__ = [
     "VariantSpec", "action_struct", "action_to_string", "actions", "apply", "cards", "configure_cached", "event_view",
     "events_between", "find_variant", "history_views", "information_set", "initial_events", "legal_actions",
     "list_variants", "match_result", "new_match", "parse_action", "parse_struct", "public_action_string",
-    "public_known_cards", "public_view", "restore", "variants", "views",
+    "public_known_cards", "public_view", "restore", "search", "variants", "views",
 ]
 
 

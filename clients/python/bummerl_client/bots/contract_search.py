@@ -38,12 +38,10 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from bummerl.rules import Rules, configure_cached
+from bummerl.rules import IllegalActionError, Rules, configure_cached
 from bummerl.rules import actions as A
 from bummerl.rules import cards as K
-from bummerl.rules.base.errors import IllegalActionError
-from bummerl.rules.base.tricks import legal_follow, winning_card
-from bummerl.rules.deals.contract import VOID_MUST_TRUMP_TABLE, ContractDeal
+from bummerl.rules.search import TEN_HIGH, VOID_MUST_TRUMP_TABLE, ContractDeal, legal_follow, winning_card
 
 from ..bot import InfoSet
 from .elimination import sampling_done, survivors
@@ -150,8 +148,6 @@ class ContractSampler:
                 ts = str(e.get("trump_suit") or "")
                 trump = K.parse_suit(ts) if ts else -1
                 if str(e.get("name")) == "zehnerloch":
-                    from bummerl.rules.base.tricks import TEN_HIGH
-
                     order = TEN_HIGH
             elif "cards_shown" in ev:
                 e = ev["cards_shown"]

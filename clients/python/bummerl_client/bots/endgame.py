@@ -18,11 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bummerl.rules import DealOutcome, DealState
+from bummerl.rules import DealOutcome, DealState, IllegalActionError
 from bummerl.rules import actions as A
-from bummerl.rules.base.cards import BIT, HIGHER, KING, QUEEN, SUIT_MASK, cards_of
-from bummerl.rules.base.errors import IllegalActionError
-from bummerl.rules.deals.talon import EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER
+from bummerl.rules.search import (
+    BIT,
+    EXCHANGE_ON_CLOSE,
+    FOLLOW,
+    HIGHER,
+    KING,
+    LEAD,
+    OVER,
+    QUEEN,
+    SUIT_MASK,
+    cards_of,
+)
 
 INF = float("inf")
 _KQ = tuple(BIT[s * 6 + KING] | BIT[s * 6 + QUEEN] for s in range(4))

@@ -66,8 +66,7 @@ from typing import Any
 
 from bummerl.rules import DealOutcome, DealState
 from bummerl.rules import actions as A
-from bummerl.rules.base.cards import BIT
-from bummerl.rules.deals.talon import DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER
+from bummerl.rules.search import BIT, DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER
 
 from ..bot import Bot, InfoSet
 from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
