@@ -202,3 +202,33 @@ async def test_resp3_client(redis_url: str, match_id: str) -> None:
         assert await s.load(match_id) == StoredMatch(match_id, 2, b"t", {"k": [1]})
         assert await s.events_since(match_id, 1) == [(2, b"b"), (2, b"c")]
         assert await s.wait_events(match_id, 0, 50) == [(1, b"a"), (2, b"b"), (2, b"c")]
+
+
+async def test_a_claim_round_claims_every_shard_and_tells_the_next_deadline(redis_client: Any, match_id: str) -> None:
+    """One script call per shard claims what is due and returns the earliest deadline left, so a
+    reaper's round is S commands, not 2 S (the reaper sleeps until that deadline)."""
+    from bummerl.store.keys import KeyLayout
+
+    layout = KeyLayout(4, tag=f"t{match_id[-12:]}")
+    s = MatchStore(redis_client, layout=layout)
+    ids = {}
+    i = 0
+    while len(ids) < 2:  # two matches on two shards
+        ids.setdefault(layout.shard_of(f"{match_id}c{i}"), f"{match_id}c{i}")
+        i += 1
+    due, later = ids.values()
+    try:
+        await s.create(due, b"s", {}, [b"e"], deadline_ms=5_000)
+        await s.create(later, b"s", {}, [b"e"], deadline_ms=9_000)
+        assert await s.claim_round(4_000, 60_000) == ([], 5_000)
+        assert await s.claim_round(6_000, 60_000) == ([due], 9_000)  # the claimed one is leased to 66,000
+        assert await s.claim_round(10_000, 1_000) == ([later], 11_000)
+        claimed, nxt = await s.claim_round(100_000, 1_000)  # shard by shard: no order across shards
+        assert sorted(claimed) == sorted([due, later]) and nxt == 101_000
+    finally:
+        for m in (due, later):
+            await s.delete(m)
+        for k in range(4):
+            await redis_client.delete(layout.active_key(k))
+            await redis_client.delete(layout.feed_key(k))
+        await s.aclose()

@@ -44,13 +44,14 @@ class Reaper:
         self.batch = batch
         self.applied = 0
         """Timeouts this reaper committed (for tests and logs)."""
+        self._next: int | None = None
 
     async def run_once(self) -> int:
         """Claim every deadline due now and apply it; returns how many timeouts were committed."""
         store = self.service.store
         done = 0
         while True:
-            due = await store.claim_due(self.service.now_ms(), self.lease_ms, self.batch)
+            due, self._next = await store.claim_round(self.service.now_ms(), self.lease_ms, self.batch)
             done += sum(await asyncio.gather(*(self._expire(m) for m in due)))
             if len(due) < self.batch:
                 break
@@ -67,7 +68,9 @@ class Reaper:
             return 0
 
     async def _sleep_s(self) -> float:
-        nxt = await self.service.store.next_deadline()
+        """Until the next deadline the last round saw (claims push theirs by the lease), at most
+        ``poll_ms``: a deadline another process adds is seen within ``poll_ms``."""
+        nxt = self._next
         wait = self.poll_ms if nxt is None else min(self.poll_ms, max(1, nxt - self.service.now_ms() + 1))
         return wait / 1000
 
