@@ -161,15 +161,7 @@ class TalonDeal:
         return d
 
     def copy(self) -> TalonDeal:
-        d = TalonDeal.__new__(TalonDeal)
-        for name in TalonDeal.__slots__:
-            setattr(d, name, getattr(self, name))
-        d.hands = self.hands[:]
-        d.talon = self.talon[:]
-        d.tricks_won = self.tricks_won[:]
-        d.trick_points = self.trick_points[:]
-        d.marriage_points = self.marriage_points[:]
-        d.won = self.won[:]
+        d = self.search_copy()
         d.history = self.history[:]
         return d
 
