@@ -232,3 +232,28 @@ async def test_a_claim_round_claims_every_shard_and_tells_the_next_deadline(redi
             await redis_client.delete(layout.active_key(k))
             await redis_client.delete(layout.feed_key(k))
         await s.aclose()
+
+
+@pytest.mark.single_node  # a lone node has no replica to confirm
+async def test_replicated_durability_waits_for_a_replica_and_says_when_none_confirmed(
+        redis_client: Any, match_id: str) -> None:
+    """``durability = replicated`` sends WAIT behind each create and commit: on a node without a
+    replica nothing confirms, so the caller hears ReplicationTimeoutError (UNAVAILABLE), while the
+    write itself stands and a retry meets the new version (never applied twice)."""
+    from bummerl.store.errors import ReplicationTimeoutError
+
+    s = MatchStore(redis_client, durability="replicated", replica_wait_ms=50)
+    try:
+        with pytest.raises(ReplicationTimeoutError) as e:
+            await s.create(match_id, b"s1", {}, [b"e1"])
+        assert (e.value.match_id, e.value.version) == (match_id, 1)
+        with pytest.raises(ReplicationTimeoutError) as e:
+            await s.commit(match_id, 1, b"s2", [b"e2"])
+        assert e.value.version == 2
+        stored = await s.load(match_id)
+        assert stored is not None and stored.version == 2  # the commit stands
+        with pytest.raises(VersionConflictError):
+            await s.commit(match_id, 1, b"s2", [b"e2"])  # the retry is not applied twice
+    finally:
+        await s.delete(match_id)
+        await s.aclose()
