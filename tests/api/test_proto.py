@@ -374,6 +374,46 @@ def test_fast_information_set_is_byte_identical_to_the_generic_walk(variant: str
     assert checked == 400
 
 
+@pytest.mark.parametrize("variant", ["schnapsen-at", "snapszer-hu-3p-sopron", "bauernschnapsen"])
+def test_history_memo_gives_the_same_bytes_and_finds_shared_history_by_identity(variant: str) -> None:
+    """``information_set_to_pb(d, history_memo)``, as the service calls it (one memo per deal, the
+    history dicts of :func:`history_views` shared by every seat and version of the deal): the
+    very bytes of the generic walk for every seat at every version of whole matches; the memo
+    holds exactly the history dicts it was given, by identity; an equal dict that is another
+    object is encoded anew, not taken for the one in the memo."""
+    from bummerl.rules import new_match
+    from bummerl.rules.match.infoset import history_views, information_set
+
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(8):
+        m = new_match(variant, seed=seed)
+        hist: tuple[Any, ...] = ()
+        memo: dict[int, Any] = {}
+        while not m.over and checked < 600:
+            before = hist
+            hist = history_views(m, hist)
+            if before and (not hist or hist[0] is not before[0]):
+                memo = {}  # a new deal, as the service does
+            for seat in range(m.num_seats):
+                d = information_set(m, seat, hist)
+                got = codec.information_set_to_pb(d, memo).SerializeToString()
+                assert got == codec.information_set_to_pb_generic(d).SerializeToString()
+                checked += 1
+            assert {id(e) for e in hist} == set(memo)
+            assert all(memo[id(e)][0] is e for e in hist)
+            m.apply(rng.choice(m.legal_actions()))
+    assert checked >= 200
+    d = copy.deepcopy(INFOSET)
+    d["deal"]["history"] = [{**e, "version": 0} for e in EVENTS[:3]]
+    memo = {}
+    first = codec.information_set_to_pb(d, memo)
+    hist = d["deal"]["history"]
+    twin = {**d, "deal": {**d["deal"], "history": [{**hist[0], "deal_number": 9}, *hist[1:]]}}
+    assert codec.information_set_to_pb(twin, memo) == codec.information_set_to_pb_generic(twin) != first
+    assert len(memo) == 4  # the three first items and the new one (the two others are the same objects)
+
+
 def test_fast_path_covers_every_event_kind_through_the_generic_walk() -> None:
     """The fast path knows no event kind: every kind (bids and contracts too) comes out as the
     generic walk makes it, memoized or not, and in order."""

@@ -243,3 +243,31 @@ async def test_every_seat_and_version_of_a_deal_shares_one_dict_per_history_even
         earlier = hist
         await svc.submit_action(mid, seat, created.tokens[seat], info["version"], info["legal_actions"][0]["id"])
     assert len(earlier) >= 4  # still the first deal: each version added entries to one history
+
+
+async def test_history_memo_is_carried_through_a_deal_and_replaced_at_the_next(svc: MatchService) -> None:
+    """The answers of one deal share one ``history_memo`` (the API layer's encodings of the
+    deal's history dicts, which those versions share: ``codec.information_set_to_pb``), across
+    versions and seats; a new deal starts an empty one, so the old deal's dicts are not kept."""
+    created = await new_match(svc, tc=None)
+    mid, tokens = created.match_id, created.tokens
+    rng = random.Random(5)
+    seen: list[tuple[int, dict[int, Any], int]] = []  # (deal number, the memo (held, so ids stay unique), version)
+    while True:
+        cur = await svc.current(mid, 0, tokens[0])
+        info = cur.information_set
+        if info["match"]["over"] or len({d for d, _, _ in seen}) >= 3:
+            break
+        seat = info["deal"]["to_act"]
+        cur = await svc.current(mid, seat, tokens[seat])
+        assert cur.history_memo is not None
+        seen.append((cur.information_set["match"]["deal_number"], cur.history_memo, cur.version))
+        legal = [a["id"] for a in cur.information_set["legal_actions"]]
+        u = await svc.submit_action(mid, seat, tokens[seat], cur.version, rng.choice(legal))
+        assert u.history_memo is not None
+    by_deal: dict[int, set[int]] = {}
+    for deal, memo, _ in seen:
+        by_deal.setdefault(deal, set()).add(id(memo))
+    assert len(by_deal) >= 2
+    assert all(len(memos) == 1 for memos in by_deal.values()), by_deal  # one memo per deal ...
+    assert len({next(iter(m)) for m in by_deal.values()}) == len(by_deal)  # ... and another for each deal

@@ -318,7 +318,7 @@ def match_result_to_pb(d: Mapping[str, Any]) -> common_pb2.MatchResult:
     return dict_to_pb(d, common_pb2.MatchResult, short_enums=False)
 
 
-def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+def information_set_to_pb(d: Mapping[str, Any], history_memo: dict[int, Any] | None = None) -> common_pb2.InformationSet:
     """An ``InformationSet`` dict (:class:`bummerl.rules.base.views.InformationSet`, docs/RULES.md §14)
     -> ``InformationSet``. Raises :class:`CodecError` on a mismatch anywhere in the tree.
 
@@ -329,9 +329,15 @@ def information_set_to_pb(d: Mapping[str, Any]) -> common_pb2.InformationSet:
     but the clocks (each history event, finished deal's result, legal action, trick card,
     marriage, bid: once per distinct dict, :func:`_memo_fragment`). It is derived from the
     descriptors, so a new field or event kind needs no code here. Anything it does not cover
-    re-runs the generic walk, which raises the precise :class:`CodecError`."""
+    re-runs the generic walk, which raises the precise :class:`CodecError`.
+
+    ``history_memo``: an empty dict the caller keeps across calls whose ``deal.history`` items are
+    the same dict objects (the service's history views: one dict per entry for every seat and
+    version of a deal, never changed). Those items are then found by identity, without the
+    memo's key of their value (~1 us each); the caller must not change an item while the dict
+    holds it, and drops the dict when the items go (the service: with each new deal)."""
     try:
-        return _information_set_fast(d)
+        return _information_set_fast(d, history_memo)
     except CodecError:
         return information_set_to_pb_generic(d)
 
@@ -460,6 +466,13 @@ def _map_fragment(tags: tuple[bytes, ...], owner: Any, name: str, value: Any) ->
 _D_SCALAR, _D_LIST, _D_BOOL, _D_ENUM, _D_MESSAGE, _D_MESSAGES, _D_MEMO, _D_MAP, _D_SLOW = range(9)
 _DIRECT_REPEATED = frozenset({"bummerl.v1.InformationSet.clocks"})
 """Repeated message fields built directly, not memoized: their items change on every call."""
+_HISTORY = "bummerl.v1.DealView.history"
+"""The repeated field whose items may also be memoized by identity (``history_memo`` of
+:func:`information_set_to_pb`): the service shares one dict per history entry across the seats
+and versions of a deal and never changes it."""
+_HISTORY_MEMO_MAX = 1024
+"""Entries a ``history_memo`` may hold before it is emptied (a deal has at most ~60 history
+entries; the service starts a new memo with each deal)."""
 
 
 class _Fallback(CodecError):
@@ -485,7 +498,8 @@ def _fast_plan(descriptor: Any) -> dict[str, tuple[int, Any]]:
         elif field.is_repeated and sub is not None:
             direct = field.full_name in _DIRECT_REPEATED
             how = ((_D_MESSAGES, sub) if direct
-                   else (_D_MEMO, (_tag(field), functools.partial(_encode_item, message_factory.GetMessageClass(sub)))))
+                   else (_D_MEMO, (_tag(field), functools.partial(_encode_item, message_factory.GetMessageClass(sub)),
+                                   field.full_name == _HISTORY)))
         elif sub is not None:
             how = (_D_MESSAGE, (sub, _tag(field)))
         elif field.type in _STRICT_TYPES:
@@ -507,10 +521,12 @@ def _encode_item(cls: type[Message], item: Any) -> Message:
     return dict_to_pb(item, cls, short_enums=False)
 
 
-def _direct(d: Any, descriptor: Any, tags: tuple[bytes, ...], parts: list[bytes] | None) -> dict[str, Any]:
+def _direct(d: Any, descriptor: Any, tags: tuple[bytes, ...], parts: list[bytes] | None,
+            history_memo: dict[int, Any] | None = None) -> dict[str, Any]:
     """Constructor kwargs for the message dict ``d``; the memoized items and maps go to ``parts``,
     wrapped in ``tags`` (this message's place in the information set, innermost first). Raises
-    _Fallback for anything not covered (``parts`` None: no place to put fragments)."""
+    _Fallback for anything not covered (``parts`` None: no place to put fragments).
+    ``history_memo``: see :func:`information_set_to_pb`."""
     if type(d) is not dict:
         raise _Fallback("not a dict")
     plan = _fast_plan(descriptor)
@@ -533,10 +549,19 @@ def _direct(d: Any, descriptor: Any, tags: tuple[bytes, ...], parts: list[bytes]
                 raise _Fallback(k)
             inner = (extra[0], *tags)
             encode = extra[1]
-            for item in v:
-                parts.append(_memo_fragment(inner, item, encode))
+            if history_memo is None or not extra[2]:
+                for item in v:
+                    parts.append(_memo_fragment(inner, item, encode))
+                continue
+            if len(history_memo) > _HISTORY_MEMO_MAX:
+                history_memo.clear()
+            for item in v:  # by identity: the entry holds the item, so its id is not reused meanwhile
+                got = history_memo.get(id(item))
+                if got is None or got[0] is not item or got[1] != inner:
+                    got = history_memo[id(item)] = (item, inner, _memo_fragment(inner, item, encode))
+                parts.append(got[2])
         elif kind == _D_MESSAGE:
-            out[k] = _direct(v, extra[0], (extra[1], *tags), parts)
+            out[k] = _direct(v, extra[0], (extra[1], *tags), parts, history_memo)
         elif kind == _D_BOOL:
             if type(v) is not bool:
                 raise _Fallback("not a bool")
@@ -558,11 +583,11 @@ def _direct(d: Any, descriptor: Any, tags: tuple[bytes, ...], parts: list[bytes]
     return out
 
 
-def _information_set_fast(d: Mapping[str, Any]) -> common_pb2.InformationSet:
+def _information_set_fast(d: Mapping[str, Any], history_memo: dict[int, Any] | None = None) -> common_pb2.InformationSet:
     """The direct builder plus the memoized fragments; raises CodecError (_Fallback) for anything it
     does not cover, and the caller takes the generic walk."""
     parts: list[bytes] = []
-    kwargs = _direct(d, common_pb2.InformationSet.DESCRIPTOR, (), parts)
+    kwargs = _direct(d, common_pb2.InformationSet.DESCRIPTOR, (), parts, history_memo)
     try:
         msg = common_pb2.InformationSet(**kwargs)
     except (TypeError, ValueError) as exc:

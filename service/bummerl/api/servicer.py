@@ -39,10 +39,11 @@ def _encoded(d: Any, encode: Callable[[Any], Any], memo: dict[int, Any] | None) 
 
 
 def _update_fields(u: Update) -> dict[str, Any]:
+    hm = u.history_memo
     return {
         "version": u.version,
         "events": [_encoded(e, codec.event_to_pb, u.memo) for e in u.events],
-        "information_set": _encoded(u.information_set, codec.information_set_to_pb, u.memo),
+        "information_set": _encoded(u.information_set, lambda d: codec.information_set_to_pb(d, hm), u.memo),
     }
 
 
@@ -130,8 +131,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     @map_errors
     async def GetInformationSet(self, request: game_pb2.GetInformationSetRequest, context: grpc.aio.ServicerContext) -> common_pb2.InformationSet:
-        info = await self.service.information_set(request.match_id, request.seat, bearer_token(context))
-        return codec.information_set_to_pb(info)
+        u = await self.service.current(request.match_id, request.seat, bearer_token(context))
+        return _update_fields(u)["information_set"]
 
     @map_errors
     async def SubmitAction(self, request: game_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:

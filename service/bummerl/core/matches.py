@@ -156,6 +156,11 @@ class Update:
     of that version in this process and dropped with it: the API layer keeps there what it derives
     from the shared dicts (their encodings) so that it derives it once per version. The core never
     reads it. None when nothing is shared (an answer built for one caller)."""
+    history_memo: dict[int, Any] | None = field(default=None, compare=False, repr=False)
+    """A scratch dict shared by the versions of one deal this process holds in a row (``_Loaded.
+    history_memo``), for what the API layer derives from the deal's history dicts, which those
+    versions share (their encodings: ``codec.information_set_to_pb(..., history_memo)``); replaced
+    by an empty one with each new deal. The core never reads it."""
 
 
 @dataclass
@@ -167,7 +172,8 @@ class _Loaded:
     clocks make each answer differ); ``memo``: :attr:`Update.memo` of this version's updates;
     ``history``: the public history views of the deal shown (:func:`history_views`), carried
     from the previous version this process held and extended when an information set is built,
-    so that every seat and version of a deal shares one dict per history entry."""
+    so that every seat and version of a deal shares one dict per history entry; ``history_memo``:
+    :attr:`Update.history_memo`, carried with ``history``."""
 
     version: int
     state: MatchState
@@ -179,6 +185,7 @@ class _Loaded:
     views: dict[int, InformationSet] = field(default_factory=dict)
     memo: dict[int, Any] = field(default_factory=dict)
     history: tuple[Event, ...] = ()
+    history_memo: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -394,9 +401,19 @@ class MatchService:
     # ------------------------------------------------------------------ observe
     async def information_set(self, match_id: str, seat: int, token: str | None) -> InformationSet:
         """The seat's information set at the current version (adds ``match_id``, ``version``)."""
+        return (await self.current(match_id, seat, token)).information_set
+
+    async def current(self, match_id: str, seat: int, token: str | None) -> Update:
+        """:meth:`information_set` as an :class:`Update` of the current version without events,
+        with the version's shared ``memo`` and ``history_memo`` (so the API layer encodes a
+        seat's information set once per version however often it is asked). Raises NotFoundError,
+        InvalidArgumentError, UnauthenticatedError, PermissionDeniedError."""
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
-        return self._infoset(match_id, ld, seat)
+        # under a time control each answer is built anew (the clocks now): not kept in the version's memo,
+        # which a seat polling while the other thinks would otherwise fill
+        return Update(ld.version, [], self._infoset(match_id, ld, seat), match_over=ld.state.over,
+                      memo=ld.memo if ld.clocks is None else None, history_memo=ld.history_memo)
 
     # ------------------------------------------------------------------ act
     async def submit_action(
@@ -483,7 +500,7 @@ class MatchService:
             done = LogEntry.of(ld.entries[idx])
             if done.seat == seat and done.action == a and done.outcome == "NORMAL":
                 return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
-                              match_over=ld.state.over, memo=ld.memo)
+                              match_over=ld.state.over, memo=ld.memo, history_memo=ld.history_memo)
             if done.seat == seat and done.outcome in ("TIMEOUT", "ABANDONED"):
                 raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
                                        f"the server applied the {ld.meta.get('timeout_policy')} policy")
@@ -606,7 +623,7 @@ class MatchService:
             except MatchNotFoundError:
                 raise NotFoundError(f"no match {match_id}") from None
             new = _Loaded(new_version, after, entries, {**ld.meta, **meta_updates}, clocks, deadline, events,
-                          history=ld.history)
+                          history=ld.history, history_memo=ld.history_memo)
             self._remember(match_id, new)
         finally:
             if self._committing.get(match_id) is done:
@@ -616,7 +633,8 @@ class MatchService:
         metrics.action_applied(variant)
         if after.over:
             metrics.match_finished(variant)
-        return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over, memo=new.memo)
+        return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over, memo=new.memo,
+                      history_memo=new.history_memo)
 
     @staticmethod
     def _deadline(m: MatchState, clocks: Clocks | None, meta: dict[str, Any], now: int) -> int:
@@ -648,7 +666,8 @@ class MatchService:
         spec = ld.state.rules.spec
         sizes = [spec.hand_size] * spec.num_players  # for a deal event stored without them
         yield Update(ld.version, [upgrade_event(orjson.loads(p), sizes) for v, p in since if v <= ld.version and p],
-                     self._infoset(match_id, ld, seat), match_over=ld.state.over, memo=ld.memo)
+                     self._infoset(match_id, ld, seat), match_over=ld.state.over, memo=ld.memo,
+                     history_memo=ld.history_memo)
         last = max(ld.version, from_version)
         over = ld.state.over
         while not over:
@@ -676,7 +695,8 @@ class MatchService:
                 evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
-            yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over, memo=ld.memo)
+            yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over, memo=ld.memo,
+                         history_memo=ld.history_memo)
 
     # ------------------------------------------------------------------ record
     async def record(self, match_id: str, token: str | None = None) -> dict[str, Any]:
@@ -817,7 +837,9 @@ class MatchService:
         follows = (cached is not None and stored.version == cached.version + 1
                    and stored.meta.get("prev_commit") == cached.meta.get("commit"))
         ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
-                      clocks, int(blob.get("deadline_ms", -1)), history=cached.history if follows and cached else ())
+                      clocks, int(blob.get("deadline_ms", -1)))
+        if follows and cached is not None:
+            ld.history, ld.history_memo = cached.history, cached.history_memo
         self._remember(match_id, ld)
         return ld
 
@@ -862,7 +884,10 @@ class MatchService:
         return self._build_infoset(match_id, ld, seat)
 
     def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
-        ld.history = history_views(ld.state, ld.history)
+        known = ld.history
+        ld.history = history_views(ld.state, known)
+        if known and (not ld.history or ld.history[0] is not known[0]):
+            ld.history_memo = {}  # another deal: new history dicts, the old ones' encodings go
         return self._stamp(information_set(ld.state, seat, ld.history), match_id, ld)
 
     def _stamp(self, d: InformationSet, match_id: str, ld: _Loaded) -> InformationSet:
