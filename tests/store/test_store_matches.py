@@ -257,3 +257,28 @@ async def test_replicated_durability_waits_for_a_replica_and_says_when_none_conf
     finally:
         await s.delete(match_id)
         await s.aclose()
+
+
+@pytest.mark.single_node  # a lone node has no replica to confirm
+async def test_a_create_no_replica_confirmed_is_taken_back_so_a_retry_leaves_no_orphan(redis_client: Any) -> None:
+    """CreateMatch under ``durability = replicated`` that no replica confirms answers UNAVAILABLE
+    (ReplicationTimeoutError); nobody has the new id or its tokens, and the client will retry, so
+    the match is deleted (state, events, deadline, active set) instead of running on unseen beside
+    the one the retry creates."""
+    from bummerl.core import MatchService, TimeControl
+    from bummerl.store.errors import ReplicationTimeoutError
+
+    s = MatchStore(redis_client, durability="replicated", replica_wait_ms=30)
+    try:
+        active_before = await s.active_count()
+        svc = MatchService(s)
+        with pytest.raises(ReplicationTimeoutError) as e:
+            await svc.create_match("schnapsen-at", seed=3, time_control=TimeControl.parse("60+1"))
+        mid = e.value.match_id
+        assert await s.load(mid) is None
+        assert await s.active_count() == active_before
+        shard = s.layout.shard_of(mid)
+        assert await redis_client.zscore(s.layout.deadlines_key(shard), mid) is None
+        assert await redis_client.exists(*s.layout.match_keys(mid)) == 0
+    finally:
+        await s.aclose()

@@ -73,6 +73,7 @@ from bummerl.rules.base.cards import card_code
 from bummerl.rules.base.events import upgrade_event
 from bummerl.rules.base.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
+from bummerl.store.errors import ReplicationTimeoutError
 
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
 from .errors import (
@@ -393,8 +394,16 @@ class MatchService:
         if events and "deal_started" in events[0]:  # the first event publishes the commitment
             events[0] = cast(Event, {**events[0], "deal_started": {**events[0]["deal_started"],
                                                                    "deck_commitment": commitment}})
-        await self.store.create(match_id, self._encode(m, [], clocks, deadline), meta,
-                                [self._event_bytes(e) for e in events], deadline_ms=deadline)
+        try:
+            await self.store.create(match_id, self._encode(m, [], clocks, deadline), meta,
+                                    [self._event_bytes(e) for e in events], deadline_ms=deadline)
+        except ReplicationTimeoutError:
+            # durability=replicated and no replica confirmed: the caller hears UNAVAILABLE and retries,
+            # and nobody has this id or its tokens yet, so take the match back rather than leave it
+            # running (its clocks, its idle limit) beside the one the retry creates
+            with contextlib.suppress(Exception):  # best effort: the answer stays UNAVAILABLE either way
+                await self.store.delete(match_id)
+            raise
         metrics.match_created(spec.id)
         return CreatedMatch(match_id, tokens, self._summary(match_id, 1, m, meta))
 

@@ -739,8 +739,11 @@ class MatchStore:
         return [ev for entries in entry_lists for ev in _parse_entries(entries)]
 
     async def delete(self, match_id: str) -> bool:
-        """Delete the match's state and events (one DEL) and its deadline.  True if anything was deleted."""
-        await self._client.zrem(self.layout.deadlines_key(self.layout.shard_of(match_id)), match_id)
+        """Delete the match's state and events (one DEL), its deadline and its place in the active
+        set.  True if the state or events were there."""
+        shard = self.layout.shard_of(match_id)
+        await self._client.zrem(self.layout.deadlines_key(shard), match_id)
+        await self._client.srem(self.layout.active_key(shard), match_id)
         return int(await self._client.delete(*self.layout.match_keys(match_id))) > 0
 
     # -- deadlines (docs/DESIGN.md §5: clocks, the reaper) -----------------------------------
