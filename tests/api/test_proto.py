@@ -414,6 +414,23 @@ def test_history_memo_gives_the_same_bytes_and_finds_shared_history_by_identity(
     assert len(memo) == 4  # the three first items and the new one (the two others are the same objects)
 
 
+@pytest.mark.parametrize("variant", [v.id for v in rules.list_variants()])
+def test_event_to_pb_is_byte_identical_to_the_generic_walk(variant: str) -> None:
+    """``event_to_pb`` takes the direct builder (oneof kinds included) and gives the very bytes of
+    the generic walk for every event kind and every event of random matches of every variant; a
+    dict the direct builder refuses (two kinds) still gets the generic walk's precise error."""
+    events = [e for _, evs in random_views(variant, 120, seed=5) for e in evs] + EVENTS
+    assert len({next(k for k in e if k not in ("version", "deal_number")) for e in events}) >= 4
+    for e in events:
+        generic = codec.dict_to_pb(e, common_pb2.Event, short_enums=False).SerializeToString()
+        assert codec.event_to_pb(e).SerializeToString() == generic
+        assert codec._encode_item(common_pb2.Event, e).SerializeToString() == generic
+        common_pb2.Event(**codec._direct(e, common_pb2.Event.DESCRIPTOR, (), None))  # the direct builder took it
+    two = {**EVENTS[0], **{k: v for k, v in EVENTS[1].items() if k not in ("version", "deal_number")}}
+    with pytest.raises(CodecError, match="two members of the oneof"):
+        codec.event_to_pb(two)
+
+
 def test_fast_path_covers_every_event_kind_through_the_generic_walk() -> None:
     """The fast path knows no event kind: every kind (bids and contracts too) comes out as the
     generic walk makes it, memoized or not, and in order."""

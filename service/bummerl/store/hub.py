@@ -69,6 +69,12 @@ class _ShardReader:
         self.task: asyncio.Task[None] | None = None
 
 
+def _expire(fut: asyncio.Future[list[tuple[int, bytes]]]) -> None:
+    """A waiter's timeout: it wakes with no events (then reads the match's stream itself)."""
+    if not fut.done():
+        fut.set_result([])
+
+
 class StreamHub:
     """Fan-out reader over ``store``'s client settings: one blocking connection per shard that has
     waiters (a single node has one shard; a cluster deployment S, see
@@ -156,8 +162,10 @@ class StreamHub:
         if timeout_ms < 1:
             raise ValueError("timeout_ms must be >= 1")
         reader = await self._shard(self.store.layout.shard_of(match_id))
-        fut: asyncio.Future[list[tuple[int, bytes]]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[list[tuple[int, bytes]]] = loop.create_future()
         w = _Waiter(after_version, fut)
+        timer: asyncio.TimerHandle | None = None
         self._waiters.setdefault(match_id, []).append(w)  # from here on the reader hands it what it reads
         reader.waiting += 1
         reader.last_waiter = time.monotonic()
@@ -168,12 +176,14 @@ class StreamHub:
                 got = await self.store.events_since(match_id, after_version)
                 if got:
                     return got
-            try:
-                got = await asyncio.wait_for(fut, timeout_ms / 1000)
-            except TimeoutError:  # a notification may have been lost (reconnect, trimmed feed)
-                got = []
-            return got or await self.store.events_since(match_id, after_version)  # [] from the reader: read
+            # the timeout ends the wait with [] (a notification may have been lost: reconnect,
+            # trimmed feed), as the reader does, so one timer and one future serve (no wait_for)
+            timer = loop.call_later(timeout_ms / 1000, _expire, fut)
+            got = await fut
+            return got or await self.store.events_since(match_id, after_version)  # []: read the stream
         finally:
+            if timer is not None:
+                timer.cancel()
             reader.waiting -= 1
             reader.last_waiter = time.monotonic()
             lst = self._waiters.get(match_id)

@@ -179,6 +179,8 @@ def check_match_id(match_id: str) -> str:
     A match id must be a non-empty ``str`` without ``{``, ``}`` (they would
     break the hash tag) or whitespace/control characters, at most 200 chars.
     """
+    if type(match_id) is str and match_id.isalnum() and len(match_id) <= 200:
+        return match_id  # the server's own ids (letters and digits): valid, without the scan below
     if not isinstance(match_id, str) or not match_id:
         raise ValueError("match id must be a non-empty string")
     if len(match_id) > 200:

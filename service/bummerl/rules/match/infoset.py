@@ -93,6 +93,22 @@ def _opt_str(v: object) -> str:
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
+_OPTION_VIEWS: dict[int, tuple[Any, dict[str, str]]] = {}
+_OPTION_VIEWS_MAX = 512
+
+
+def _options_view(r: Any) -> dict[str, str]:
+    """The ``options`` of an information set for the table ``r`` (a :class:`Rules`): each value as
+    its wire string, sorted by name. Built once per Rules object (immutable; tables of the same
+    options share one), a fresh copy each call, so a caller may change what it gets."""
+    got = _OPTION_VIEWS.get(id(r))
+    if got is None or got[0] is not r:  # the entry holds r, so its id is not reused meanwhile
+        if len(_OPTION_VIEWS) >= _OPTION_VIEWS_MAX:
+            _OPTION_VIEWS.clear()
+        got = _OPTION_VIEWS[id(r)] = (r, {k: _opt_str(v) for k, v in sorted(r.options.items())})
+    return dict(got[1])
+
+
 def _shown_history(m: MatchState) -> list[tuple[Any, ...]]:
     """The history tuples of the deal an information set shows: the current deal's, or when the
     match is over the last finished deal's."""
@@ -146,7 +162,7 @@ def _with_match(m: MatchState, seat: int, deal: V.DealView, legal: list[V.LegalA
         "seat": seat,
         "num_seats": m.num_seats,
         "team_of_seat": list(r.spec.team_of_seat),
-        "options": {k: _opt_str(v) for k, v in sorted(r.options.items())},
+        "options": _options_view(r),
         "match": {
             "game_points": list(m.game_points),
             "target": r.set_goal,
