@@ -1,12 +1,16 @@
 """The SDK reaches the engine through its facade only (issue 23): ``bummerl.rules`` and its public
 ``bummerl.rules.search`` (what the search bots need beyond it), never a module of the stack
 (``rules/base``, ``table``, ``deals``, ``match``, ``variants``), so that the engine can move its
-modules without breaking a bot."""
+modules without breaking a bot; and it writes no field of an engine deal (it builds positions
+with ``from_public`` / ``set_position``)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from bummerl.rules import TalonDeal
+from bummerl.rules.search import ContractDeal
 
 SDK = Path(__file__).resolve().parents[2] / "clients" / "python" / "bummerl_client"
 ALLOWED = {"bummerl.rules", "bummerl.rules.search"}
@@ -35,3 +39,67 @@ def test_the_check_sees_a_deep_import() -> None:
     assert engine_imports("from bummerl.rules.deals.talon import LEAD\nimport bummerl.rules.base.cards\n") == [
         (1, "bummerl.rules.deals.talon"), (2, "bummerl.rules.base.cards")]
     assert engine_imports("from bummerl.rules import search\n") == [(1, "bummerl.rules")]
+
+
+#: The fields of the engine's deal objects (``TalonDeal`` / ``DealState``, ``ContractDeal``).
+DEAL_FIELDS = frozenset(TalonDeal.__slots__) | frozenset(ContractDeal.__slots__)
+
+
+def deal_field_writes(source: str) -> list[tuple[int, str]]:
+    """``(line, target)`` of every write of a deal field on an object other than ``self`` / ``cls``
+    in ``source``: an assignment (also augmented, annotated, in a tuple, through a subscript such
+    as ``d.hands[0] = ...`` or ``d.state["x"] = ...``), a ``del``, or ``setattr(x, "field", ...)`` with
+    the name written out.
+    The SDK's own classes may have fields of the same names on ``self``."""
+    out: list[tuple[int, str]] = []
+
+    def check(t: ast.expr, line: int) -> None:
+        if isinstance(t, ast.Tuple | ast.List | ast.Starred):
+            for e in t.elts if not isinstance(t, ast.Starred) else [t.value]:
+                check(e, line)
+            return
+        while isinstance(t, ast.Subscript):
+            t = t.value
+        if isinstance(t, ast.Attribute) and t.attr in DEAL_FIELDS:
+            if not (isinstance(t.value, ast.Name) and t.value.id in ("self", "cls")):
+                out.append((line, ast.unparse(t)))
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                check(t, node.lineno)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            check(node.target, node.lineno)
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                check(t, node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+              and node.args[1].value in DEAL_FIELDS):
+            out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_the_sdk_writes_no_field_of_an_engine_deal() -> None:
+    """Issue 23: a search builds its positions with the engine's public constructors and methods
+    (``TalonDeal.from_public``, ``search_copy``, ``set_position``, ``step``), never by assigning
+    the deal's fields, so that the engine may change its representation."""
+    bad = [(f.relative_to(SDK), line, what) for f in sorted(SDK.rglob("*.py"))
+           for line, what in deal_field_writes(f.read_text())]
+    assert not bad, bad
+
+
+def test_the_write_check_sees_every_form() -> None:
+    src = (
+        "d.hands = [1, 2]\n"
+        "scratch.to_act = scratch.leader = 0\n"
+        "d.hands[0] |= 4\n"
+        "d.state['rest'] = []\n"
+        "a, d.phase = 1, 2\n"
+        "setattr(d, 'outcome', None)\n"
+        "setattr(d, name, 1)\n"  # a computed name is not seen
+        "self.hands = 0\n"
+        "req.seed = 1\n"
+        "setattr(Client, 'x', 1)\n"
+    )
+    assert [line for line, _ in deal_field_writes(src)] == [1, 2, 2, 3, 4, 5, 6]

@@ -67,3 +67,49 @@ def test_from_public_takes_a_phase_name_and_refuses_a_card_in_two_places() -> No
         TalonDeal.from_public(rules, phase="lead", **{**kw, "talon": [*d.talon, deck[0]]})  # deck[0] is in a hand
     with pytest.raises(ValueError):
         TalonDeal.from_public(rules, phase=7, **kw)
+
+
+@pytest.mark.parametrize("variant", TWO_PLAYER)
+def test_set_position_puts_a_scratch_copy_where_from_public_would(variant: str) -> None:
+    """``TalonDeal.set_position`` (issue 23): a search copy moved, in place, to another deal's
+    position (same talon, trump and closing) plays on exactly as that deal; the copied deal is
+    untouched. Positions are the real deals' own, at random points of play."""
+    rules = find_variant(variant).configure()
+    rng = random.Random(f"set_position {variant}")
+    checked = 0
+    for _ in range(40):
+        deck = list(rules.deck)
+        rng.shuffle(deck)
+        d = TalonDeal.new(rules, deck, rng.randrange(2))
+        for _ in range(rng.randrange(14)):
+            if d.over:
+                break
+            d.step(rng.choice(d.legal_actions()))
+        if d.over or d.pending or d.turn_marriages:
+            continue  # set_position starts a lead turn afresh (no marriage lead in progress)
+        before = d.to_snapshot()
+        scratch = d.search_copy()
+        scratch.step(rng.choice(scratch.legal_actions()))  # somewhere else first
+        scratch.set_position(hands=d.hands, phase=d.phase, to_act=d.to_act, leader=d.leader, lead_card=d.lead_card,
+                             tricks_won=d.tricks_won, trick_points=d.trick_points,
+                             marriage_points=d.marriage_points, won=d.won)
+        scratch.tpos, scratch.talon, scratch.closed_by, scratch.close_snapshot = d.tpos, d.talon[:], d.closed_by, \
+            d.close_snapshot  # what set_position keeps: the step above may have drawn or closed
+        scratch.trick_no, scratch.announced, scratch.last_winner = d.trick_no, d.announced, d.last_winner
+        assert scratch.history == [] and scratch.outcome is None
+        assert d.to_snapshot() == before
+        while not d.over:
+            assert scratch.legal_actions() == d.legal_actions()
+            a = rng.choice(d.legal_actions())
+            d.step(a)
+            scratch.step(a)
+        assert scratch.outcome == d.outcome
+        checked += 1
+    assert checked > 15
+
+
+def test_set_position_refuses_a_card_in_both_hands() -> None:
+    rules = find_variant("schnapsen-at").configure()
+    d = TalonDeal.new(rules, list(rules.deck), 0)
+    with pytest.raises(ValueError, match="both hands"):
+        d.search_copy().set_position(hands=(1, 1), phase=TalonDeal.LEAD, to_act=0, leader=0)

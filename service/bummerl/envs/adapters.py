@@ -128,8 +128,8 @@ class OpenSpielBot(Bot):
 
             def make(rng: random.Random) -> BummerlState:
                 opp, talon = public.sample(rng)
-                d = public.deal_state(opp, talon)
-                d.seats = tuple(deal_seats)  # deal seats -> match seats (the same in two-player games)
+                # deal seats -> match seats (the same in two-player games)
+                d = public.deal_state(opp, talon, (deal_seats[0], deal_seats[1]))
                 return BummerlState.from_deal(game, d, d.dealer_seat, sampler)
         else:
             from bummerl_client.bots.contract_search import ContractSampler

@@ -96,7 +96,7 @@ from bummerl.rules import (
 )
 from bummerl.rules import actions as A
 from bummerl.rules.base.cards import card_code
-from bummerl.rules.table.options import CATALOGUE
+from bummerl.rules.table.options import all_options
 
 from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
 from .encoding import Encoder
@@ -105,11 +105,12 @@ __all__ = ["GAME_NAME", "VARIANTS", "BummerlGame", "BummerlState", "Determinized
            "openspiel_params"]
 
 GAME_NAME = "bummerl"
-#: Variant ids (listing them also loads every variant module, which adds the options of the
-#: three- and four-player games to the catalogue).
+#: Variant ids.
 VARIANTS: tuple[str, ...] = tuple(s.id for s in list_variants())
+#: Every option of every variant (the union of the catalogues), one game parameter each.
+OPTIONS = all_options()
 #: Unset option (the variant's default): ``""`` for an enum option, ``-1`` for an int or bool one.
-UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(CATALOGUE.items())}
+UNSET: dict[str, Any] = {name: ("" if o.type == "enum" else -1) for name, o in sorted(OPTIONS.items())}
 _PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deals": 0, "deal": "shuffle",
                            "seed": -1, **UNSET}
 _OWN = ("variant", "mode", "max_deals", "deal", "seed")
@@ -130,7 +131,7 @@ def game_facts(params: Mapping[str, Any]) -> tuple[Rules, str, int]:
     for k, v in params.items():
         if k in _OWN or v == UNSET.get(k, object()):
             continue
-        if k in CATALOGUE and CATALOGUE[k].type == "bool" and isinstance(v, int) and not isinstance(v, bool):
+        if k in OPTIONS and OPTIONS[k].type == "bool" and isinstance(v, int) and not isinstance(v, bool):
             if v not in (0, 1):
                 raise InvalidOptionError(k, f"expected 0 (false), 1 (true) or -1 (the variant's default), got {v}")
             v = bool(v)
@@ -698,7 +699,7 @@ def openspiel_params(variant: str, options: Mapping[str, str], mode: str = "matc
     ``options``): enum options stay strings, int options become ints, bool options 0 / 1."""
     out: dict[str, Any] = {"variant": variant, "mode": mode}
     for k, v in options.items():
-        o = CATALOGUE[k]
+        o = OPTIONS[k]
         out[k] = str(v) if o.type == "enum" else int(bool(o.parse(v))) if o.type == "bool" else int(v)
     return out
 

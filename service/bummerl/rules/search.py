@@ -7,7 +7,9 @@ Phases of :class:`~bummerl.rules.TalonDeal` (its ``phase``): ``LEAD``, ``FOLLOW`
 ``EXCHANGE_ON_CLOSE``, ``OVER``. Trick rules: :func:`legal_follow` (DEF-PLAY-STRICT and the contract
 games' follow rules), :func:`winning_card`, ``TEN_HIGH``. Cards as bits: ``BIT``, ``SUIT_MASK``,
 ``HIGHER``, ``KING``, ``QUEEN``, :func:`cards_of`. A copy for a search: ``TalonDeal.search_copy()``
-and ``ContractDeal.search_copy()``.
+and ``ContractDeal.search_copy()``; a position to search: ``TalonDeal.from_public(...)`` (a new
+deal) or ``TalonDeal.set_position(...)`` (a scratch copy moved in place). A search never assigns a
+deal's fields (tests/clients/test_sdk_uses_the_facade.py).
 """
 
 from __future__ import annotations

@@ -226,11 +226,12 @@ class PublicDeal:
         rng.shuffle(rest)
         return opp, rest
 
-    def deal_state(self, opp_hand: int, talon_cards: list[int]) -> TalonDeal:
+    def deal_state(self, opp_hand: int, talon_cards: list[int], seats: tuple[int, int] = (0, 1)) -> TalonDeal:
         """An engine deal with the public counters and this layout (``talon_cards`` top first, the
         known bottom card appended), built by the engine's public constructor
-        :meth:`~bummerl.rules.TalonDeal.from_public`. Its future under the engine is that of the
-        real deal when the layout is the real one (tested)."""
+        :meth:`~bummerl.rules.TalonDeal.from_public`; ``seats``: the match seats of deal seats 0
+        and 1 (a rotation deal's pair). Its future under the engine is that of the real deal when
+        the layout is the real one (tested)."""
         hands = [0, 0]
         hands[self.me] = self.hand
         hands[self.opp] = opp_hand
@@ -255,4 +256,5 @@ class PublicDeal:
             pending=self.pending,
             turn_marriages=self.turn_marriages,
             last_winner=self.last_winner,
+            seats=seats,
         )

@@ -88,19 +88,10 @@ class EndgameSolver:
         best_false = min(utility(DealOutcome(me, g, "false_declaration")) for g in (1, 2, 3))
         ends: dict[tuple[int, ...], float | None] = {}
 
+        # the ends of the deal are scored on one scratch copy, put at each end's position by the
+        # engine (DealState.set_position: no object per end; the talon, trump and closing stay)
         scratch = root.search_copy()
-
-        def reset(tp: tuple[int, int], tw: tuple[int, int], mp: tuple[int, int], hands: list[int]) -> None:
-            scratch.hands = hands
-            scratch.talon = root.talon[:]
-            scratch.trick_points = [tp[0], tp[1]]
-            scratch.tricks_won = [tw[0], tw[1]]
-            scratch.marriage_points = [mp[0], mp[1]]
-            scratch.won = [0, 0]
-            scratch.history = []
-            scratch.outcome = None
-            scratch.pending = 0
-            scratch.turn_marriages = 0
+        at = scratch.set_position
 
         def declare_value(p: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> float | None:
             """p declares 66 (DEF-DECL-1): scored by the engine; None where the engine refuses the
@@ -108,10 +99,8 @@ class EndgameSolver:
             key = (0, p, p0, p1, t0, t1, m0, m1)
             if key in ends:
                 return ends[key]
-            reset((p0, p1), (t0, t1), (m0, m1), [0, 0])
-            scratch.phase = LEAD
-            scratch.to_act = scratch.leader = p
-            scratch.lead_card = -1
+            at(hands=(0, 0), phase=LEAD, to_act=p, leader=p, trick_points=(p0, p1), tricks_won=(t0, t1),
+               marriage_points=(m0, m1))
             try:
                 scratch.step(A.DECLARE)
             except IllegalActionError:
@@ -126,13 +115,8 @@ class EndgameSolver:
             key = (1, p, lc, f, p0, p1, t0, t1, m0, m1)
             v = ends.get(key)
             if v is None:
-                hands = [0, 0]
-                hands[1 - p] = BIT[f]
-                reset((p0, p1), (t0, t1), (m0, m1), hands)
-                scratch.phase = FOLLOW
-                scratch.leader = p
-                scratch.to_act = 1 - p
-                scratch.lead_card = lc
+                at(hands=(0, BIT[f]) if p == 0 else (BIT[f], 0), phase=FOLLOW, to_act=1 - p, leader=p, lead_card=lc,
+                   trick_points=(p0, p1), tricks_won=(t0, t1), marriage_points=(m0, m1))
                 scratch.step(f)
                 assert scratch.outcome is not None
                 v = ends[key] = utility(scratch.outcome)

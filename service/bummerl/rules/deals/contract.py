@@ -40,34 +40,9 @@ from ..base.cards import BIT, SUIT_MASK, SUITS, card_code, cards_of
 from ..base.errors import IllegalActionError
 from ..base.events import event_view
 from ..base.tricks import NORMAL, legal_follow, trick_winner, winning_card
-from ..table.options import OptionSpec, add_options
 from ..table.outcome import DealEnd, DealOutcome, DealSummary
 from ..table.variant import Rules
 from .slots import slots_from_dict, slots_to_dict
-
-#: Table options shared by the contract games of §9-§12 (docs/RULES.md §13.2), added to the
-#: catalogue when this module is imported; each variant gives its own default with
-#: :func:`~bummerl.rules.table.variant.option`. ``void_must_trump`` and ``must_head_over_partner`` are
-#: read by the trick play below (OPEN-GEN-3).
-MULTI_PLAYER_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("must_head_over_partner", "bool", True, (),
-               "A follower must head the trick (or over-trump) even when his partner's card is winning it (OPEN-GEN-3)."),
-    OptionSpec("void_must_trump", "enum", "always", ("always", "only_if_winning"),
-               "A player void in the suit led must trump even if his trump cannot win (always), or only if it wins "
-               "(only_if_winning) (OPEN-GEN-3)."),
-    OptionSpec("max_kontra_level", "int", 1, (0, 1, 2, 3, 4),
-               "Highest multiplier call: 0 none, 1 Kontra x2, 2 Rekontra x4, 3 Subkontra x8, 4 Mordkontra x16."),
-    OptionSpec("trump_must_be_held", "bool", True, (),
-               "The trump namer must name a suit of which he holds a card (OPEN-BS-3, OPEN-HU3S-7)."),
-    OptionSpec("talon_discards_count_for", "enum", "declarer", ("declarer", "owner", "nobody", "defenders"),
-               "Whose trick points the laid-away cards add to (OPEN-TS-2, OPEN-HU3S-1)."),
-    OptionSpec("defender_contract_first_lead", "enum", "hivo", ("hivo", "announcer"),
-               "Who leads the first trick of a fogadó player's contract (OPEN-HU3S-4)."),
-    OptionSpec("auto_end_decided_contract", "bool", True, (),
-               "A fixed-value contract ends as soon as its result is certain, instead of being played out (SRV-3, "
-               "OPEN-GEN-4 d)."),
-)
-add_options(*MULTI_PLAYER_OPTIONS)
 
 #: ``void_must_trump`` (OPEN-GEN-3): must a player void in the suit led trump when his trump
 #: cannot win the trick?

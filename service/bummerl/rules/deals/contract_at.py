@@ -26,6 +26,8 @@ named, also in no-trump contracts), ``rest`` (cards not yet dealt: hidden), ``ta
 until taken), ``passed``, ``passes``, ``high``, ``high_seat`` (auction), ``queue`` (seats still
 to be asked for the next multiplier call), ``discards``, ``decided`` (a result held back while
 play goes on under ``auto_end_decided_contract = false``).
+
+Table options: the catalogue :data:`bummerl.rules.table.options.AT_CONTRACT`.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from ..base.cards import BIT, SUIT_MASK, cards_of, parse_card
 from ..base.errors import IllegalActionError
 from ..base.tricks import NORMAL, TEN_HIGH
 from ..base.views import DealView, Event
-from ..table.options import OptionSpec, add_options
 from ..table.outcome import DealEnd
 from ..table.variant import Rules
 from .contract import ContractDeal
@@ -64,19 +65,6 @@ ALL_TRICKS = frozenset(("gang", "zehnerloch", "bauernschnapser", "kontrabauernsc
 SCHNAPSER = frozenset(("schnapser", "kontraschnapser"))  # BS-CON-4/5/6
 DECLARER_LEADS = frozenset(("bettler", "gang", "zehnerloch", "farbenring"))  # BS-CON-2, OPEN-BS-2
 CERTAIN = frozenset(("farbenring", "herrenschnapser"))  # BS-CON-9/11, OPEN-BS-4
-
-#: Options of the Austrian contract games only (§9.7, §13.2); the shared ones are in
-#: :data:`bummerl.rules.deals.contract.MULTI_PLAYER_OPTIONS`.
-AT_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("auction_pass_is_final", "bool", True, (),
-               "A player who passed ('weiter') may not call later in the same auction (OPEN-BS-1)."),
-    OptionSpec("play_out_certain_contracts", "bool", False, (),
-               "Farbenring and Herrenschnapser are played out instead of being settled at once (OPEN-BS-4)."),
-    OptionSpec("enable_bettler", "bool", True, (), "The Bettler may be called (OPEN-BS-11)."),
-    OptionSpec("enable_zehnerloch", "bool", True, (), "The Zehnerloch may be called (OPEN-BS-11)."),
-)
-add_options(*AT_OPTIONS)
-
 
 def _count(mask: int) -> int:
     return bin(mask).count("1")

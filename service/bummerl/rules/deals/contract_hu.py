@@ -27,6 +27,8 @@ Everything the deal needs beyond the base slots lives in ``state`` (JSON-ready):
 ``discarding`` / ``discard_left`` / ``after_discard``  who lays away, how many, what follows
 ``bonus``      13 per seat for a 4 alsó shown under ``four_jacks_ends_deal = false``
 ``shown``      seats that showed the four alsó
+
+Table options: the catalogue :data:`bummerl.rules.table.options.HU_CONTRACT`.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from typing import Any, ClassVar
 from ..base import actions as A
 from ..base.cards import BIT, JACK, SUIT_MASK, cards_of, parse_card
 from ..base.errors import IllegalActionError
-from ..table.options import OptionSpec, add_options
 from ..table.outcome import DealEnd
 from ..table.variant import Rules
 from .contract import DEFENDER_CONTRACT_FIRST_LEAD, ContractDeal
@@ -91,20 +92,6 @@ PENALTIES: dict[str, Callable[[HuContractDeal, int], int] | None] = {
     "remaining_possible": _penalty_remaining,
 }
 
-add_options(
-    OptionSpec("trump_always_hearts", "bool", False, (), "Hearts (piros) is always trump; nobody names it.",
-               ("OPEN-HU3S-7", "OPEN-HU4-1")),
-    OptionSpec("trump_must_be_held", "bool", False, (), "Trump may only be named in a suit the namer holds.",
-               ("OPEN-BS-3", "OPEN-HU3S-7")),
-    OptionSpec("max_kontra_level", "int", 4, (), "Highest multiplier call: 1 kontra x2 .. 4 mordkontra x16 (0 none).",
-               ("OPEN-BS-5", "OPEN-HU3S-2"), 0, 4),
-    OptionSpec("four_jacks_ends_deal", "bool", True, (),
-               "4 alsó ends the deal at once (else the 13 are credited and the deal is played).", ("OPEN-HU3S-6",)),
-    OptionSpec("kilences_partner_tricks_allowed", "bool", True, (),
-               "In kilences, tricks won by the announcer's partner do not defeat it.", ("OPEN-HU4-3",)),
-    OptionSpec("must_head_over_partner", "bool", True, (),
-               "A follower must head / over-trump his partner's winning card too.", ("OPEN-GEN-3",)),
-)
 
 class HuContractDeal(ContractDeal):
     """A Hungarian contract deal (§11/§12). Subclasses fix the shape: ``ROUNDS`` the batch sizes

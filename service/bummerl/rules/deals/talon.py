@@ -145,9 +145,8 @@ class TalonDeal:
     def search_copy(self) -> TalonDeal:
         """A copy for a search, cheaper than :meth:`copy`: the lists play changes are copied and the
         history is left empty (a search never reads it; the copy's events and views are not those
-        of the deal). A search may then set the position it wants to look at through the public
-        fields (``hands``, ``talon``, ``trick_points``, ``tricks_won``, ``marriage_points``,
-        ``won``, ``phase``, ``to_act``, ``leader``, ``lead_card``...)."""
+        of the deal). A search may then put the copy at the positions it wants to look at with
+        :meth:`set_position` (or build a guessed world with :meth:`from_public`)."""
         d = TalonDeal.__new__(TalonDeal)
         for name in TalonDeal.__slots__:
             setattr(d, name, getattr(self, name))
@@ -164,6 +163,51 @@ class TalonDeal:
         d = self.search_copy()
         d.history = self.history[:]
         return d
+
+    def set_position(
+        self,
+        *,
+        hands: Sequence[int],
+        phase: int,
+        to_act: int,
+        leader: int,
+        lead_card: int = -1,
+        tricks_won: Sequence[int] = (0, 0),
+        trick_points: Sequence[int] = (0, 0),
+        marriage_points: Sequence[int] = (0, 0),
+        won: Sequence[int] = (0, 0),
+    ) -> None:
+        """Put this deal, in place, at another position of the same deal: for a search that
+        scores many positions on one scratch copy (:meth:`search_copy`), e.g. the ends of a
+        strict-play endgame (DEF-TAL-2/3), where building each with :meth:`from_public` would
+        cost an object per position.
+
+        Every index is a deal seat (0, 1). ``hands``: both hands as bitmasks; ``phase``:
+        :data:`LEAD` or :data:`FOLLOW` (or another phase); ``to_act``, ``leader`` and
+        ``lead_card`` (the card led at :data:`FOLLOW`, -1 at a lead turn); the public counters
+        ``tricks_won``, ``trick_points``, ``marriage_points`` and ``won`` (bitmask of won cards,
+        none by default). What the position does not name stays as it is: the trump, the talon
+        and its top (``tpos``), the closing (``closed_by``, ``close_snapshot``), ``trick_no``,
+        the announced suits and ``seats``. A marriage lead in progress is cleared (``pending``,
+        ``turn_marriages``), as are the history and the outcome. Raises ValueError if the two
+        hands share a card.
+        """
+        h0, h1 = hands
+        if h0 & h1:
+            raise ValueError("a card is in both hands")
+        self.hands = [h0, h1]
+        self.phase = phase
+        self.to_act = to_act
+        self.leader = leader
+        self.lead_card = lead_card
+        self.tricks_won = [tricks_won[0], tricks_won[1]]
+        self.trick_points = [trick_points[0], trick_points[1]]
+        self.marriage_points = [marriage_points[0], marriage_points[1]]
+        self.won = [won[0], won[1]]
+        self.pending = 0
+        self.turn_marriages = 0
+        self.history = []
+        self.outcome = None
 
     # ----------------------------------------------------------------- derived facts
     @property

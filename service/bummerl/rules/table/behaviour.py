@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from ..base.errors import InvalidOptionError
 from .protocols import TalonFacts
@@ -137,7 +137,8 @@ class Behaviour:
 
 
 def resolve(values: Mapping[str, object]) -> Behaviour:
-    """Look every enum option of ``values`` (name -> value, the whole catalogue) up in its table.
+    """Look every enum option of ``values`` (name -> value, the whole talon catalogue:
+    :data:`bummerl.rules.table.options.TALON` or ``TALON_ROTATION``) up in its table.
 
     Raises :class:`InvalidOptionError` for a value the engine does not implement.
     """
@@ -155,3 +156,23 @@ def resolve(values: Mapping[str, object]) -> Behaviour:
         undeclared_66_holder_wins=get("undeclared_66_at_end", UNDECLARED_66_AT_END),
         next_dealer=get("dealer_rotation", DEALER_ROTATION),
     )
+
+
+def _no_talon_deal(*args: object) -> NoReturn:
+    raise TypeError("this variant has no two-player trick-and-draw deal")
+
+
+#: ``Rules.behaviour`` of a contract game, whose deals read their options themselves (their
+#: catalogues lack the talon deal's options): calling one of its functions is a programming error.
+NO_BEHAVIOUR = Behaviour(None, _no_talon_deal, False, False, False, None, False, _no_talon_deal)
+
+
+def validate(values: Mapping[str, object]) -> Behaviour:
+    """The behaviour of a table without a talon deal (a contract game): every tabled option that
+    ``values`` has is still looked up, so that a value without a row fails at configure time as
+    in :func:`resolve` (e.g. ``false_declaration_penalty``, ``undeclared_66_at_end``); returns
+    :data:`NO_BEHAVIOUR`. Raises :class:`InvalidOptionError`."""
+    for name, table in TABLES.items():
+        if name in values:
+            pick(name, values[name], table)
+    return NO_BEHAVIOUR

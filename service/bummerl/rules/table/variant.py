@@ -20,8 +20,8 @@ from typing import Any
 from ..base import actions as A
 from ..base import cards as K
 from ..base.errors import InvalidOptionError, UnknownVariantError
-from .behaviour import Behaviour, resolve
-from .options import CATALOGUE, Inherited, OptionSpec, OptionValue
+from .behaviour import Behaviour, resolve, validate
+from .options import Catalogue, Inherited, OptionSpec, OptionValue
 from .outcome import DealOutcome
 from .protocols import TalonFacts
 
@@ -66,6 +66,11 @@ class VariantSpec:
     Both are set by the variant module (the levels above this one).
     ``teams``: team id per seat (``()`` = each seat its own team). ``action_kinds``: the action
     kinds this variant offers (:data:`bummerl.rules.base.actions.KINDS`).
+    ``catalogue``: the option catalogue of the variant's deal skeleton
+    (:mod:`bummerl.rules.table.options`: ``TALON``, ``TALON_ROTATION``, ``AT_CONTRACT``,
+    ``HU_CONTRACT``); ``options`` are taken from it (its :meth:`~Catalogue.option`), in the order
+    the variant lists them (ListVariants), and a configured :class:`Rules` has exactly its options
+    as attributes.
     """
 
     id: str
@@ -75,6 +80,7 @@ class VariantSpec:
     description: str
     ranks: int
     options: tuple[OptionSpec, ...]
+    catalogue: Catalogue
     deal_pattern: tuple[int | str, ...] = ()
     talon: TalonRules | None = None
     direction: str = "up"
@@ -89,11 +95,16 @@ class VariantSpec:
 
     def __post_init__(self) -> None:
         """Check the deal pattern when the variant is defined (SRV-1), so that dealing never meets
-        an entry it cannot read. Raises ValueError."""
+        an entry it cannot read, and that every option is one of its catalogue's, of the same type.
+        Raises ValueError."""
         bad = [b for b in self.deal_pattern if not (b == "T" or (isinstance(b, int) and not isinstance(b, bool) and b > 0))]
         if bad or list(self.deal_pattern).count("T") > 1:
             raise ValueError(f"variant {self.id}: deal_pattern entries are positive batch sizes and at most one "
                              f"'T', got {list(self.deal_pattern)}")
+        foreign = [o.name for o in self.options
+                   if o.name not in self.catalogue or self.catalogue[o.name].type != o.type]
+        if foreign:
+            raise ValueError(f"variant {self.id}: options {foreign} are not in its catalogue {self.catalogue.name!r}")
 
     def derive(self, **changes: Any) -> VariantSpec:
         """A variant that inherits this one's rules (STK-INH-1, HU3R-INH-1, TS-INH-1): the same
@@ -192,9 +203,14 @@ _NO_TALON = TalonRules(-1, 0, _no_talon, False)
 class Rules:
     """One table's configured variant: the spec, the option values, and derived hot-path facts.
 
-    Every option value is also an attribute (``rules.close_min_talon``). ``behaviour`` holds what
-    the engine does for each enum option value (:mod:`bummerl.rules.table.behaviour`), looked up here
-    so that a value without a behaviour fails at configure time. Immutable by convention.
+    Every option of the variant's catalogue (``spec.catalogue``) is also an attribute
+    (``rules.close_min_talon``): the table's value, or the catalogue default for an option the
+    variant does not list (e.g. ``dealer_rotation`` in Stockschnapsen). An option of another
+    catalogue is no attribute (a contract table has no ``close_min_talon``). ``options`` holds the
+    variant's own options only. ``behaviour`` holds what the engine does for each enum option
+    value (:mod:`bummerl.rules.table.behaviour`), looked up here so that a value without a
+    behaviour fails at configure time (:data:`~bummerl.rules.table.behaviour.NO_BEHAVIOUR` for a
+    contract game, whose deals read their options themselves). Immutable by convention.
     """
 
     spec: VariantSpec
@@ -241,15 +257,18 @@ class Rules:
     sets_to_win: int
 
     def __init__(self, spec: VariantSpec, options: dict[str, OptionValue]) -> None:
-        """Raises :class:`InvalidOptionError` if an enum option has a value the engine does not
-        implement (:func:`bummerl.rules.table.behaviour.resolve`)."""
+        """Raises :class:`InvalidOptionError` naming an option that is not in the variant's
+        catalogue, or an enum option whose value the engine does not implement
+        (:func:`bummerl.rules.table.behaviour.resolve`)."""
         self.spec = spec
         self.options = dict(options)
-        values = {o.name: options.get(o.name, o.default) for o in CATALOGUE.values()}
-        values.update(options)
+        catalogue = spec.catalogue
+        for name in options:
+            catalogue.spec(name)
+        values = {name: options.get(name, o.default) for name, o in catalogue.items()}
         for name, value in values.items():
             setattr(self, name, value)
-        self.behaviour = resolve(values)
+        self.behaviour = resolve(values) if spec.talon is not None else validate(values)
         self.deck = spec.deck
         self.talon = spec.talon or _NO_TALON
         nine = int(options.get("nine_value", 0))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..deals.contract_at import BauernschnapsenDeal
 from ..match.plans import ContractPlan
-from ..table.options import option
+from ..table.options import AT_CONTRACT
 from ..table.variant import VariantSpec, register
 
 #: Action kinds of the Austrian contract games (no talon exchange/closing/drawing; TS adds discard).
@@ -23,28 +23,28 @@ KINDS = frozenset((
 
 #: Options of §9.7 / §13 with their defaults (RULES.md §13.1, §13.2).
 OPTIONS = (
-    option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "BS-DEAL-1"),
-    option("must_head_over_partner", True, "OPEN-GEN-3", "BS-PLAY-1"),
-    option("void_must_trump", "always", "OPEN-GEN-3", "BS-PLAY-1"),
-    option("declare_on_marriage", True, "OPEN-GEN-4", "BS-DECL-1", "BS-CON-4"),
-    option("auto_declare", False, "OPEN-GEN-4", "SRV-3", "BS-DECL-1"),
-    option("auto_end_decided_contract", True, "OPEN-GEN-4", "SRV-3", "BS-CON-14"),
-    option("marriages_per_lead", 1, "OPEN-GEN-5", "BS-MAR-1", allowed=(1,)),
-    option("may_view_own_tricks", False, "OPEN-GEN-6"),
-    option("auction_pass_is_final", True, "OPEN-BS-1", "BS-BID-2"),
-    option("trump_must_be_held", True, "OPEN-BS-3", "BS-DEAL-2"),
-    option("play_out_certain_contracts", False, "OPEN-BS-4", "BS-CON-9", "BS-CON-11"),
-    option("max_kontra_level", 1, "OPEN-BS-5", "BS-KON-2"),
-    option("false_declaration_penalty", "two_or_three", "OPEN-BS-8", "BS-DECL-1",
+    AT_CONTRACT.option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "BS-DEAL-1"),
+    AT_CONTRACT.option("must_head_over_partner", True, "OPEN-GEN-3", "BS-PLAY-1"),
+    AT_CONTRACT.option("void_must_trump", "always", "OPEN-GEN-3", "BS-PLAY-1"),
+    AT_CONTRACT.option("declare_on_marriage", True, "OPEN-GEN-4", "BS-DECL-1", "BS-CON-4"),
+    AT_CONTRACT.option("auto_declare", False, "OPEN-GEN-4", "SRV-3", "BS-DECL-1"),
+    AT_CONTRACT.option("auto_end_decided_contract", True, "OPEN-GEN-4", "SRV-3", "BS-CON-14"),
+    AT_CONTRACT.option("marriages_per_lead", 1, "OPEN-GEN-5", "BS-MAR-1", allowed=(1,)),
+    AT_CONTRACT.option("may_view_own_tricks", False, "OPEN-GEN-6"),
+    AT_CONTRACT.option("auction_pass_is_final", True, "OPEN-BS-1", "BS-BID-2"),
+    AT_CONTRACT.option("trump_must_be_held", True, "OPEN-BS-3", "BS-DEAL-2"),
+    AT_CONTRACT.option("play_out_certain_contracts", False, "OPEN-BS-4", "BS-CON-9", "BS-CON-11"),
+    AT_CONTRACT.option("max_kontra_level", 1, "OPEN-BS-5", "BS-KON-2"),
+    AT_CONTRACT.option("false_declaration_penalty", "two_or_three", "OPEN-BS-8", "BS-DECL-1",
            allowed=("reject", "flat2", "two_or_three", "max3")),
-    option("undeclared_66_at_end", "last_trick_wins", "OPEN-BS-8", "BS-CON-3"),
-    option("dealer_rotation", "clockwise", "OPEN-BS-9", "BS-DEAL-3", allowed=("clockwise",)),
-    option("last_trick_win_points", "fixed1", "OPEN-BS-10", "BS-SCORE-1"),
-    option("schneider_threshold", 33, "OPEN-BS-10", "BS-SCORE-1"),
-    option("schneider_threshold_includes_marriages", True, "OPEN-BS-10", "BS-SCORE-1"),
-    option("enable_bettler", True, "OPEN-BS-11", "BS-BID-3", "BS-CON-12"),
-    option("enable_zehnerloch", True, "OPEN-BS-11", "BS-BID-3", "BS-CON-13"),
-    option("match_target", 24, "BS-MATCH-1"),
+    AT_CONTRACT.option("undeclared_66_at_end", "last_trick_wins", "OPEN-BS-8", "BS-CON-3"),
+    AT_CONTRACT.option("dealer_rotation", "clockwise", "OPEN-BS-9", "BS-DEAL-3", allowed=("clockwise",)),
+    AT_CONTRACT.option("last_trick_win_points", "fixed1", "OPEN-BS-10", "BS-SCORE-1"),
+    AT_CONTRACT.option("schneider_threshold", 33, "OPEN-BS-10", "BS-SCORE-1"),
+    AT_CONTRACT.option("schneider_threshold_includes_marriages", True, "OPEN-BS-10", "BS-SCORE-1"),
+    AT_CONTRACT.option("enable_bettler", True, "OPEN-BS-11", "BS-BID-3", "BS-CON-12"),
+    AT_CONTRACT.option("enable_zehnerloch", True, "OPEN-BS-11", "BS-BID-3", "BS-CON-13"),
+    AT_CONTRACT.option("match_target", 24, "BS-MATCH-1"),
 )
 
 SPEC = register(
@@ -56,6 +56,7 @@ SPEC = register(
         description="20 cards, 5 each, Vorhand names trump after 3 cards, auction of contracts (Schnapser, Gang, "
                     "Bauernschnapser... up to 24), Kontra; teams 0&2 vs 1&3; first team to 24.",
         ranks=5,
+        catalogue=AT_CONTRACT,
         options=OPTIONS,
         local_names="de",
         num_players=4,

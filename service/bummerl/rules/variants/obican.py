@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..base.cards import JACK
 from ..deals.outcomes import last_trick_decides
-from ..table.options import inherit, option
+from ..table.options import TALON, inherit
 from ..table.variant import TalonRules, register
 from .original66 import SPEC as ORIGINAL66
 
@@ -36,7 +36,7 @@ SPEC = register(
             "exchange_before_first_trick": inherit("OBI-EXCH-1"),
             "exchange_requires_won_trick": inherit("OBI-EXCH-1"),
             "exchange_on_opponent_close": inherit("OBI-EXCH-1"),
-            "close_timing": option("close_timing", "after_draw", "OBI-CLOSE-1"),
+            "close_timing": TALON.option("close_timing", "after_draw", "OBI-CLOSE-1"),
             "close_min_talon": inherit("OBI-INH-1"),
             "close_before_first_trick": inherit("OPEN-OBI-2", "OBI-CLOSE-1"),
             "close_score_basis": inherit("OBI-INH-1"),
@@ -46,14 +46,14 @@ SPEC = register(
             "marriage_first_lead_allowed": inherit("OBI-INH-1"),
             "marriage_counts_after_first_trick": inherit("OBI-INH-1"),
             "marriage_after_talon_closed": inherit("OBI-INH-1"),
-            "false_declaration_penalty": option(
+            "false_declaration_penalty": TALON.option(
                 "false_declaration_penalty", "reject", "OPEN-OBI-4", "OBI-DECL-1",
                 allowed=("reject", "flat2", "two_or_three", "max3", "remaining_possible")),
-            "undeclared_66_at_end": option("undeclared_66_at_end", "last_trick_wins", "OBI-END-1"),
-            "last_trick_win_points": option("last_trick_win_points", "fixed1", "OPEN-OBI-3", "OBI-SCORE-1"),
+            "undeclared_66_at_end": TALON.option("undeclared_66_at_end", "last_trick_wins", "OBI-END-1"),
+            "last_trick_win_points": TALON.option("last_trick_win_points", "fixed1", "OPEN-OBI-3", "OBI-SCORE-1"),
             "schneider_threshold": inherit("OBI-SCORE-1"),
-            "may_view_own_tricks": option("may_view_own_tricks", True, "OBI-PLAY-1"),
-            "match_target": option("match_target", 9, "OBI-MATCH-1"),
+            "may_view_own_tricks": TALON.option("may_view_own_tricks", True, "OBI-PLAY-1"),
+            "match_target": TALON.option("match_target", 9, "OBI-MATCH-1"),
         },
     )
 )

@@ -10,7 +10,7 @@ from ..base.cards import NINE
 from ..deals.outcomes import higher_total
 from ..deals.talon import TalonDeal
 from ..match.plans import BummerlPlan
-from ..table.options import option
+from ..table.options import TALON
 from ..table.variant import TalonRules, VariantSpec, register
 
 SPEC = register(
@@ -32,32 +32,33 @@ SPEC = register(
         local_names="bg",
         deal_class=TalonDeal,
         plan=BummerlPlan(),
+        catalogue=TALON,
         options=(
-            option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "SAN-DEAL-1"),
-            option("nine_value", 0, "OPEN-SAN-1", "SAN-DECK-2"),
-            option("exchange_min_talon", 4, "SAN-EXCH-3"),
-            option("exchange_before_first_trick", False, "SAN-EXCH-1"),
-            option("exchange_requires_won_trick", True, "SAN-EXCH-1"),
-            option("exchange_on_opponent_close", False, "OPEN-O66-5", "SAN-EXCH-4"),
-            option("close_timing", "before_or_after_draw", "SAN-CLOSE-1"),
-            option("close_min_talon", 4, "OPEN-SAN-2", "SAN-CLOSE-2"),
-            option("close_before_first_trick", False, "SAN-CLOSE-1"),
-            option("close_score_basis", "at_end", "SAN-CLOSE-4"),
-            option("failed_close_three_if", "opponent_no_trick_at_close", "OPEN-SAN-3", "SAN-CLOSE-5"),
-            option("non_closer_may_declare", True, "SAN-CLOSE-6"),
-            option("closed_deal_end", "closer_threshold", "SAN-END-3"),
-            option("marriage_first_lead_allowed", False, "SAN-MAR-3"),
-            option("marriage_counts_after_first_trick", True, "SAN-MAR-2"),
-            option("marriage_after_talon_closed", True, "OPEN-SAN-6", "SAN-MAR-5"),
-            option("marriages_per_lead", 1, "OPEN-GEN-5", "SAN-MAR-6"),
-            option("declare_on_marriage", True, "OPEN-SAN-5", "SAN-DECL-1"),
-            option("auto_declare", False, "OPEN-GEN-4", "SRV-3"),
-            option("false_declaration_penalty", "two_or_three", "SAN-DECL-2"),
-            option("schneider_threshold", 33, "SAN-SCORE-1"),
-            option("schneider_threshold_includes_marriages", True, "OPEN-SAN-4", "SAN-SCORE-1"),
-            option("may_view_own_tricks", False, "SAN-PLAY-3"),
-            option("dealer_rotation", "winner_deals", "SAN-DEAL-2"),
-            option("match_target", 11, "SAN-MATCH-1"),
+            TALON.option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "SAN-DEAL-1"),
+            TALON.option("nine_value", 0, "OPEN-SAN-1", "SAN-DECK-2"),
+            TALON.option("exchange_min_talon", 4, "SAN-EXCH-3"),
+            TALON.option("exchange_before_first_trick", False, "SAN-EXCH-1"),
+            TALON.option("exchange_requires_won_trick", True, "SAN-EXCH-1"),
+            TALON.option("exchange_on_opponent_close", False, "OPEN-O66-5", "SAN-EXCH-4"),
+            TALON.option("close_timing", "before_or_after_draw", "SAN-CLOSE-1"),
+            TALON.option("close_min_talon", 4, "OPEN-SAN-2", "SAN-CLOSE-2"),
+            TALON.option("close_before_first_trick", False, "SAN-CLOSE-1"),
+            TALON.option("close_score_basis", "at_end", "SAN-CLOSE-4"),
+            TALON.option("failed_close_three_if", "opponent_no_trick_at_close", "OPEN-SAN-3", "SAN-CLOSE-5"),
+            TALON.option("non_closer_may_declare", True, "SAN-CLOSE-6"),
+            TALON.option("closed_deal_end", "closer_threshold", "SAN-END-3"),
+            TALON.option("marriage_first_lead_allowed", False, "SAN-MAR-3"),
+            TALON.option("marriage_counts_after_first_trick", True, "SAN-MAR-2"),
+            TALON.option("marriage_after_talon_closed", True, "OPEN-SAN-6", "SAN-MAR-5"),
+            TALON.option("marriages_per_lead", 1, "OPEN-GEN-5", "SAN-MAR-6"),
+            TALON.option("declare_on_marriage", True, "OPEN-SAN-5", "SAN-DECL-1"),
+            TALON.option("auto_declare", False, "OPEN-GEN-4", "SRV-3"),
+            TALON.option("false_declaration_penalty", "two_or_three", "SAN-DECL-2"),
+            TALON.option("schneider_threshold", 33, "SAN-SCORE-1"),
+            TALON.option("schneider_threshold_includes_marriages", True, "OPEN-SAN-4", "SAN-SCORE-1"),
+            TALON.option("may_view_own_tricks", False, "SAN-PLAY-3"),
+            TALON.option("dealer_rotation", "winner_deals", "SAN-DEAL-2"),
+            TALON.option("match_target", 11, "SAN-MATCH-1"),
         ),
     )
 )

@@ -9,15 +9,9 @@ wins, places 2 and 3 by score, equal scores sharing the place (HU3R-MATCH-1, OPE
 from __future__ import annotations
 
 from ..match.plans import RotationPlan
-from ..table.options import OptionSpec, add_options, option
+from ..table.options import TALON_ROTATION
 from ..table.variant import default_match_format, register
 from .snapszer_hu2 import SPEC as SNAPSZER_HU2
-
-ROTATION = OptionSpec(
-    "rotation", "enum", "cyclic", ("cyclic", "loser_sits_out", "winner_stays"),
-    "Who sits out the next deal: fixed clockwise cycle, or the loser of the deal (the winner stays).",
-)
-add_options(ROTATION)
 
 SPEC = register(
     SNAPSZER_HU2.derive(
@@ -30,13 +24,14 @@ SPEC = register(
         num_players=3,
         plan=RotationPlan(watcher_credited=False, playoff_places=()),
         match_format=default_match_format,
+        catalogue=TALON_ROTATION,  # no Bummerls or sets; who sits out (the rotation plan)
         options={
             "match_format": None,  # HU2-MATCH-1 is not inherited (HU3R-INH-1)
             "set_target": None,
             "sets_to_win": None,
             "dealer_rotation": None,  # HU2-SEAT-1 is replaced by HU3R-ROT-1
-            "match_target": option("match_target", 7, "OPEN-HU3R-2", "HU3R-MATCH-1"),
-            "rotation": option("rotation", "cyclic", "OPEN-HU3R-1", "HU3R-ROT-1"),
+            "match_target": TALON_ROTATION.option("match_target", 7, "OPEN-HU3R-2", "HU3R-MATCH-1"),
+            "rotation": TALON_ROTATION.option("rotation", "cyclic", "OPEN-HU3R-1", "HU3R-ROT-1"),
         },
     )
 )

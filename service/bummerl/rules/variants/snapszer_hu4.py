@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..deals.contract_hu import FourPlayerDeal
 from ..match.plans import ContractPlan
-from ..table.options import inherit, option
+from ..table.options import HU_CONTRACT, inherit
 from ..table.variant import register
 from .snapszer_hu3s import SPEC as SOPRON
 
@@ -38,7 +38,7 @@ SPEC = register(
             "max_kontra_level": inherit("HU4-KON-1"),
             "defender_contract_first_lead": inherit("HU4-LEAD-1"),
             "four_jacks_ends_deal": inherit("HU4-CON-5"),
-            "kilences_partner_tricks_allowed": option("kilences_partner_tricks_allowed", True, "OPEN-HU4-3", "HU4-CON-3"),
+            "kilences_partner_tricks_allowed": HU_CONTRACT.option("kilences_partner_tricks_allowed", True, "OPEN-HU4-3", "HU4-CON-3"),
             "void_must_trump": inherit("HU4-PLAY-1"),
             "must_head_over_partner": inherit("HU4-PLAY-1"),
             "marriages_per_lead": inherit("HU4-MAR-1"),

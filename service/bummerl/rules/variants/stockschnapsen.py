@@ -8,15 +8,9 @@ STK-ROT-1; its game points go to the deal winner and to the watcher (STK-SCORE-1
 from __future__ import annotations
 
 from ..match.plans import RotationPlan
-from ..table.options import OptionSpec, add_options, option
+from ..table.options import TALON_ROTATION
 from ..table.variant import default_match_format, register
 from .schnapsen_at import SPEC as SCHNAPSEN_AT
-
-PAIR_DEALER = OptionSpec(
-    "pair_dealer", "enum", "first_listed", ("first_listed", "alternate_per_pair"),
-    "Who deals within a pairing of the rotation: its first-listed player, or alternately each time the pair meets.",
-)
-add_options(PAIR_DEALER)
 
 SPEC = register(
     SCHNAPSEN_AT.derive(
@@ -29,12 +23,13 @@ SPEC = register(
         num_players=3,
         plan=RotationPlan(watcher_credited=True, playoff_places=(1, 2)),
         match_format=default_match_format,
+        catalogue=TALON_ROTATION,  # no Bummerls or sets; who sits out (the rotation plan)
         options={
             "bummerls_to_win": None,  # AT-MATCH-* are not inherited (STK-INH-1)
             "schneider_bummerl_value": None,
             "dealer_rotation": None,  # the rotation of STK-ROT-1/2 decides who deals
-            "match_target": option("match_target", 7, "STK-MATCH-1"),
-            "pair_dealer": option("pair_dealer", "first_listed", "OPEN-STK-1", "STK-ROT-2"),
+            "match_target": TALON_ROTATION.option("match_target", 7, "STK-MATCH-1"),
+            "pair_dealer": TALON_ROTATION.option("pair_dealer", "first_listed", "OPEN-STK-1", "STK-ROT-2"),
         },
     )
 )

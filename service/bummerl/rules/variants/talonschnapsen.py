@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..deals.contract_at import TalonschnapsenDeal
 from ..match.plans import ContractPlan
-from ..table.options import option
+from ..table.options import AT_CONTRACT
 from ..table.variant import register
 from .bauernschnapsen import KINDS
 from .bauernschnapsen import SPEC as BAUERN
@@ -32,12 +32,12 @@ SPEC = register(
         deal_class=TalonschnapsenDeal,
         plan=ContractPlan(playoff_variant="schnapsen-at", playoff_places=(1,)),  # TS-MATCH-1, OPEN-TS-7
         options={
-            "deal_mapping_version": option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "TS-DEAL-1"),
-            "dealer_rotation": option("dealer_rotation", "clockwise", "OPEN-TS-6", "TS-SEAT-1", allowed=("clockwise",)),
-            "play_out_certain_contracts": option("play_out_certain_contracts", False, "OPEN-TS-4", "TS-CON-2"),
-            "talon_discards_count_for": option("talon_discards_count_for", "declarer", "OPEN-TS-2", "TS-TAL-1",
+            "deal_mapping_version": AT_CONTRACT.option("deal_mapping_version", 1, "OPEN-GEN-2", "SRV-1", "TS-DEAL-1"),
+            "dealer_rotation": AT_CONTRACT.option("dealer_rotation", "clockwise", "OPEN-TS-6", "TS-SEAT-1", allowed=("clockwise",)),
+            "play_out_certain_contracts": AT_CONTRACT.option("play_out_certain_contracts", False, "OPEN-TS-4", "TS-CON-2"),
+            "talon_discards_count_for": AT_CONTRACT.option("talon_discards_count_for", "declarer", "OPEN-TS-2", "TS-TAL-1",
                                                allowed=("declarer", "nobody", "defenders")),
-            "match_target": option("match_target", 24, "TS-MATCH-1", "OPEN-TS-7"),
+            "match_target": AT_CONTRACT.option("match_target", 24, "TS-MATCH-1", "OPEN-TS-7"),
         },
     )
 )
