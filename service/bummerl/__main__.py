@@ -232,7 +232,7 @@ async def _serve(args: argparse.Namespace) -> int:
     tune_gc()
     metrics.watch_gc()
     stop = asyncio.Event()
-    pacer = asyncio.create_task(GcPacer(settings.gc_pace_ms).run(stop), name="bummerl-gc") if settings.gc_pace_ms else None
+    pacer = asyncio.create_task(GcPacer(settings.gc_pace_ms, budget=settings.gc_budget).run(stop), name="bummerl-gc") if settings.gc_pace_ms else None
     print(where, flush=True)
     print(f"bummerl: gRPC listening on {rt.target}", flush=True)
     web = f"http://{rt.target.rsplit(':', 1)[0]}:{rt.http_port}" if rt.http_port else None

@@ -93,6 +93,11 @@ class Settings:
     (:class:`bummerl.app.GcPacer`), instead of when allocations pass a count (long pauses in the
     p99 latency); 0 = CPython's count-triggered collection only."""
 
+    gc_budget: float = 0.03
+    """Share of wall time the paced collections may take (0..1) before the pacer lengthens its
+    period (up to 100 ms; back to ``gc_pace_ms`` when they take less than half of it): a
+    saturated server spends less CPU on the collector, with longer pauses. 0 = a fixed period."""
+
     event_loop: str = "auto"
     """Event loop of ``bummerl serve`` (each worker too): ``"uvloop"`` (libuv; ~4% more
     SubmitAction/s and ~5% less server CPU per action than the standard loop in alternating runs
@@ -237,6 +242,8 @@ class Settings:
             raise ValueError(f"reaper_poll_ms must be an int in 1..60000, got {self.reaper_poll_ms!r}")
         if not isinstance(self.gc_pace_ms, int) or isinstance(self.gc_pace_ms, bool) or not 0 <= self.gc_pace_ms <= 10000:
             raise ValueError(f"gc_pace_ms must be an int in 0..10000, got {self.gc_pace_ms!r}")
+        if isinstance(self.gc_budget, bool) or not isinstance(self.gc_budget, (int, float)) or not 0 <= self.gc_budget <= 1:
+            raise ValueError(f"gc_budget must be a share of time in 0..1, got {self.gc_budget!r}")
         for name, top in (("house_budget_ms", 60_000), ("house_workers", 64), ("house_max_seats", 100_000)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:

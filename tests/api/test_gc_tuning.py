@@ -77,3 +77,67 @@ def test_gc_pace_ms_out_of_range_is_refused(value: object) -> None:
 def test_gc_pace_ms_comes_from_the_environment() -> None:
     assert Settings.from_env({"BUMMERL_GC_PACE_MS": "0"}).gc_pace_ms == 0
     assert Settings.from_env({}).gc_pace_ms == 10
+
+
+class _Time:
+    """A fake clock (seconds) that the patched collector advances by ``cost`` per collection."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.cost = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _drive(pacer: GcPacer, t: _Time, seconds: float) -> list[float]:
+    """Steps as :meth:`GcPacer.run` makes them (a period of wall time, then a collection) for
+    ``seconds`` of fake time; the periods used, in ms."""
+    used = []
+    end = t.now + seconds
+    while t.now < end:
+        used.append(round(pacer.period_s * 1000, 3))
+        t.now += pacer.period_s
+        pacer.step()
+    return used
+
+
+def test_the_budget_lengthens_the_period_of_a_busy_process_and_shortens_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Collections over ``budget`` of wall time double the period each second up to
+    ``max_period_ms``; cheap ones (under half the budget) halve it back to ``period_ms``; a share
+    between the two keeps it; ``budget`` 0 keeps the period fixed."""
+    t = _Time()
+
+    def collect(generation: int = 2) -> int:
+        t.now += t.cost
+        return 0
+
+    monkeypatch.setattr(gc, "collect", collect)
+    pacer = GcPacer(period_ms=10, max_period_ms=80, budget=0.03, clock=t)
+    t.cost = 0.003  # 3 ms per collection: over 3% of wall time at every period up to 80 ms
+    busy = _drive(pacer, t, 6.0)
+    assert busy[0] == 10 and max(busy) == 80 and sorted(set(busy)) == [10, 20, 40, 80]
+    assert busy == sorted(busy)  # it only grew
+    t.cost = 0.0
+    idle = _drive(pacer, t, 6.0)
+    assert idle[0] == 80 and idle[-1] == 10 and idle == sorted(idle, reverse=True)
+    t.cost = 0.0005  # 0.5 ms: 2.5% of a 20 ms period, between half the budget and the budget
+    steady = GcPacer(period_ms=20, max_period_ms=80, budget=0.03, clock=t)
+    assert set(_drive(steady, t, 4.0)) == {20}
+    t.cost = 0.005
+    fixed = GcPacer(period_ms=10, budget=0, clock=t)
+    assert set(_drive(fixed, t, 3.0)) == {10}
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, True])
+def test_gc_budget_out_of_range_is_refused(value: object) -> None:
+    with pytest.raises(ValueError, match="gc_budget"):
+        Settings(gc_budget=value)  # type: ignore[arg-type]
+    if not isinstance(value, bool):
+        with pytest.raises(ValueError, match="budget"):
+            GcPacer(budget=value)  # type: ignore[arg-type]
+
+
+def test_gc_budget_comes_from_the_environment() -> None:
+    assert Settings.from_env({"BUMMERL_GC_BUDGET": "0"}).gc_budget == 0
+    assert Settings.from_env({}).gc_budget == 0.03
