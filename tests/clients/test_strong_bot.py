@@ -328,4 +328,7 @@ async def test_strong_thinks_without_blocking_the_event_loop() -> None:
     elapsed = _time.perf_counter() - t0
     t.cancel()
     assert int(action) in {int(a["id"]) for a in info.legal_actions}
-    assert elapsed < 0.05 or ticks >= 3  # the loop ran while the bot thought
+    # the loop ran while the bot thought: a search on the loop's thread would let the ticker run
+    # no step before the answer (0 ticks); a thread lets it run, however few steps a loaded machine
+    # gives it (3 ticks were asked before, and a run at load average 6 saw 2 in 440 ms)
+    assert elapsed < 0.05 or ticks >= 1
