@@ -250,8 +250,8 @@ class GcPacer:
     period allocated and still holds (a version lives until the match's next action), ~0.8 ms
     every 10 ms, 6-8% of its CPU under ``bummerl bench service --play``. Objects that die before
     a collection are never examined, so longer periods cost less in all. Over each second the
-    pacer compares the time its collections took with ``budget`` (a share of wall time, default
-    0.03): above it the period doubles (up to ``max_period_ms``, default 100 ms), below half of it
+    pacer compares the CPU time its collections took (``cpu_clock``, this thread's) with
+    ``budget`` (a share of wall time, ``clock``; default 0.03): above it the period doubles (up to ``max_period_ms``, default 100 ms), below half of it
     the period halves (down to ``period_ms``). A server below saturation (the half-load run above
     spends ~1.4%) keeps the short period and its sub-millisecond pauses; a saturated one trades
     longer pauses (2-4 ms, within its queueing delay) for CPU. ``budget`` 0 = a fixed period.
@@ -265,7 +265,8 @@ class GcPacer:
 
     def __init__(self, period_ms: int = 10, young_per_middle: int = 200, middle_per_full: int = 300, *,
                  max_period_ms: int = 100, budget: float = 0.03,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 cpu_clock: Callable[[], float] = time.thread_time) -> None:
         if period_ms < 1 or young_per_middle < 1 or middle_per_full < 1:
             raise ValueError("GcPacer: period_ms, young_per_middle and middle_per_full must be >= 1")
         if not 0 <= budget <= 1:
@@ -277,6 +278,7 @@ class GcPacer:
         self.middle_per_full = middle_per_full
         self.budget = budget
         self._clock = clock
+        self._cpu_clock = cpu_clock
         self._young = 0
         self._middle = 0
         self._window_start = clock()
@@ -290,10 +292,10 @@ class GcPacer:
         if self._young % self.young_per_middle == 0:
             self._middle += 1
             generation = 2 if self._middle % self.middle_per_full == 0 else 1
-        t = self._clock()
+        t = self._cpu_clock()
         gc.collect(generation)
+        self._spent += self._cpu_clock() - t  # CPU time: a busy machine's other work does not count
         now = self._clock()
-        self._spent += now - t
         elapsed = now - self._window_start
         if elapsed >= self.WINDOW_S:
             share = self._spent / elapsed

@@ -113,7 +113,7 @@ def test_the_budget_lengthens_the_period_of_a_busy_process_and_shortens_it_again
         return 0
 
     monkeypatch.setattr(gc, "collect", collect)
-    pacer = GcPacer(period_ms=10, max_period_ms=80, budget=0.03, clock=t)
+    pacer = GcPacer(period_ms=10, max_period_ms=80, budget=0.03, clock=t, cpu_clock=t)
     t.cost = 0.003  # 3 ms per collection: over 3% of wall time at every period up to 80 ms
     busy = _drive(pacer, t, 6.0)
     assert busy[0] == 10 and max(busy) == 80 and sorted(set(busy)) == [10, 20, 40, 80]
@@ -122,10 +122,10 @@ def test_the_budget_lengthens_the_period_of_a_busy_process_and_shortens_it_again
     idle = _drive(pacer, t, 6.0)
     assert idle[0] == 80 and idle[-1] == 10 and idle == sorted(idle, reverse=True)
     t.cost = 0.0005  # 0.5 ms: 2.5% of a 20 ms period, between half the budget and the budget
-    steady = GcPacer(period_ms=20, max_period_ms=80, budget=0.03, clock=t)
+    steady = GcPacer(period_ms=20, max_period_ms=80, budget=0.03, clock=t, cpu_clock=t)
     assert set(_drive(steady, t, 4.0)) == {20}
     t.cost = 0.005
-    fixed = GcPacer(period_ms=10, budget=0, clock=t)
+    fixed = GcPacer(period_ms=10, budget=0, clock=t, cpu_clock=t)
     assert set(_drive(fixed, t, 3.0)) == {10}
 
 
