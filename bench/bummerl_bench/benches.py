@@ -445,6 +445,96 @@ async def _stream_load(target: str, matches: int, seconds: float, variant: str, 
     return out
 
 
+async def _core_trial(svc: Any, matches: int, seconds: float, variant: str, seed: int) -> tuple[float, int]:
+    """One run of :func:`bench_core`: ``(CPU seconds of this process, actions)``."""
+    from bummerl.api.servicer import update_message
+
+    actions = 0
+    stop_at = time.perf_counter() + seconds
+
+    async def seat(match_id: str, s: int, token: str, rng: random.Random) -> None:
+        nonlocal actions
+        updates: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def follow() -> None:  # as gRPC does: the next update is pulled as soon as one is sent
+            async for u in svc.stream(match_id, s, token):
+                update_message(u).SerializeToString()
+                updates.put_nowait(u)
+                if u.match_over:
+                    return
+
+        reader = asyncio.create_task(follow())
+        try:
+            while True:
+                u = await updates.get()
+                if u.match_over:
+                    return
+                info = u.information_set
+                if info["deal"]["to_act"] == s and info["legal_actions"]:
+                    await svc.submit_action(match_id, s, token, u.version, rng.choice(info["legal_actions"])["id"])
+                    actions += 1
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+
+    async def table(i: int) -> None:
+        rng = random.Random(seed * 1_000_003 + i)
+        n = 0
+        while time.perf_counter() < stop_at:
+            created = await svc.create_match(variant, seed=seed * 1_000_003 + i * 1000 + n)
+            n += 1
+            await asyncio.gather(*(seat(created.match_id, s, created.tokens[s], rng)
+                                   for s in range(len(created.tokens))))
+
+    c0 = time.process_time()
+    await asyncio.gather(*(table(i) for i in range(matches)))
+    return time.process_time() - c0, actions
+
+
+def bench_core(matches: int = 32, seconds: float = 3.0, variant: str = "schnapsen-at", trials: int = 5,
+               seed: int = 1) -> dict[str, Any]:
+    """The service's own work per action on the stream path, without gRPC: in this process a
+    :class:`~bummerl.core.MatchService` with its :class:`~bummerl.store.StreamHub` on an embedded
+    Valkey (another process, not counted), ``matches`` matches at a time; each seat follows its
+    stream (the next update pulled at once, as gRPC does) and acts at random from another task,
+    and every update is encoded as StreamMatch and Play send it (``servicer.update_message``).
+    ``trials`` runs of ``seconds`` each on the event loop ``bummerl serve`` uses, the collector
+    tuned as a server's (:func:`bummerl.app.tune_gc`, no pacer). Figures: this process's CPU time
+    (``time.process_time``) per action, in **microseconds**, the minimum and the median over the
+    trials; the minimum moves least with other load on a shared machine, so two builds compare on
+    it (run them one after the other, twice). Returns ``{"variant", "matches", "trials",
+    "seconds", "actions_per_trial", "cpu_us_per_action_min", "cpu_us_per_action_median"}``."""
+    from bummerl.app import loop_factory, tune_gc
+    from bummerl.config import Settings
+    from bummerl.core import MatchService
+    from bummerl.store import EmbeddedValkey, MatchStore, StreamHub
+
+    async def run() -> tuple[list[float], list[int]]:
+        with EmbeddedValkey() as valkey:
+            store = await MatchStore.connect(valkey.url)
+            hub = await StreamHub(store).start()
+            try:
+                svc = MatchService(store, hub=hub)
+                await _core_trial(svc, matches, min(1.0, seconds), variant, seed)  # warm-up
+                tune_gc()
+                per: list[float] = []
+                counts: list[int] = []
+                for k in range(trials):
+                    cpu, n = await _core_trial(svc, matches, seconds, variant, seed + k + 1)
+                    per.append(cpu * 1e6 / max(1, n))
+                    counts.append(n)
+                return per, counts
+            finally:
+                await hub.aclose()
+                await store.aclose()
+
+    with asyncio.Runner(loop_factory=loop_factory(Settings.from_env().event_loop)) as runner:
+        per, counts = runner.run(run())
+    return {"variant": variant, "matches": matches, "trials": trials, "seconds": seconds,
+            "actions_per_trial": round(statistics.mean(counts)),
+            "cpu_us_per_action_min": round(min(per), 1), "cpu_us_per_action_median": round(statistics.median(per), 1)}
+
+
 def _rss_mb(pid: int) -> float | None:
     """Resident memory of a process in MiB (Linux /proc), or None."""
     try:

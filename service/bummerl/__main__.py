@@ -326,6 +326,15 @@ def _bench(args: argparse.Namespace) -> int:
             else:
                 print(f"engine {r['variant']}: {r['deals_per_s']:,.0f} deals/s, {r['actions_per_s']:,.0f} actions/s "
                       f"({r['actions_per_deal']} actions/deal, {r['seconds']} s, one core, policy {r['policy']})")
+    elif args.what == "core":
+        r = bench.bench_core(args.matches if args.matches != 64 else 32, args.seconds if args.seconds != 10.0 else 3.0,
+                             args.variant, trials=args.runs if args.runs else 5)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"core {r['variant']}: {r['cpu_us_per_action_min']} us of CPU per action (min of {r['trials']} runs; "
+                  f"median {r['cpu_us_per_action_median']} us), the service's own work on the stream path without gRPC "
+                  f"({r['matches']} matches, ~{r['actions_per_trial']:,} actions per {r['seconds']} s run)")
     elif args.what == "openspiel":
         from bummerl_bench.openspiel import main as bench_openspiel_main
 
@@ -646,8 +655,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ladder.add_parsers(sub)
     loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="print engine or service figures")
-    b.add_argument("what", choices=["engine", "service", "floor", "timeouts", "ladder", "strong", "sprt", "openspiel",
-                                      "leaderboard", "web", "failover"],
+    b.add_argument("what", choices=["engine", "service", "floor", "core", "timeouts", "ladder", "strong", "sprt",
+                                      "openspiel", "leaderboard", "web", "failover"],
                    help="which figures to print")
     b.add_argument("--failovers", type=int, default=3,
                    help="failover: masters killed (SIGKILL) one after another under load (default 3)")
@@ -658,8 +667,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--variant", default=None,
                    help="variant id, or 'all' (engine, strong); 'multi' (strong: the six 3-4 seat games); "
                         "default schnapsen-at (strong: all)")
-    b.add_argument("--seconds", type=float, default=10.0, help="how long to measure, seconds (default 10)")
-    b.add_argument("--matches", type=int, default=64, help="concurrent matches (service, timeouts, ladder; default 64)")
+    b.add_argument("--seconds", type=float, default=10.0, help="how long to measure, seconds (default 10; core: per run, 3)")
+    b.add_argument("--matches", type=int, default=64, help="concurrent matches (service, timeouts, ladder; default 64; core: 32)")
     b.add_argument("--policy", choices=["random", "no-declare"], default="random",
                    help="engine: uniform random, or random without declaring (full-length deals)")
     b.add_argument("--rest", action="store_true", help="service: drive the REST/JSON gateway instead of gRPC")
@@ -682,7 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")
     b.add_argument("--runs", type=int, default=None,
                    help="sprt: simulated SPRT runs per true Elo and shape (default 2000); web: page loads per kind of "
-                        "match page (default 10)")
+                        "match page (default 10); core: runs (default 5)")
     b.add_argument("--json", action="store_true", help="one JSON line with the figures")
     return p
 

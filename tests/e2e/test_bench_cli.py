@@ -100,3 +100,17 @@ def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:
     assert 0 < r["ratio"] < r["call_ratio"]  # every action also reads the next seat's view
     half = r["service_half_load"]["rate"]
     assert r["floor_half_load"]["calls_per_s"] <= half * 1.5 and r["floor_half_load"]["p99_ms"] is not None
+
+
+def test_bench_core_prints_cpu_per_action_of_the_stream_path() -> None:
+    """``bummerl bench core``: the service's own CPU per action without gRPC, min and median of
+    the runs, and the actions each run played (figures printed, not asserted beyond their shape)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "core", "--matches", "2", "--seconds", "0.5", "--runs", "2",
+         "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["variant"] == "schnapsen-at" and r["trials"] == 2 and r["matches"] == 2
+    assert r["actions_per_trial"] > 0
+    assert 0 < r["cpu_us_per_action_min"] <= r["cpu_us_per_action_median"]

@@ -38,6 +38,13 @@ def _encoded(d: Any, encode: Callable[[Any], Any], memo: dict[int, Any] | None) 
     return pb
 
 
+def update_message(u: Update) -> game_pb2.MatchUpdate:
+    """The ``MatchUpdate`` that StreamMatch and Play send for ``u``: its events and information set
+    encoded once per version (:func:`_encoded`, ``u.memo``; the deal's history by identity,
+    ``u.history_memo``)."""
+    return game_pb2.MatchUpdate(**_update_fields(u))
+
+
 def _update_fields(u: Update) -> dict[str, Any]:
     hm = u.history_memo
     return {
@@ -150,7 +157,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def StreamMatch(self, request: game_pb2.StreamMatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.MatchUpdate]:
         async for u in self.service.stream(request.match_id, request.seat, bearer_token(context), request.from_version):
-            yield game_pb2.MatchUpdate(**_update_fields(u))
+            yield update_message(u)
 
     @map_errors
     async def Play(self, request_iterator: AsyncIterator[game_pb2.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.MatchUpdate]:
@@ -189,7 +196,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             while (item := await out.get()) is not None:
                 if isinstance(item, BaseException):
                     raise item
-                yield game_pb2.MatchUpdate(**_update_fields(item))
+                yield update_message(item)
         finally:
             for t in tasks:
                 t.cancel()
