@@ -4,7 +4,7 @@
   Redis per action), timeouts, ladders, the strong bot's Elo over duplicate deals, leaderboards;
 * :mod:`.floor` — the floor of a gRPC call on this machine (a server doing no work);
 * ``bench_core`` (in :mod:`.benches`) — the service's own CPU per action on the stream path,
-  without gRPC, in one process (min of several runs: comparable on a shared machine);
+  without gRPC, in one process (min and median of several runs);
 * :mod:`.web` — the web pages and the spectators' streams;
 * :mod:`.openspiel` — the OpenSpiel game's playouts and ISMCTS (needs ``bummerl[learning]``).
 

@@ -501,8 +501,8 @@ def bench_core(matches: int = 32, seconds: float = 3.0, variant: str = "schnapse
     ``trials`` runs of ``seconds`` each on the event loop ``bummerl serve`` uses, the collector
     tuned as a server's (:func:`bummerl.app.tune_gc`, no pacer). Figures: this process's CPU time
     (``time.process_time``) per action, in **microseconds**, the minimum and the median over the
-    trials; the minimum moves least with other load on a shared machine, so two builds compare on
-    it (run them one after the other, twice). Returns ``{"variant", "matches", "trials",
+    trials. Other load on the machine still moves them (the minimum by 10-20% at a load average of
+    5), so compare two builds in several alternating runs. Returns ``{"variant", "matches", "trials",
     "seconds", "actions_per_trial", "cpu_us_per_action_min", "cpu_us_per_action_median"}``."""
     from bummerl.app import loop_factory, tune_gc
     from bummerl.config import Settings
