@@ -421,3 +421,30 @@ def test_inference_weighs_sampled_deals_by_the_opponents_choices() -> None:
         if found >= 3:
             break
     assert found >= 3
+
+
+def test_a_close_is_valued_with_one_lead_for_every_sampled_deal() -> None:
+    """close_lead: the closer's first lead after closing is the same on every sampled deal (he
+    does not see the opponent's hand), so a close is worth the best lead's mean over the samples,
+    never more than the mean of each sample's best lead (plain PIMC, close_lead=false) and less
+    somewhere; the other actions' values are unchanged (same samples: no pruning, no time limit)."""
+    lower = 0
+    seen = 0
+    for m in positions("schnapsen-at", 300, seed=31, close_p=0.0):
+        if A.CLOSE not in m.legal_actions() or m.deal.trick_no < 2:
+            continue
+        info = served(m, m.to_act)
+        fused = make_bot("strong:samples=6,seed=3,infer=0,prune=false,close_lead=false")
+        fixed = make_bot("strong:samples=6,seed=3,infer=0,prune=false,close_lead=true")
+        fused.choose(info)
+        fixed.choose(info)
+        a, b = fused.last_stats.get("means", {}), fixed.last_stats.get("means", {})
+        if A.CLOSE not in a or A.CLOSE not in b:
+            continue
+        seen += 1
+        assert b[A.CLOSE] <= a[A.CLOSE] + 1e-9
+        lower += b[A.CLOSE] < a[A.CLOSE] - 1e-9
+        assert {x: v for x, v in a.items() if x != A.CLOSE} == {x: v for x, v in b.items() if x != A.CLOSE}
+        if lower:
+            break
+    assert lower

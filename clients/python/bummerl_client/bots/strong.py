@@ -51,6 +51,17 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``swindle`` (default true): when every card is known and several moves are equal under best
   play by both sides, take the one that does best against a fallible opponent (the playout
   policy): it can only gain.
+* ``infer`` (default 0 = off; two-player deals): inference about the opponent's hand from his
+  choices made while the talon was open: each sampled deal is picked among ``worlds`` (default 4)
+  uniform ones with chances by the likelihood of those choices under the rule policy
+  (:class:`Inference`, :data:`MISS`); ``infer`` is the strength (the exponent of the likelihood
+  of a choice the policy would not make; 1 = as measured on ``strong-v1``'s own games).
+* ``close_lead`` (default false): value a close by the one lead after it that is best on average
+  over the sampled deals, not by each sampled deal's own best lead (one level of PIMC's strategy
+  fusion removed from the closing decision).
+
+``infer`` and ``close_lead`` are off by default: neither measured better than ``strong-v1`` at the
+same time per decision (issue 24, ``bench/STRONG_NOTES.md``). ``strong-v1`` takes neither option.
 """
 
 from __future__ import annotations
@@ -78,7 +89,7 @@ from .rotation import is_rotation_deal, local_view, match_playoff
 
 OBJECTIVES = ("match", "points", "win")
 #: defaults of the inference options (see :class:`Inference`)
-INFER = 1.0
+INFER = 0.0
 WORLDS = 4
 
 #: ``strong:level=1..5``: graded strength for ladders, as presets of the search's options (an
@@ -312,7 +323,7 @@ class StrongBot(Bot):
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
-                 infer: float = INFER, worlds: int = WORLDS) -> None:
+                 infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -334,6 +345,7 @@ class StrongBot(Bot):
             raise ValueError(f"bot '{self.name}': infer must be >= 0 and worlds >= 1")
         self.infer = infer
         self.worlds = worlds
+        self.close_lead = close_lead
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -345,7 +357,7 @@ class StrongBot(Bot):
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
-            **({"infer": float, "worlds": int} if cls.INFERENCE else {}),
+            **({"infer": float, "worlds": int, "close_lead": _bool} if cls.INFERENCE else {}),
         }
         for k, v in options.items():
             if k not in conv:
@@ -427,6 +439,8 @@ class StrongBot(Bot):
         if A.CLOSE in legal:
             bias[legal.index(A.CLOSE)] = -self.close_margin * (3.0 if self.objective == "points" else 1.0)
         vals: list[list[float]] = [[] for _ in legal]
+        close_i = legal.index(A.CLOSE) if A.CLOSE in legal and self.close_lead and not pub.determined else -1
+        close_sub: dict[int, list[float]] = {}  # the closer's lead right after closing -> its values
         alive = list(range(k))
         solvers: dict[tuple[Any, ...], EndgameSolver] = {}
         n = 0
@@ -437,6 +451,14 @@ class StrongBot(Bot):
             for i in alive:
                 d = root.copy()
                 d.step(legal[i])
+                if i == close_i:
+                    if self._close_leads(d, me, utility, solvers, close_sub):
+                        # one lead after the close for every sampled deal (the best on average), not
+                        # the best lead of each deal: the closer does not see the opponent's hand
+                        lead = max(close_sub, key=lambda c: sum(close_sub[c]))
+                        vals[i] = list(close_sub[lead])
+                        continue
+                    close_i = -1  # no lead of the closer's own right after closing: valued as usual
                 vals[i].append(self._evaluate(d, me, utility, solvers))
             n += 1
             if pub.determined:
@@ -500,6 +522,21 @@ class StrongBot(Bot):
         self.last_stats = search.last_stats
         return choice
 
+    def _close_leads(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
+                     solvers: dict[tuple[Any, ...], EndgameSolver], out: dict[int, list[float]]) -> bool:
+        """After ``me`` closed (``d``): when ``me`` leads at once, append each lead's exact value
+        on this sampled deal to ``out[lead]`` and return True; else False."""
+        if d.phase != LEAD or d.to_act != me or not d.strict:
+            return False
+        acts = d.legal_actions()
+        if out and set(out) != set(acts):
+            return False
+        for a in acts:
+            c = d.copy()
+            c.step(a)
+            out.setdefault(a, []).append(self._evaluate(c, me, utility, solvers))
+        return True
+
     def _evaluate(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
                   solvers: dict[tuple[Any, ...], EndgameSolver]) -> float:
         while d.phase != OVER and not d.strict:
@@ -525,9 +562,9 @@ class StrongV1Bot(StrongBot):
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
-                 infer: float = 0.0, worlds: int = 1) -> None:
+                 infer: float = 0.0, worlds: int = 1, close_lead: bool = False) -> None:
         super().__init__(seed, budget_ms, samples, objective, close_margin, min_samples, prune, swindle,
-                         exact_tricks, 0.0, 1)
+                         exact_tricks, 0.0, 1, False)
 
     def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
         return greedy_choice(info)
