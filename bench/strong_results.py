@@ -9,9 +9,14 @@ Tables (each one ``bummerl bench strong`` command, printed above its table):
 2. ``strong:level=1..5`` against ``greedy`` in ``schnapsen-at`` (the ladder levels).
 3. ``strong`` against ``greedy`` in the six three- and four-player games (``--pairs`` complete
    duplicate sets, one deal per seat a game).
+4. ``strong`` against ``strong-v1`` (issue 11's search, kept for reference) in every two-player
+   variant, both at the same time per decision (``budget_ms=50``): issue 24's two-player target.
 
-Every bot runs with a fixed number of sampled deals and no time limit, so the games (and so the
-Elo figures) are the same on any machine for the same ``--pairs``; only the time columns change.
+Tables 1-3: every bot runs with a fixed number of sampled deals and no time limit, so the games
+(and so the Elo figures) are the same on any machine for the same ``--pairs``; only the time
+columns change. Table 4 is timed (50 ms of wall time per decision for both bots), so it depends on
+the machine and its load; both bots of a game play in the same process one after the other, under
+the same conditions.
 With ``--pairs 100`` and ``--jobs 2`` the whole run took 59 minutes on a two-core machine shared
 with other work (load average 3-8); ``--pairs 30`` takes about a third of that, with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
 over pair or set scores).
@@ -34,6 +39,9 @@ from bummerl_bench.benches import bench_strong
 
 BOT = "strong:samples=32,seed=1"
 LEVEL_VARIANT = "schnapsen-at"
+#: table 4: both bots at the same time per decision (issue 24: 50 ms on one core)
+V1_BOT = "strong:budget_ms=50,seed=1"
+V1_OPPONENT = "strong-v1:budget_ms=50,seed=2"
 
 
 def _cpu_model() -> str:
@@ -61,8 +69,9 @@ def _elo(x: float | None) -> str:
     return "unbounded" if x is None or not math.isfinite(x) else f"{x:+.1f}"
 
 
-def _command(variant: str, pairs: int, bot: str, jobs: int) -> str:
-    return f".venv/bin/bummerl bench strong --variant {variant} --pairs {pairs} --bot {bot} --jobs {jobs} --seed 1"
+def _command(variant: str, pairs: int, bot: str, jobs: int, opponent: str = "") -> str:
+    opp = f" --opponent {opponent}" if opponent else ""
+    return f".venv/bin/bummerl bench strong --variant {variant} --pairs {pairs} --bot {bot}{opp} --jobs {jobs} --seed 1"
 
 
 HEAD = ("| {first} | Elo | 95% interval | LOS | score | {units} | gp/deal | CPU/decision | wall/decision | run |\n"
@@ -85,12 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "STRONG_RESULTS.md"),
                    help="the file to write (default bench/STRONG_RESULTS.md)")
-    p.add_argument("--tables", default="two,levels,multi",
-                   help="comma-separated tables to run: two, levels, multi (default all three)")
+    p.add_argument("--tables", default="two,levels,multi,v1",
+                   help="comma-separated tables to run: two, levels, multi, v1 (default all four)")
     args = p.parse_args(argv)
     tables = {t.strip() for t in args.tables.split(",") if t.strip()}
-    if not tables <= {"two", "levels", "multi"}:
-        p.error(f"unknown table(s): {', '.join(sorted(tables - {'two', 'levels', 'multi'}))}")
+    known = {"two", "levels", "multi", "v1"}
+    if not tables <= known:
+        p.error(f"unknown table(s): {', '.join(sorted(tables - known))}")
     pairs, jobs = args.pairs, args.jobs
 
     def log(msg: str) -> None:
@@ -171,6 +181,23 @@ def main(argv: list[str] | None = None) -> int:
         out += ["```", "", HEAD.format(first="variant", units="sets"), *rows, "",
                 "An interval end shown as unbounded: the score's interval reaches 1 (or every set scored alike), so",
                 "its Elo is infinite; the score column still says how often the bot's side placed first.", ""]
+
+    if "v1" in tables:
+        log("strong vs strong-v1")
+        out += ["## Two players: `strong` vs `strong-v1` at the same time per decision", "",
+                "Target of issue 24: >= +100 Elo with the lower 95% bound > +50 in every two-player variant, at 50 ms",
+                "per decision, over >= 400 duplicate deal pairs. Both bots have 50 ms of wall time per decision (a",
+                "timed run: not repeatable; on a loaded machine the CPU time per decision, shown for both, is less).",
+                "", "```sh"]
+        rows = []
+        for v in [s.id for s in list_variants() if s.num_players == 2]:
+            out.append(_command(v, pairs, V1_BOT, jobs, V1_OPPONENT))
+            r = bench_strong(pairs, v, V1_BOT, V1_OPPONENT, jobs, 1)[0]
+            log(f"  {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])}), {r['mean_decision_cpu_ms']} ms CPU")
+            opp = (f"{r.get('opponent_decision_cpu_ms', 0.0):.1f} ms / {r.get('opponent_decision_ms', 0.0):.1f} ms")
+            rows.append(_row(f"`{v}`", r) + f" {opp} |")
+        head = HEAD.format(first="variant", units="pairs").replace("| run |\n", "| run | strong-v1 CPU / wall per decision |\n")
+        out += ["```", "", head + "---|", *rows, ""]
 
     load1 = os.getloadavg()
     out += ["## Run", "",

@@ -812,7 +812,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     from bummerl_client.bots import make_bot
 
     rules = find_variant(variant).configure({})
-    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
+    out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0,
+                           "opp_decisions": 0, "opp_think_s": 0.0, "opp_cpu_s": 0.0}
     for pair, seed, perm in pair_seeds:
         scores = []
         margin = 0
@@ -827,8 +828,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
                 info = InfoSet(information_set(m, s))
                 c0 = time.process_time()
                 a = seats[s].choose(info)
-                if s == me:
-                    out["cpu_s"] += time.process_time() - c0
+                out["cpu_s" if s == me else "opp_cpu_s"] += time.process_time() - c0
                 m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
                 out["actions"] += 1
             scores.append(0.5 if m.winner < 0 else float(m.winner == me))
@@ -836,6 +836,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
             margin += res.game_points[me] - res.game_points[1 - me]
             out["decisions"] += getattr(b, "decisions", 0)
             out["think_s"] += getattr(b, "think_s", 0.0)
+            out["opp_decisions"] += getattr(o, "decisions", 0)
+            out["opp_think_s"] += getattr(o, "think_s", 0.0)
         out["pairs"].append(sum(scores) / 2)
         out["gp"].append(margin / 2)
     return out
@@ -944,7 +946,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
                  for c in chunks if c]
 
         t0 = time.perf_counter()
-        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0}
+        merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0,
+                                  "opp_decisions": 0, "opp_think_s": 0.0, "opp_cpu_s": 0.0}
         if jobs > 1:
             with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
                 futs = [ex.submit(*w) for w in works]
@@ -976,6 +979,11 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             "mean_decision_cpu_ms": round(1000 * merged["cpu_s"] / max(1, merged["decisions"]), 2),
             "decisions": merged["decisions"], "seconds": round(time.perf_counter() - t0, 1),
         })
+        if n == 2 and merged["opp_decisions"]:
+            # the same figures of the opponent when it counts its decisions (``strong``, ``strong-v1``):
+            # both bots of a comparison at the same time per decision
+            results[-1]["opponent_decision_ms"] = round(1000 * merged["opp_think_s"] / merged["opp_decisions"], 2)
+            results[-1]["opponent_decision_cpu_ms"] = round(1000 * merged["opp_cpu_s"] / merged["opp_decisions"], 2)
         if progress:
             progress(f"{v}: done in {results[-1]['seconds']} s")
     return results

@@ -400,7 +400,10 @@ def _bench(args: argparse.Namespace) -> int:
                   f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])} Elo), LOS {r['los']:.3f}, score {r['score']:.3f}, "
                   f"{r['pairs']} duplicate {'pairs ' + str(r['pentanomial']) if r['pentanomial'] else 'sets (' + r['unit'] + ')'}, "
                   f"game points {r['gp_margin_per_deal']:+.3f}/deal, "
-                  f"mean decision {r['mean_decision_ms']:.1f} ms{cpu} ({r['seconds']} s)", flush=True)
+                  f"mean decision {r['mean_decision_ms']:.1f} ms{cpu}"
+                  + (f", opponent {r['opponent_decision_ms']:.1f} ms ({r['opponent_decision_cpu_ms']:.1f} ms CPU)"
+                     if r.get("opponent_decision_ms") is not None else "")
+                  + f" ({r['seconds']} s)", flush=True)
     elif args.what == "sprt":  # error rates of the ladder's SPRT, simulated (bummerl.ladder.sprt_sim)
         from bummerl.ladder.sprt_sim import print_bench
 

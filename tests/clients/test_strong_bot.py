@@ -332,3 +332,122 @@ async def test_strong_thinks_without_blocking_the_event_loop() -> None:
     # no step before the answer (0 ticks); a thread lets it run, however few steps a loaded machine
     # gives it (3 ticks were asked before, and a run at load average 6 saw 2 in 440 ms)
     assert elapsed < 0.05 or ticks >= 1
+
+
+# ------------------------------------------------------------------------------------ inference
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_inference_rebuilds_the_opponents_past_choices(variant: str) -> None:
+    """PublicDeal.opp_decisions lists the opponent's choices made while the talon was open, and
+    past_state rebuilds the deal as it stood before each one: given the opponent's true hand of
+    that time, its legal actions are the engine's, the choice taken is among them, and the rule
+    policy (the inference's model of him) picks what it picks on the engine's own deal.
+    past_hands, from his hand now, gives hands of the right size made of cards he held at some
+    time (undoing his draws, which are face down, it must guess which card he drew)."""
+    from bummerl_client.bots.strong import policy
+
+    checked = 0
+    rng = random.Random(1)
+    for seed in range(4):
+        bots = [make_bot("greedy"), make_bot("greedy")]
+        m = MatchState(find(variant), 50 + seed, max_deals=1)
+        truth: dict[int, list[tuple[int, DealState]]] = {0: [], 1: []}  # per seat: (action, deal before it)
+        while not m.over:
+            s = m.to_act
+            info = served(m, s)
+            pub = PublicDeal(info.raw)
+            opp = pub.opp
+            # the opponent's open-talon choices, from the engine's own record of them
+            real = [(a, d) for a, d in truth[opp] if not d.strict and d.phase in (0, 1) and not d.pending
+                    and not (A.MARRIAGE <= a < A.EXCHANGE and d.turn_marriages)]
+            real = [(a, d) for a, d in real if a != A.EXCHANGE and a != A.CLOSE and a != A.DECLARE]
+            assert [x for _, x in pub.opp_decisions] == [
+                A.MARRIAGE + (a - A.MARRIAGE) // 2 * 2 if A.MARRIAGE <= a < A.ANNOUNCE else a for a, _ in real]
+            held = m.deal.hands[opp]  # every card he held at some time
+            for _, d in truth[opp]:
+                held |= d.hands[opp]
+            hands = pub.past_hands(m.deal.hands[opp], rng)
+            for k, (a, d) in enumerate(real):
+                true_hand = d.hands[opp]
+                st = pub.past_state(k, true_hand)
+                assert st.legal_actions() == d.legal_actions()
+                assert a in st.legal_actions()
+                assert policy(st) == policy(d.copy())
+                assert hands[k].bit_count() == true_hand.bit_count()
+                assert hands[k] & ~held == 0
+                checked += 1
+            a = bots[s].choose(info)
+            a = a if isinstance(a, int) else A.parse_action(a) if not a.isdigit() else int(a)
+            truth[s].append((a, m.deal.copy()))
+            m.apply(a)
+    assert checked > 20
+
+
+def test_inference_weighs_sampled_deals_by_the_opponents_choices() -> None:
+    """A deal in which the opponent's past choices are the model's own weighs 1, one in which he
+    passed up the model's marriage weighs MISS["marriage"] ** strength less; the sampler's picks
+    are consistent layouts, repeatable from the generator, and strength 0 infers nothing."""
+    from bummerl_client.bots.strong import MISS, Inference
+
+    rules = find("schnapsen-at")
+    found = 0
+    for seed in range(200):
+        m = MatchState(rules, seed, max_deals=1)
+        rng = random.Random(seed)
+        # the opponent (seat 1 here) leads a plain card while the policy would announce a marriage
+        while not m.over and found < 3:
+            s = m.to_act
+            legal = m.legal_actions()
+            marriages = [a for a in legal if A.MARRIAGE <= a < A.ANNOUNCE]
+            if s == 1 and m.deal.phase == 0 and marriages and A.EXCHANGE not in legal and not m.deal.strict:
+                plain = [a for a in legal if a < A.MARRIAGE and not (m.deal.hands[1] >> a & 1 and a % 6 in (K.KING, K.QUEEN))]
+                if plain:
+                    m.apply(plain[0])
+                    if m.over or m.deal.strict or m.to_act != 0:
+                        break
+                    pub = PublicDeal(served(m, 0).raw)
+                    inf = Inference(pub, 1.0, 4)
+                    k = len(pub.opp_decisions) - 1
+                    hand = m.deal.hands[1]
+                    pred, miss = inf.predicted(k, pub.past_hands(hand, random.Random(0))[k])
+                    assert A.MARRIAGE <= pred < A.ANNOUNCE and miss == MISS["marriage"]
+                    assert inf.likelihood(hand, random.Random(0)) <= MISS["marriage"]
+                    assert Inference(pub, 2.0, 4).likelihood(hand, random.Random(0)) <= MISS["marriage"] ** 2
+                    assert Inference(pub, 0.0, 4).likelihood(hand, random.Random(0)) == 1.0
+                    picks = [inf.sample(random.Random(7)) for _ in range(2)]
+                    assert picks[0] == picks[1]
+                    opp_hand, talon = picks[0]
+                    assert opp_hand & pub.opp_known == pub.opp_known and opp_hand & ~(pub.unseen | pub.opp_known) == 0
+                    assert opp_hand.bit_count() == pub.opp_size and len(talon) == pub.talon_hidden
+                    found += 1
+                    break
+            m.apply(rng.choice([a for a in legal if a not in (A.DECLARE, A.CLOSE)] or legal))
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_a_close_is_valued_with_one_lead_for_every_sampled_deal() -> None:
+    """close_lead: the closer's first lead after closing is the same on every sampled deal (he
+    does not see the opponent's hand), so a close is worth the best lead's mean over the samples,
+    never more than the mean of each sample's best lead (plain PIMC, close_lead=false) and less
+    somewhere; the other actions' values are unchanged (same samples: no pruning, no time limit)."""
+    lower = 0
+    seen = 0
+    for m in positions("schnapsen-at", 300, seed=31, close_p=0.0):
+        if A.CLOSE not in m.legal_actions() or m.deal.trick_no < 2:
+            continue
+        info = served(m, m.to_act)
+        fused = make_bot("strong:samples=6,seed=3,infer=0,prune=false,close_lead=false")
+        fixed = make_bot("strong:samples=6,seed=3,infer=0,prune=false,close_lead=true")
+        fused.choose(info)
+        fixed.choose(info)
+        a, b = fused.last_stats.get("means", {}), fixed.last_stats.get("means", {})
+        if A.CLOSE not in a or A.CLOSE not in b:
+            continue
+        seen += 1
+        assert b[A.CLOSE] <= a[A.CLOSE] + 1e-9
+        lower += b[A.CLOSE] < a[A.CLOSE] - 1e-9
+        assert {x: v for x, v in a.items() if x != A.CLOSE} == {x: v for x, v in b.items() if x != A.CLOSE}
+        if lower:
+            break
+    assert lower

@@ -171,7 +171,8 @@ def test_strong_is_repeatable_from_its_seed_and_v1_plays_as_greedy_there(variant
 
 
 def test_strong_v1_is_todays_strong_in_two_player_games() -> None:
-    """``strong-v1`` decides exactly as ``strong`` in the two-player variants (same search)."""
+    """``strong-v1`` decides exactly as ``strong`` with its defaults (no inference, no
+    ``close_lead``) in the two-player variants (same search), and takes neither option."""
     rules = find_variant("schnapsen-at").configure({})
     rng = random.Random(4)
     for _ in range(8):
@@ -187,6 +188,10 @@ def test_strong_v1_is_todays_strong_in_two_player_games() -> None:
     assert isinstance(make_bot("strong-v1"), StrongV1Bot) and isinstance(make_bot("strong-v1"), StrongBot)
     with pytest.raises(ValueError, match="unknown option 'nope' for bot 'strong-v1'"):
         make_bot("strong-v1:nope=1")
+    for opt in ("infer", "worlds", "close_lead"):
+        with pytest.raises(ValueError, match=f"unknown option '{opt}' for bot 'strong-v1'"):
+            make_bot(f"strong-v1:{opt}=1")
+    assert make_bot("strong-v1").infer == 0.0 and make_bot("strong:infer=1").infer == 1.0
 
 
 def test_strong_team_beats_greedy_team_in_a_few_bauernschnapsen_deals() -> None:

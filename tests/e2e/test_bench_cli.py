@@ -82,6 +82,20 @@ def test_bench_strong_prints_elo_interval_and_decision_time() -> None:
     r = json.loads(out.strip().splitlines()[-1])
     assert r["variant"] == "schnapsen-at" and r["pairs"] == 2 and sum(r["pentanomial"]) == 2
     assert {"elo", "elo_ci95", "elo_low", "elo_high", "los", "mean_decision_ms"} <= set(r) and r["decisions"] > 0
+    assert "opponent_decision_ms" not in r  # greedy does not count its decisions
+
+
+def test_bench_strong_against_strong_v1_reports_both_bots_time_per_decision() -> None:
+    """``--opponent strong-v1``: the same figures for the opponent, so that a comparison at the
+    same time per decision shows that it was one."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bummerl", "bench", "strong", "--pairs", "1", "--variant", "schnapsen-at",
+         "--bot", "strong:samples=1,seed=1", "--opponent", "strong-v1:samples=1,seed=2", "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["opponent"] == "strong-v1:samples=1,seed=2" and r["pairs"] == 1
+    assert r["opponent_decision_ms"] > 0 and r["opponent_decision_cpu_ms"] >= 0
 
 
 def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:

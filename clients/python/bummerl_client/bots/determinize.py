@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bummerl.rules import Rules, TalonDeal, configure_cached
+from bummerl.rules import actions as A
 from bummerl.rules import cards as K
 
 LEAD, FOLLOW, DRAW, EXCHANGE_ON_CLOSE, OVER = (
@@ -106,7 +107,40 @@ class PublicDeal:
         trick_no = 0
         last_winner = -1
         trailing: list[tuple[int, int]] = []  # marriages announced at this lead turn, no card led yet
+        # the opponent's choices while the talon was open, for inference (:meth:`past_hands`)
+        trace: list[tuple[Any, ...]] = []  # forward order: ("decide", k), ("play", c), ("draw", c, pinned), ("exchange", up, down)
+        decisions: list[tuple[dict[str, Any], int]] = []  # (public state before the choice, action taken)
+        pinned = 0  # cards known to be in the opponent's hand (shown in a marriage, taken by exchange)
+        opp_married = False  # the opponent announced a marriage at this lead turn
         for kind, ev in events(list(deal.get("history", []))):
+            if kind in ("marriage", "play", "exchange") and int(ev.get("seat", 0)) == opp:
+                open_talon = closed_by < 0 and talon_left > 0
+                if kind == "exchange":
+                    up, down = _card(ev.get("card_up")), _card(ev.get("card_down"))
+                    trace.append(("exchange", up, down))
+                    pinned = (pinned | K.BIT[up]) & ~K.BIT[down]
+                elif kind == "marriage":
+                    s = K.parse_suit(str(ev.get("suit", "C")))
+                    if open_talon and not trailing:
+                        trace.append(("decide", len(decisions)))
+                        decisions.append((self._snapshot(opp, LEAD, leader, -1, trick_no, closed_by, snapshot, tricks,
+                                                         tpoints, mpoints, won, announced, last_winner, talon_left,
+                                                         bottom), A.MARRIAGE + 2 * s))
+                    pinned |= K.BIT[s * 6 + K.KING] | K.BIT[s * 6 + K.QUEEN]
+                    opp_married = True
+                else:
+                    c = _card(ev.get("card"))
+                    if open_talon and not opp_married:
+                        trace.append(("decide", len(decisions)))
+                        decisions.append((self._snapshot(opp, LEAD if lead_card < 0 else FOLLOW,
+                                                         opp if lead_card < 0 else 1 - opp, lead_card, trick_no,
+                                                         closed_by, snapshot, tricks, tpoints, mpoints, won, announced,
+                                                         last_winner, talon_left, bottom), c))
+                    trace.append(("play", c))
+                    pinned &= ~K.BIT[c]
+                    opp_married = False
+            elif kind == "draw" and int(ev.get("seat", 0)) == opp:
+                trace.append(("draw", _card(ev.get("card")), pinned))
             if kind == "deal":
                 bottom = _card(ev.get("trump_card"))
             elif kind == "exchange":
@@ -150,6 +184,10 @@ class PublicDeal:
                 c = _card(ev.get("card"))
                 if c >= 0 and int(ev.get("seat", 0)) == opp:
                     opp_known |= K.BIT[c]
+        self._trace = trace
+        #: the opponent's choices while the talon was open: (public state before it, action id;
+        #: a marriage as the id that leads its King)
+        self.opp_decisions = decisions
         cur = deal.get("current_trick") or []
         if cur and _card(cur[0].get("card")) != lead_card:
             raise InconsistentInfo("current trick does not match the history")
@@ -191,6 +229,65 @@ class PublicDeal:
         #: True when every consistent deal gives the same future (hands known; talon order irrelevant)
         self.determined = (self.free_slots == 0 or cand == self.free_slots) and (
             self.talon_hidden <= 1 or closed_by >= 0
+        )
+
+    @staticmethod
+    def _snapshot(opp: int, phase: int, leader: int, lead_card: int, trick_no: int, closed_by: int,
+                  snapshot: tuple[int, int, int, bool], tricks: list[int], tpoints: list[int], mpoints: list[int],
+                  won: list[int], announced: int, last_winner: int, talon_left: int, bottom: int) -> dict[str, Any]:
+        return {"phase": phase, "to_act": opp, "leader": leader, "lead_card": lead_card, "trick_no": trick_no,
+                "closed_by": closed_by, "close_snapshot": snapshot, "tricks_won": list(tricks),
+                "trick_points": list(tpoints), "marriage_points": list(mpoints), "won": list(won),
+                "announced": announced, "last_winner": last_winner, "talon_left": talon_left, "bottom": bottom}
+
+    def past_hands(self, opp_hand: int, rng: random.Random) -> list[int]:
+        """The opponent's hand before each of :attr:`opp_decisions`, if it holds ``opp_hand`` now:
+        the history undone backwards (a card played goes back to the hand; a card drawn face down
+        leaves it, one picked at random among those not known to have been there before)."""
+        hands = [0] * len(self.opp_decisions)
+        h = opp_hand
+        for op in reversed(self._trace):
+            kind = op[0]
+            if kind == "play":
+                h |= K.BIT[op[1]]
+            elif kind == "decide":
+                hands[op[1]] = h
+            elif kind == "draw":
+                c = op[1]
+                if c < 0:
+                    free = K.cards_of(h & ~op[2])
+                    if not free:
+                        continue
+                    c = free[rng.randrange(len(free))] if len(free) > 1 else free[0]
+                h &= ~K.BIT[c]
+            else:  # exchange: the card taken up leaves the hand, the one put down returns
+                h = (h & ~K.BIT[op[1]]) | K.BIT[op[2]]
+        return hands
+
+    def past_state(self, k: int, opp_hand: int) -> TalonDeal:
+        """The deal as it stood before the opponent's choice ``k`` (:attr:`opp_decisions`), with
+        ``opp_hand`` in his hand, an empty hand for this seat and filler cards in the talon (only
+        its size and bottom card matter to the opponent's legal actions and rule-based policy)."""
+        st = self.opp_decisions[k][0]
+        n = st["talon_left"]
+        bottom = st["bottom"]
+        talon: list[int] = []
+        if n > 0:
+            taken = opp_hand | (K.BIT[bottom] if bottom >= 0 else 0)
+            for c in self.rules.deck:
+                if len(talon) >= n - 1:
+                    break
+                if not taken >> c & 1:
+                    talon.append(c)
+            talon.append(bottom)
+        hands = [0, 0]
+        hands[self.opp] = opp_hand
+        return TalonDeal.from_public(
+            self.rules, dealer=self.dealer, hands=hands, talon=talon, trump=self.trump, phase=st["phase"],
+            to_act=st["to_act"], leader=st["leader"], lead_card=st["lead_card"], trick_no=st["trick_no"],
+            closed_by=st["closed_by"], close_snapshot=st["close_snapshot"], tricks_won=st["tricks_won"],
+            trick_points=st["trick_points"], marriage_points=st["marriage_points"], won=st["won"],
+            announced=st["announced"], last_winner=st["last_winner"],
         )
 
     def _strict_inference(self, lead: int, follow: int) -> int:

@@ -51,6 +51,17 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``swindle`` (default true): when every card is known and several moves are equal under best
   play by both sides, take the one that does best against a fallible opponent (the playout
   policy): it can only gain.
+* ``infer`` (default 0 = off; two-player deals): inference about the opponent's hand from his
+  choices made while the talon was open: each sampled deal is picked among ``worlds`` (default 4)
+  uniform ones with chances by the likelihood of those choices under the rule policy
+  (:class:`Inference`, :data:`MISS`); ``infer`` is the strength (the exponent of the likelihood
+  of a choice the policy would not make; 1 = as measured on ``strong-v1``'s own games).
+* ``close_lead`` (default false): value a close by the one lead after it that is best on average
+  over the sampled deals, not by each sampled deal's own best lead (one level of PIMC's strategy
+  fusion removed from the closing decision).
+
+``infer`` and ``close_lead`` are off by default: neither measured better than ``strong-v1`` at the
+same time per decision (issue 24, ``bench/STRONG_NOTES.md``). ``strong-v1`` takes neither option.
 """
 
 from __future__ import annotations
@@ -66,7 +77,7 @@ from typing import Any
 
 from bummerl.rules import DealOutcome, DealState
 from bummerl.rules import actions as A
-from bummerl.rules.search import BIT, DRAW, EXCHANGE_ON_CLOSE, LEAD, OVER
+from bummerl.rules.search import BIT, DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER
 
 from ..bot import Bot, InfoSet
 from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
@@ -77,6 +88,9 @@ from .endgame import EndgameSolver
 from .rotation import is_rotation_deal, local_view, match_playoff
 
 OBJECTIVES = ("match", "points", "win")
+#: defaults of the inference options (see :class:`Inference`)
+INFER = 0.0
+WORLDS = 4
 
 #: ``strong:level=1..5``: graded strength for ladders, as presets of the search's options (an
 #: option given with the level overrides its preset). Sampled deals per decision without a time
@@ -303,10 +317,13 @@ class StrongBot(Bot):
     """Perfect-Information Monte Carlo with an exact endgame (see the module docstring)."""
 
     name = "strong"
+    #: takes the ``infer`` and ``worlds`` options (``strong-v1`` does not: it never infers)
+    INFERENCE = True
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
-                 prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS) -> None:
+                 prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
+                 infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -324,6 +341,11 @@ class StrongBot(Bot):
         if exact_tricks < 0:
             raise ValueError(f"bot '{self.name}': exact_tricks must be >= 0")
         self.exact_tricks = exact_tricks
+        if infer < 0.0 or worlds < 1:
+            raise ValueError(f"bot '{self.name}': infer must be >= 0 and worlds >= 1")
+        self.infer = infer
+        self.worlds = worlds
+        self.close_lead = close_lead
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -335,6 +357,7 @@ class StrongBot(Bot):
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
+            **({"infer": float, "worlds": int, "close_lead": _bool} if cls.INFERENCE else {}),
         }
         for k, v in options.items():
             if k not in conv:
@@ -416,15 +439,26 @@ class StrongBot(Bot):
         if A.CLOSE in legal:
             bias[legal.index(A.CLOSE)] = -self.close_margin * (3.0 if self.objective == "points" else 1.0)
         vals: list[list[float]] = [[] for _ in legal]
+        close_i = legal.index(A.CLOSE) if A.CLOSE in legal and self.close_lead and not pub.determined else -1
+        close_sub: dict[int, list[float]] = {}  # the closer's lead right after closing -> its values
         alive = list(range(k))
         solvers: dict[tuple[Any, ...], EndgameSolver] = {}
         n = 0
+        infer = self._inference(pub)
         while True:
-            opp_hand, talon = pub.sample(rng)
+            opp_hand, talon = pub.sample(rng) if infer is None else infer.sample(rng)
             root = pub.deal_state(opp_hand, talon)
             for i in alive:
                 d = root.copy()
                 d.step(legal[i])
+                if i == close_i:
+                    if self._close_leads(d, me, utility, solvers, close_sub):
+                        # one lead after the close for every sampled deal (the best on average), not
+                        # the best lead of each deal: the closer does not see the opponent's hand
+                        lead = max(close_sub, key=lambda c: sum(close_sub[c]))
+                        vals[i] = list(close_sub[lead])
+                        continue
+                    close_i = -1  # no lead of the closer's own right after closing: valued as usual
                 vals[i].append(self._evaluate(d, me, utility, solvers))
             n += 1
             if pub.determined:
@@ -440,6 +474,8 @@ class StrongBot(Bot):
         cands = [legal[i] for i in alive if means[legal[i]] >= best - 1e-9]
         self.last_stats = {"samples": n, "nodes": sum(s.nodes for s in solvers.values()), "means": means,
                            "alive": [legal[i] for i in alive]}
+        if infer is not None:
+            self.last_stats["inference"] = {"decisions": len(pub.opp_decisions), "worlds": infer.worlds}
         if A.DECLARE in cands and len(cands) > 1:
             if pub.deal_points(me) >= 66:
                 return A.DECLARE  # as good as playing on: take the deal now
@@ -464,6 +500,12 @@ class StrongBot(Bot):
             return pref
         return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
 
+    def _inference(self, pub: PublicDeal) -> Inference | None:
+        """The sampler with inference for this decision, or None (off, or nothing to infer from)."""
+        if self.infer <= 0.0 or self.worlds < 2 or pub.determined or not pub.opp_decisions:
+            return None
+        return Inference(pub, self.infer, self.worlds)
+
     def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
         """Three- and four-player games (docs/RULES.md §7-§12): a rotation deal (§7, §8) is a
         two-player deal, searched as one in deal seats (:func:`~.rotation.local_view`); a
@@ -479,6 +521,21 @@ class StrongBot(Bot):
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
         return choice
+
+    def _close_leads(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
+                     solvers: dict[tuple[Any, ...], EndgameSolver], out: dict[int, list[float]]) -> bool:
+        """After ``me`` closed (``d``): when ``me`` leads at once, append each lead's exact value
+        on this sampled deal to ``out[lead]`` and return True; else False."""
+        if d.phase != LEAD or d.to_act != me or not d.strict:
+            return False
+        acts = d.legal_actions()
+        if out and set(out) != set(acts):
+            return False
+        for a in acts:
+            c = d.copy()
+            c.step(a)
+            out.setdefault(a, []).append(self._evaluate(c, me, utility, solvers))
+        return True
 
     def _evaluate(self, d: DealState, me: int, utility: Callable[[DealOutcome], float],
                   solvers: dict[tuple[Any, ...], EndgameSolver]) -> float:
@@ -500,9 +557,84 @@ class StrongV1Bot(StrongBot):
     the rules of ``greedy`` (no search)."""
 
     name = "strong-v1"
+    INFERENCE = False
+
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
+                 objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
+                 prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
+                 infer: float = 0.0, worlds: int = 1, close_lead: bool = False) -> None:
+        super().__init__(seed, budget_ms, samples, objective, close_margin, min_samples, prune, swindle,
+                         exact_tricks, 0.0, 1, False)
 
     def _choose_multi(self, info: InfoSet, legal: list[int], t0: float) -> int:
         return greedy_choice(info)
+
+
+#: Likelihood of a choice of ``strong-v1`` that :func:`policy` would not have made, by the kind
+#: of the policy's choice: measured on its own games (``schnapsen-at``, 12 samples a decision,
+#: 30 deals: it leads the policy's card 33% of the time, follows with it 60%, announces the
+#: policy's marriage 64%, exchanges when the policy would 33%) as the ratio of the chance of a
+#: choice the policy would not make to that of the policy's choice, rounded.
+MISS = {"lead": 0.5, "follow": 0.2, "marriage": 0.3, "exchange": 0.7}
+
+
+class Inference:
+    """Sampling with inference about the opponent's hand from his past choices.
+
+    Each sampled deal is the pick, with chances proportional to their likelihood, of ``worlds``
+    deals sampled uniformly (sampling-importance-resampling). The likelihood of a deal is the
+    chance that the opponent, holding the hands that deal implies for him at each of his choices
+    made while the talon was open (:meth:`PublicDeal.past_hands`), would have made them under a
+    model of him: the rule-based :func:`policy`, whose choice has likelihood 1, any other
+    ``MISS[kind] ** strength`` (``kind`` that of the policy's choice; ``strength`` 0 infers
+    nothing). A choice the model would not have made in any deal weighs them all alike and so
+    tells nothing."""
+
+    def __init__(self, pub: PublicDeal, strength: float, worlds: int) -> None:
+        self.pub = pub
+        self.miss = {k: v ** strength for k, v in MISS.items()}
+        self.worlds = worlds
+        self._pred: dict[tuple[int, int], tuple[int, float]] = {}
+
+    def predicted(self, k: int, hand: int) -> tuple[int, float]:
+        """The model's choice at the opponent's choice ``k`` holding ``hand``, and the likelihood
+        of any other choice (cached)."""
+        key = (k, hand)
+        out = self._pred.get(key)
+        if out is None:
+            try:
+                d = self.pub.past_state(k, hand)
+                a = policy(d)
+            except (ValueError, IndexError):
+                a = -1
+                d = None
+            if a == A.EXCHANGE:
+                kind = "exchange"
+            elif A.MARRIAGE <= a < A.ANNOUNCE:
+                a = A.MARRIAGE + (a - A.MARRIAGE) // 2 * 2  # the suit matters, not the card led
+                kind = "marriage"
+            else:
+                kind = "follow" if d is not None and d.phase == FOLLOW else "lead"
+            out = self._pred[key] = (a, 1.0 if a < 0 else self.miss[kind])
+        return out
+
+    def likelihood(self, opp_hand: int, rng: random.Random) -> float:
+        w = 1.0
+        for k, h in enumerate(self.pub.past_hands(opp_hand, rng)):
+            a, miss = self.predicted(k, h)
+            if a != self.pub.opp_decisions[k][1]:
+                w *= miss
+        return w
+
+    def sample(self, rng: random.Random) -> tuple[int, list[int]]:
+        cands = [self.pub.sample(rng) for _ in range(self.worlds)]
+        ws = [self.likelihood(c[0], rng) for c in cands]
+        x = rng.random() * sum(ws)
+        for c, w in zip(cands, ws, strict=True):
+            x -= w
+            if x < 0:
+                return c
+        return cands[-1]
 
 
 def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], float]) -> float:
