@@ -248,13 +248,16 @@ class GcPacer:
 
     **Budget.** A saturated process pays more: each young collection examines what the last
     period allocated and still holds (a version lives until the match's next action), ~0.8 ms
-    every 10 ms, 6-8% of its CPU under ``bummerl bench service --play``. Objects that die before
-    a collection are never examined, so longer periods cost less in all. Over each second the
-    pacer compares the CPU time its collections took (``cpu_clock``, this thread's) with
-    ``budget`` (a share of wall time, ``clock``; default 0.03): above it the period doubles (up to ``max_period_ms``, default 100 ms), below half of it
-    the period halves (down to ``period_ms``). A server below saturation (the half-load run above
-    spends ~1.4%) keeps the short period and its sub-millisecond pauses; a saturated one trades
-    longer pauses (2-4 ms, within its queueing delay) for CPU. ``budget`` 0 = a fixed period.
+    every 10 ms, ~9% of its CPU under ``bummerl bench service --play``. Objects that die before a
+    collection are never examined, so longer periods cost less in all. Over each second the pacer
+    compares the CPU time its collections took (``cpu_clock``, this thread's) with ``budget`` (a
+    share of wall time, ``clock``; default 0.05): above it the period doubles (up to
+    ``max_period_ms``, default 100 ms), below half of it the period halves (down to
+    ``period_ms``). Measured in alternating runs of ``bench service --play``: the collector's
+    time halves and the server's CPU per action drops 4-5%, with pauses of 2-5 ms. A server below
+    saturation (``bummerl bench service --rate 600``, about half load: 1.6-1.8% of wall time)
+    keeps the short period and its sub-millisecond pauses, which matter for its p99; the default
+    leaves room for a busy second. ``budget`` 0 = a fixed period.
 
     Use after :func:`tune_gc` in a serving process: ``asyncio.create_task(GcPacer().run(stop))``.
     Raises ValueError for a period or count < 1, a ``budget`` outside 0..1.
@@ -264,7 +267,7 @@ class GcPacer:
     """Seconds of wall time over which the collections' share is compared with the budget."""
 
     def __init__(self, period_ms: int = 10, young_per_middle: int = 200, middle_per_full: int = 300, *,
-                 max_period_ms: int = 100, budget: float = 0.03,
+                 max_period_ms: int = 100, budget: float = 0.05,
                  clock: Callable[[], float] = time.perf_counter,
                  cpu_clock: Callable[[], float] = time.thread_time) -> None:
         if period_ms < 1 or young_per_middle < 1 or middle_per_full < 1:

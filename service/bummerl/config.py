@@ -93,10 +93,11 @@ class Settings:
     (:class:`bummerl.app.GcPacer`), instead of when allocations pass a count (long pauses in the
     p99 latency); 0 = CPython's count-triggered collection only."""
 
-    gc_budget: float = 0.03
-    """Share of wall time the paced collections may take (0..1) before the pacer lengthens its
-    period (up to 100 ms; back to ``gc_pace_ms`` when they take less than half of it): a
-    saturated server spends less CPU on the collector, with longer pauses. 0 = a fixed period."""
+    gc_budget: float = 0.05
+    """Share of wall time the paced collections may take in CPU (0..1) before the pacer lengthens
+    its period (up to 100 ms; back to ``gc_pace_ms`` when they take less than half of it): a
+    saturated server spends less CPU on the collector, with longer pauses; at half load the
+    collections take ~2% and the period stays short. 0 = a fixed period."""
 
     event_loop: str = "auto"
     """Event loop of ``bummerl serve`` (each worker too): ``"uvloop"`` (libuv; ~4% more

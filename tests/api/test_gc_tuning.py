@@ -140,4 +140,4 @@ def test_gc_budget_out_of_range_is_refused(value: object) -> None:
 
 def test_gc_budget_comes_from_the_environment() -> None:
     assert Settings.from_env({"BUMMERL_GC_BUDGET": "0"}).gc_budget == 0
-    assert Settings.from_env({}).gc_budget == 0.03
+    assert Settings.from_env({}).gc_budget == 0.05
