@@ -5,6 +5,8 @@ Built from a real deal's own facts, it plays on exactly as the real deal does.""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -24,21 +26,27 @@ def rebuilt(d: TalonDeal) -> TalonDeal:
     )
 
 
+def mid_play_deals(rules: Any, rng: random.Random, deals: int, max_steps: int) -> Iterator[TalonDeal]:
+    """``deals`` shuffled deals, each played at random for up to ``max_steps - 1`` actions; those
+    that ended meanwhile are left out."""
+    for _ in range(deals):
+        deck = list(rules.deck)
+        rng.shuffle(deck)
+        d = TalonDeal.new(rules, deck, rng.randrange(2))
+        for _ in range(rng.randrange(max_steps)):
+            if d.over:
+                break
+            d.step(rng.choice(d.legal_actions()))
+        if not d.over:
+            yield d
+
+
 @pytest.mark.parametrize("variant", TWO_PLAYER)
 def test_a_rebuilt_deal_plays_on_as_the_real_one(variant: str) -> None:
     rules = find_variant(variant).configure()
     rng = random.Random(variant)
     checked = 0
-    for _ in range(60):
-        deck = list(rules.deck)
-        rng.shuffle(deck)
-        d = TalonDeal.new(rules, deck, rng.randrange(2))
-        for _ in range(rng.randrange(12)):
-            if d.over:
-                break
-            d.step(rng.choice(d.legal_actions()))
-        if d.over:
-            continue
+    for d in mid_play_deals(rules, rng, 60, 12):
         twin = rebuilt(d)
         assert twin.history == [] and twin.outcome is None
         while not d.over:
@@ -77,15 +85,8 @@ def test_set_position_puts_a_scratch_copy_where_from_public_would(variant: str) 
     rules = find_variant(variant).configure()
     rng = random.Random(f"set_position {variant}")
     checked = 0
-    for _ in range(40):
-        deck = list(rules.deck)
-        rng.shuffle(deck)
-        d = TalonDeal.new(rules, deck, rng.randrange(2))
-        for _ in range(rng.randrange(14)):
-            if d.over:
-                break
-            d.step(rng.choice(d.legal_actions()))
-        if d.over or d.pending or d.turn_marriages:
+    for d in mid_play_deals(rules, rng, 40, 14):
+        if d.pending or d.turn_marriages:
             continue  # set_position starts a lead turn afresh (no marriage lead in progress)
         before = d.to_snapshot()
         scratch = d.search_copy()
