@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bummerl.rules import MatchState, find_variant
+from bummerl.rules import MatchState, find_variant, list_variants
 
 
 def play_random(m: MatchState, seed: int) -> None:
@@ -52,3 +52,29 @@ def test_srv5_suit_relabelling_maps_every_card_and_keeps_ranks() -> None:
     assert MatchState.from_snapshot(m.snapshot()) == m
     with pytest.raises(ValueError, match="permutation"):
         MatchState(rules, 1, suit_perm=(0, 0, 1, 2))
+
+
+class _CountingMatch(MatchState):
+    """A match that records which deals' decks it was asked for."""
+
+    __slots__ = ("asked",)
+
+    def deck_for(self, n: int, rules: object = None) -> list[int] | tuple[int, ...]:
+        try:
+            self.asked.append(n)
+        except AttributeError:
+            self.asked = [n]
+        return super().deck_for(n, rules)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+def test_srv5_deal_limit_deals_no_deal_after_the_last(variant: str) -> None:
+    """SRV-5: a match ended by its deal limit shuffles no deck for a deal nobody plays (the plan's
+    next deal is made only when it is played); every deal played was dealt once."""
+    rules = find_variant(variant).configure({})
+    for seed in range(6):
+        for limit in (1, 2):
+            m = _CountingMatch(rules, seed, max_deals=limit)
+            play_random(m, seed)
+            assert m.over
+            assert sorted(m.asked) == list(range(len(m.results))), (seed, limit, m.asked)

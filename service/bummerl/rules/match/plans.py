@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..deals.talon import TalonDeal
@@ -48,6 +49,11 @@ def placements_by_score(scores: list[int] | tuple[int, ...], team_of: tuple[int,
 
 def _team_score(scores: list[int] | tuple[int, ...], team_of: tuple[int, ...], t: int) -> int:
     return max(scores[s] for s in range(len(scores)) if team_of[s] == t)
+
+
+def _talon_deal(rules: Rules, m: MatchFacts, number: int, dealer: int) -> TalonDeal:
+    """Two-player deal ``number`` of the match ``m``, dealt by ``dealer`` from its deck."""
+    return TalonDeal.new(rules, m.deck_for(number), dealer)
 
 
 def _copy_playoff(po: dict[str, Any]) -> dict[str, Any]:
@@ -109,9 +115,10 @@ class MatchPlan:
         result = self.result(m, d, gp)
         scores = tuple(a + b for a, b in zip(m.game_points, gp, strict=True))
         placements, playoff, end = self.verdict(m, scores)
-        nxt: Deal | None = None
+        nxt: Callable[[], Deal] | None = None
         if end is None:
-            nxt = self.playoff_deal(m, playoff, m.deal_number + 1) if playoff else self.next_deal(m, d, m.deal_number + 1)
+            n = m.deal_number + 1
+            nxt = partial(self.playoff_deal, m, playoff, n) if playoff else partial(self.next_deal, m, d, n)
         return Settlement(result, scores, tuple(m.sets_won), m.carried, placements, playoff, end, False, nxt)
 
     def verdict(self, m: MatchFacts, scores: tuple[int, ...]) -> Verdict:
@@ -175,7 +182,7 @@ class MatchPlan:
         if not po["groups"]:
             return Settlement(result, scores, sets, m.carried, tuple(placements), None, MatchEnd.TARGET_REACHED, False,
                               None)
-        nxt = self.playoff_deal(m, po, m.deal_number + 1)
+        nxt = partial(self.playoff_deal, m, po, m.deal_number + 1)
         return Settlement(result, scores, sets, m.carried, tuple(placements), po, None, False, nxt)
 
 
@@ -221,7 +228,7 @@ class BummerlPlan(MatchPlan):
                 scores = [0, 0]
         # AT-DEAL-2 / OPEN-AT-8 (alternate), OPEN-O66-3 and SAN-DEAL-2 (winner deals; same dealer
         # after a drawn deal), HU2-SEAT-1 (alternate)
-        nxt = TalonDeal.new(r, m.deck_for(m.deal_number + 1), r.behaviour.next_dealer(d.dealer, o.winner))
+        nxt = partial(_talon_deal, r, m, m.deal_number + 1, r.behaviour.next_dealer(d.dealer, o.winner))
         return Settlement(result, tuple(scores), tuple(sets), carried, tuple(m.placements), None, None, False, nxt)
 
 

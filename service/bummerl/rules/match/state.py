@@ -201,6 +201,10 @@ class MatchState:
         d = self.deal
         was_playoff = self.playoff is not None
         s: Settlement = self.plan.settle(self, d)
+        # the next deal is made only when it will be played (not after the SRV-5 deal limit), and
+        # before the settlement is applied (the plan reads the match as it settled it)
+        limit = s.end is None and not was_playoff and s.playoff is None and self._at_deal_limit()
+        nxt = None if s.end is not None or limit or s.next_deal is None else s.next_deal()
         self.results.append(s.result)
         self.histories.append(d.history)
         self.game_points = list(s.game_points)
@@ -212,19 +216,22 @@ class MatchState:
             self.match_schneider = s.match_schneider
             self.finish(list(s.placements), s.end)
             return
-        if not was_playoff and s.playoff is None and self._deal_limit_reached():
+        if limit:
+            self._end_at_deal_limit()
             return
+        assert nxt is not None
         self.deal_number += 1
-        self.deal = s.next_deal
+        self.deal = nxt
 
-    def _deal_limit_reached(self) -> bool:
+    def _at_deal_limit(self) -> bool:
+        """Whether the deal just finished is the last one the SRV-5 deal limit allows."""
+        return bool(self.max_deals) and self.deal_number + 1 >= self.max_deals
+
+    def _end_at_deal_limit(self) -> None:
         """SRV-5 deal limit (ladders): after ``max_deals`` deals the higher total of the deals'
         credits wins; equal totals share first place."""
-        if not (self.max_deals and self.deal_number + 1 >= self.max_deals):
-            return False
         totals = [sum(res.game_points[s] for res in self.results if not res.playoff) for s in range(self.num_seats)]
         self.finish(placements_by_score(totals, self.rules.spec.team_of_seat), MatchEnd.DEAL_LIMIT)
-        return True
 
     def finish(self, placements: list[int], reason: MatchEnd) -> None:
         """End the match with ``placements`` (place per seat) and ``reason``: ``winner`` is the

@@ -11,6 +11,7 @@ Level 1 of the engine stack (:mod:`bummerl.rules.table`): imports only :mod:`bum
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -145,9 +146,12 @@ class Settlement(NamedTuple):
     ``playoff``: the places so far and the play-off state (``{"groups": [[place, [seat, ...]],
     ...], "pair": [a, b]}``, None when no play-off runs). ``end``: set when the match is over now
     (with ``placements`` final); ``match_schneider``: the match was won with the loser at 0
-    (AT-MATCH-2). ``next_deal``: the deal to play next (a play-off deal included); None when the
-    match is over. When the deal neither ends the match nor is or starts a play-off, the match
-    first checks its SRV-5 deal limit (``max_deals``), which may end it instead of ``next_deal``.
+    (AT-MATCH-2). ``next_deal``: makes the deal to play next (a play-off deal included) when
+    called with no argument; None when the match is over. When the deal neither ends the match nor
+    is or starts a play-off, the match first checks its SRV-5 deal limit (``max_deals``), which may
+    end it instead: then ``next_deal`` is never called (no deck is shuffled for a deal nobody plays).
+    The match calls it, if at all, before it applies anything of the settlement, so that the plan
+    reads the match as it settled it.
     """
 
     result: DealResult
@@ -158,4 +162,4 @@ class Settlement(NamedTuple):
     playoff: dict[str, Any] | None
     end: MatchEnd | None
     match_schneider: bool
-    next_deal: Any
+    next_deal: Callable[[], Any] | None
