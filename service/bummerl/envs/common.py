@@ -11,7 +11,7 @@ from typing import Any
 from bummerl.rules import DealResult, Rules
 from bummerl.rules import actions as A
 
-__all__ = ["max_deal_points", "num_actions", "observation_text", "returns_of", "two_sides"]
+__all__ = ["Returns", "max_deal_points", "num_actions", "observation_text", "returns_of", "two_sides"]
 
 
 def max_deal_points(rules: Rules) -> int:
@@ -42,15 +42,34 @@ def returns_of(rules: Rules, results: Sequence[DealResult | Mapping[str, Any]]) 
     """Game points per seat over ``results`` (finished deals: the engine's DealResult or the
     ``DealResult`` dict of an information set): with two sides the points of the seat's side
     minus the other side's (zero-sum), with three seats the points credited to the seat
-    (general-sum; STK-SCORE-1 credits the watcher too). Teammates are credited alike."""
-    n = rules.spec.num_players
-    points = [r["game_points"] if isinstance(r, Mapping) else r.game_points for r in results]
-    tot = [sum(int(gp[s]) for gp in points) for s in range(n)]
-    if not two_sides(rules):
-        return [float(t) for t in tot]
-    team = rules.spec.team_of_seat
-    other = [next(o for o in range(n) if team[o] != team[s]) for s in range(n)]
-    return [float(tot[s] - tot[other[s]]) for s in range(n)]
+    (general-sum; STK-SCORE-1 credits the watcher too). Teammates are credited alike.
+    :class:`Returns` is the same, with the sides worked out once per table."""
+    return Returns(rules)(results)
+
+
+class Returns:
+    """:func:`returns_of` for one table (``Returns(rules)(results) -> [float] * seats``), the sides
+    worked out once: what an environment calls at the end of every deal."""
+
+    __slots__ = ("n", "other")
+
+    def __init__(self, rules: Rules) -> None:
+        n = self.n = rules.spec.num_players
+        team = rules.spec.team_of_seat
+        #: the seat of the other side whose points are subtracted (two sides), else None
+        self.other = [next(o for o in range(n) if team[o] != team[s]) for s in range(n)] if two_sides(rules) else None
+
+    def __call__(self, results: Sequence[DealResult | Mapping[str, Any]]) -> list[float]:
+        rng = range(self.n)
+        tot = [0] * self.n
+        for r in results:
+            gp = r["game_points"] if isinstance(r, Mapping) else r.game_points
+            for s in rng:
+                tot[s] += int(gp[s])
+        other = self.other
+        if other is None:
+            return [float(t) for t in tot]
+        return [float(tot[s] - tot[other[s]]) for s in rng]
 
 
 def observation_text(info: Mapping[str, Any]) -> str:

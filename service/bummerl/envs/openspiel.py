@@ -15,8 +15,8 @@ Parameters:
 * ``max_deals`` (int): 0 (none) or a deal limit (SRV-5: the higher total wins after that many
   deals), which bounds a match;
 * ``deal`` (string): ``shuffle`` (default: explicit chance nodes, below) or ``sampled`` (no chance
-  node: the first dealer and every deck come from the engine's seed, SRV-1 / SRV-4, which each
-  new state draws from ``seed``; OpenSpiel's ``SAMPLED_STOCHASTIC``, faster for playouts; such
+  node: each new state draws its first dealer, its first deck (uniform, SRV-1 / SRV-4) and an
+  engine seed for any later deal from ``seed``'s RNG; OpenSpiel's ``SAMPLED_STOCHASTIC``, faster for playouts; such
   states cannot be serialised or pickled by OpenSpiel, which asks a sampled game for an RNG
   state its Python games cannot give);
 * ``seed`` (int): the seed of the sampled deals, -1 (default) = a secret one;
@@ -98,7 +98,7 @@ from bummerl.rules import actions as A
 from bummerl.rules.base.cards import card_code
 from bummerl.rules.table.options import all_options
 
-from .common import max_deal_points, num_actions, observation_text, returns_of, two_sides
+from .common import Returns, max_deal_points, num_actions, observation_text, two_sides
 from .encoding import Encoder
 
 __all__ = ["GAME_NAME", "VARIANTS", "BummerlGame", "BummerlState", "DeterminizedMCTSBot", "game_facts", "load",
@@ -178,7 +178,9 @@ class BummerlGame(pyspiel.Game):
         self.engine_max_deals = 1 if self.mode == "deal" else self.max_deals
         self.sampled = params["deal"] == "sampled"
         seed = int(params["seed"])
-        self._seeds = random.Random(seed) if seed >= 0 else random.SystemRandom()
+        #: ``deal=sampled``: the RNG of the states' first dealers, first decks and seeds (a secret
+        #: seed from the OS when ``seed`` is -1)
+        self._seeds = random.Random(seed if seed >= 0 else random.SystemRandom().getrandbits(128))
         r = self.rules
         n = self.num_seats = r.spec.num_players
         self.deck: tuple[int, ...] = tuple(sorted(r.deck))
@@ -186,6 +188,8 @@ class BummerlGame(pyspiel.Game):
         self.outcomes: list[list[tuple[int, float]]] = [[(x, 1.0 / k) for x in range(24)] if k else []
                                                         for k in range(len(self.deck) + 1)]
         self.encoder = Encoder(n, len(self.deck))
+        #: game points per seat of finished deals (:class:`~bummerl.envs.common.Returns`)
+        self.returns_of = Returns(r)
         per_deal = max_deal_points(r)
         if self.mode == "deal":
             bound = per_deal
@@ -216,6 +220,16 @@ class BummerlGame(pyspiel.Game):
         """The deal seed of a new state in ``deal=sampled`` mode (from the ``seed`` parameter)."""
         return self._seeds.getrandbits(63)
 
+    def next_deal(self) -> tuple[int, int, tuple[int, ...]]:
+        """``deal=sampled``: ``(seed, first dealer, first deck)`` of a new state, all from the
+        ``seed`` parameter's RNG (uniform dealer, SRV-4; uniform deck order, SRV-1); the engine
+        deals any later deal from ``seed``. Drawn here rather than from the engine's seed, whose
+        text-keyed shuffles cost more than a whole random playout's engine work."""
+        rng = self._seeds
+        deck = list(self.rules.deck)
+        rng.shuffle(deck)
+        return rng.getrandbits(63), rng.randrange(self.num_seats), tuple(deck)
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         if params:
             raise ValueError(f"observation parameters not supported; passed {params}")
@@ -244,10 +258,10 @@ class _Core:
         self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
         self.views: dict[Any, Any] = {}       # views of this state computed so far (BummerlState.info)
         self.hist: tuple[Any, ...] = ()       # the deal's public history views as last computed (grows)
-        if game.sampled:  # every deck and the first dealer from the seed (SRV-1, SRV-4): no chance node
-            self.seed = game.next_seed()
-            self.m = MatchState(game.rules, self.seed, (), None, game.engine_max_deals)
-            self.first_dealer = self.m.first_dealer
+        if game.sampled:  # the first dealer and deck drawn by the game, later decks from the seed: no chance node
+            self.seed, self.first_dealer, deck = game.next_deal()
+            self.decks = (deck,)
+            self.m = MatchState(game.rules, self.seed, self.decks, self.first_dealer, game.engine_max_deals)
             self.refresh()
 
     def refresh(self) -> None:
@@ -353,19 +367,27 @@ class _Core:
             self.start = self.m.copy()
 
     def step(self, action: int) -> None:
+        """A player's action (checked: raises the engine's IllegalActionError, the state then
+        unchanged), then what :meth:`refresh` does, inline (the hot path of a playout)."""
         m = self.m
         assert m is not None
         before = m.deal_number
-        legal = self.legal if self.legal is not None else m.legal_actions()
-        if action in legal:
+        legal = self.legal
+        if legal is not None and action in legal:
             m.step(action)
         else:
             m.apply(action)  # raises the engine's error
-        if m.over or (self.game.mode == "deal" and m.results):  # (a deal that ties at the target
+        self.legal = None
+        self.views = {}
+        if m.over or (m.results and self.game.mode == "deal"):  # (a deal that ties at the target
             self.terminal = True  # goes on to a play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
+            self.player = _TERMINAL
         elif m.deal_number != before and not self.game.sampled:
             self.deck = []  # the next deal is shuffled by chance nodes
             self.left = list(self.game.deck)
+            self.player = _CHANCE
+        else:
+            self.player = m.deal.acting
 
 
 class BummerlState(pyspiel.State):
@@ -419,7 +441,7 @@ class BummerlState(pyspiel.State):
             return []
         if c.legal is None:
             assert c.m is not None
-            c.legal = sorted(c.m.legal_actions())
+            c.legal = c.m.deal.legal_actions()  # ascending (the Deal protocol; not over: a seat acts)
         return c.legal[:]
 
     # Python-side answers to pyspiel's queries, the same as the C++ ``State`` methods give (those
@@ -449,7 +471,7 @@ class BummerlState(pyspiel.State):
             legal = c.legal
             if legal is None:
                 assert c.m is not None
-                legal = c.legal = sorted(c.m.legal_actions())
+                legal = c.legal = c.m.deal.legal_actions()  # ascending (the Deal protocol; a seat acts)
             return legal[:]
         if player < 0:
             raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
@@ -464,6 +486,9 @@ class BummerlState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         c = self._core
+        if c.player >= 0:  # a player's action (the hot path; ``action`` is an int from pyspiel)
+            c.step(action)
+            return
         deck = c.deck
         if deck is not None:  # a card of the deck being shuffled (the most frequent node)
             left = c.left
@@ -484,6 +509,7 @@ class BummerlState(pyspiel.State):
             c.left = list(c.game.deck)
         else:
             c.step(int(action))
+            return
         c.refresh()
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -496,10 +522,9 @@ class BummerlState(pyspiel.State):
 
     def returns(self) -> list[float]:
         c = self._core
-        n = c.game.rules.spec.num_players
         if not c.terminal or c.m is None:
-            return [0.0] * n
-        return returns_of(c.game.rules, c.m.results[:1] if c.game.mode == "deal" else c.m.results)
+            return [0.0] * c.game.num_seats
+        return c.game.returns_of(c.m.results[:1] if c.game.mode == "deal" else c.m.results)
 
     def __str__(self) -> str:
         c = self._core
@@ -635,7 +660,7 @@ class BummerlState(pyspiel.State):
                 nc.m, nc.start = nc.replay(decks, actions, checked=True)  # later deals: from nc.seed
             except IllegalActionError:
                 continue
-            nc.decks = decks if not c.game.sampled else ()
+            nc.decks = decks
             nc.hist = ()
             nc.refresh()
             if json.dumps(new.info(player_id), sort_keys=True) == want:

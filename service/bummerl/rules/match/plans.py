@@ -44,11 +44,14 @@ Verdict = tuple[tuple[int, ...], dict[str, Any] | None, MatchEnd | None]
 def placements_by_score(scores: list[int] | tuple[int, ...], team_of: tuple[int, ...]) -> list[int]:
     """Place per seat (1 = first) by descending score; equal scores share a place; teammates share
     their team's place. ``[7, 3, 3] -> [1, 2, 2]``."""
-    return [1 + sum(1 for t in set(team_of) if _team_score(scores, team_of, t) > scores[s]) for s in range(len(scores))]
-
-
-def _team_score(scores: list[int] | tuple[int, ...], team_of: tuple[int, ...], t: int) -> int:
-    return max(scores[s] for s in range(len(scores)) if team_of[s] == t)
+    if len(set(team_of)) == len(team_of):  # no teams: a seat's team score is its own
+        return [1 + sum([v > x for v in scores]) for x in scores]
+    best: dict[int, int] = {}  # team -> its best seat's score
+    for s, t in enumerate(team_of):
+        if t not in best or scores[s] > best[t]:
+            best[t] = scores[s]
+    teams = best.values()
+    return [1 + sum([v > x for v in teams]) for x in scores]
 
 
 def _talon_deal(rules: Rules, m: MatchFacts, number: int, dealer: int) -> TalonDeal:

@@ -230,7 +230,10 @@ class MatchState:
     def _end_at_deal_limit(self) -> None:
         """SRV-5 deal limit (ladders): after ``max_deals`` deals the higher total of the deals'
         credits wins; equal totals share first place."""
-        totals = [sum(res.game_points[s] for res in self.results if not res.playoff) for s in range(self.num_seats)]
+        totals = [0] * self.num_seats
+        for res in self.results:
+            if not res.playoff:
+                totals = [t + g for t, g in zip(totals, res.game_points, strict=True)]
         self.finish(placements_by_score(totals, self.rules.spec.team_of_seat), MatchEnd.DEAL_LIMIT)
 
     def finish(self, placements: list[int], reason: MatchEnd) -> None:
