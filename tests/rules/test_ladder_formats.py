@@ -78,3 +78,24 @@ def test_srv5_deal_limit_deals_no_deal_after_the_last(variant: str) -> None:
             play_random(m, seed)
             assert m.over
             assert sorted(m.asked) == list(range(len(m.results))), (seed, limit, m.asked)
+
+
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+def test_step_and_apply_say_whether_the_deal_was_scored(variant: str) -> None:
+    """``MatchState.step`` / ``apply`` return True exactly when the action finished a deal (its
+    result is recorded and the match is over or the next deal is dealt), every legal action of a
+    legal_actions list ascending (the Deal protocol)."""
+    rules = find_variant(variant).configure({})
+    for seed in range(4):
+        m = MatchState(rules, seed, max_deals=3)
+        rng = random.Random(seed)
+        use_apply = False
+        while not m.over:
+            legal = m.legal_actions()
+            assert legal == sorted(set(legal))
+            before = (len(m.results), m.deal_number)
+            a = rng.choice(legal)
+            scored = m.apply(a) if use_apply else m.step(a)
+            use_apply = not use_apply
+            assert scored == (len(m.results) == before[0] + 1)
+            assert scored == (m.over or m.deal_number == before[1] + 1)

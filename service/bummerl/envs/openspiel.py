@@ -371,18 +371,17 @@ class _Core:
         unchanged), then what :meth:`refresh` does, inline (the hot path of a playout)."""
         m = self.m
         assert m is not None
-        before = m.deal_number
         legal = self.legal
-        if legal is not None and action in legal:
-            m.step(action)
-        else:
-            m.apply(action)  # raises the engine's error
+        # raises the engine's error for an action not legal
+        finished = m.step(action) if legal is not None and action in legal else m.apply(action)
         self.legal = None
         self.views = {}
-        if m.over or (m.results and self.game.mode == "deal"):  # (a deal that ties at the target
-            self.terminal = True  # goes on to a play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
+        if not finished:  # the same deal goes on
+            self.player = m.deal.acting
+        elif m.over or self.game.mode == "deal":  # (a deal that ties at the target goes on to a
+            self.terminal = True  # play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
             self.player = _TERMINAL
-        elif m.deal_number != before and not self.game.sampled:
+        elif not self.game.sampled:
             self.deck = []  # the next deal is shuffled by chance nodes
             self.left = list(self.game.deck)
             self.player = _CHANCE

@@ -174,9 +174,9 @@ class MatchState:
     def legal_actions(self) -> list[int]:
         return [] if self.over else self.deal.legal_actions()
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: int) -> bool:
         """Checked in-place step: raises :class:`MatchOverError` / :class:`IllegalActionError`
-        (the state is then unchanged)."""
+        (the state is then unchanged). Returns what :meth:`step` returns."""
         if self.over:
             raise MatchOverError("the match is over")
         legal = self.deal.legal_actions()
@@ -184,15 +184,19 @@ class MatchState:
             raise IllegalActionError(
                 f"{A.action_to_string(action)} is not legal now; legal: {', '.join(A.action_to_string(a) for a in legal)}"
             )
-        self.step(action)
+        return self.step(action)
 
-    def step(self, action: int) -> None:
-        """Unchecked in-place step (hot path): the action must come from :meth:`legal_actions`."""
+    def step(self, action: int) -> bool:
+        """Unchecked in-place step (hot path): the action must come from :meth:`legal_actions`.
+        Returns True when the action finished the deal (it was scored: the match is over or the
+        next deal is dealt), False when the same deal goes on."""
         d = self.deal
         self.actions.append((d.acting, action))
         d.step(action)
-        if d.outcome is not None:
-            self._finish_deal()
+        if d.outcome is None:
+            return False
+        self._finish_deal()
+        return True
 
     def _finish_deal(self) -> None:
         """Score the finished deal: the plan settles it (:meth:`MatchPlan.settle`), this match
