@@ -14,6 +14,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="needs the learning extra: pip i
 np = pytest.importorskip("numpy")
 
 from bummerl.envs import openspiel as bos  # noqa: E402
+from bummerl.envs.common import returns_of  # noqa: E402
 from bummerl.rules import DealState, IllegalActionError, InvalidOptionError, MatchState, public_known_cards  # noqa: E402  # noqa: E402
 from bummerl.rules.base.cards import BIT, cards_of  # noqa: E402
 
@@ -63,6 +64,27 @@ def test_sampled_deal_mode(variant: str) -> None:
         r = s.resample_from_infostate(p, random.Random(2).random)
         assert views(r, p) == views(s, p)
         assert play_random(r, rng).is_terminal()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_deal_mode_returns_before_and_after_the_match_is_settled(variant: str) -> None:
+    """``mode=deal`` leaves the finished deal unsettled until something reads the match: the
+    returns then come from the plan's credit (MatchPlan.credit) and must equal those of the
+    recorded DealResult (§13.1 scoring tables, O66-SCORE-2, STK-SCORE-1); a clone taken before
+    settling settles on its own; the match read afterwards holds the deal's result."""
+    rng = random.Random(variant)
+    for deal in ("sampled", "shuffle"):
+        game = bos.load(variant, mode="deal", deal=deal, seed=7)
+        nonzero = 0
+        for _ in range(12):
+            s = play_random(game.new_initial_state(), rng)
+            assert s._core.unsettled
+            early, twin = s.returns(), s.clone()
+            assert len(s.match.results) >= 1 and not s._core.unsettled
+            assert s.returns() == early == returns_of(game.rules, s.match.results[:1])
+            assert twin.returns() == early and twin.match.results[:1] == s.match.results[:1]
+            nonzero += any(early)
+        assert nonzero  # random deals are decided, not only drawn
 
 
 def test_game_facts() -> None:

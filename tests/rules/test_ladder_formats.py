@@ -99,3 +99,27 @@ def test_step_and_apply_say_whether_the_deal_was_scored(variant: str) -> None:
             use_apply = not use_apply
             assert scored == (len(m.results) == before[0] + 1)
             assert scored == (m.over or m.deal_number == before[1] + 1)
+
+
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+def test_step_without_settling_then_settle_deal_is_the_same_match(variant: str) -> None:
+    """``step(a, settle=False)`` leaves a finished deal unscored; ``settle_deal()`` then gives
+    exactly the match an eager step gives (results, scores, next deal or end, SRV-5 limit), and
+    the plan's ``credit`` before settling is the recorded result's game points."""
+    rules = find_variant(variant).configure({})
+    for seed in range(4):
+        eager = MatchState(rules, seed, max_deals=2)
+        lazy = MatchState(rules, seed, max_deals=2)
+        rng = random.Random(seed)
+        while not eager.over:
+            a = rng.choice(eager.legal_actions())
+            assert eager.step(a) == lazy.step(a, settle=False)
+            if lazy.deal.outcome is not None and not lazy.over:
+                credit = lazy.plan.credit(lazy, lazy.deal) if lazy.playoff is None else None
+                n = len(lazy.results)
+                lazy.settle_deal()
+                lazy.settle_deal()  # a second call changes nothing
+                assert len(lazy.results) == n + 1
+                if credit is not None:
+                    assert tuple(lazy.results[-1].game_points) == tuple(credit)
+            assert lazy.to_dict() == eager.to_dict()

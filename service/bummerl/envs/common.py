@@ -66,10 +66,14 @@ class Returns:
             gp = r["game_points"] if isinstance(r, Mapping) else r.game_points
             for s in rng:
                 tot[s] += int(gp[s])
+        return self.points(tot)
+
+    def points(self, credited: Sequence[int]) -> list[float]:
+        """The returns of game points ``credited`` per seat (one deal's credit, or the sum of several)."""
         other = self.other
         if other is None:
-            return [float(t) for t in tot]
-        return [float(tot[s] - tot[other[s]]) for s in rng]
+            return [float(t) for t in credited]
+        return [float(credited[s] - credited[other[s]]) for s in range(self.n)]
 
 
 def observation_text(info: Mapping[str, Any]) -> str:

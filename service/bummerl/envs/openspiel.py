@@ -240,12 +240,13 @@ class _Core:
     """The mutable part of a state, in one attribute so that OpenSpiel's clone (a ``deepcopy``
     of every attribute) copies it with :meth:`MatchState.copy` instead of walking the rules."""
 
-    __slots__ = ("game", "m", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
+    __slots__ = ("game", "_m", "unsettled", "first_dealer", "deck", "decks", "start", "terminal", "player", "legal", "left",
                  "sampler", "seed", "views", "hist")
 
     def __init__(self, game: BummerlGame) -> None:
         self.game = game
-        self.m: MatchState | None = None     # None until the first deal is dealt
+        self._m: MatchState | None = None    # the match (:attr:`m`); None until the first deal is dealt
+        self.unsettled = False                # mode=deal: the deal is over, the match not yet settled
         self.first_dealer = -1               # chance outcome 1 (-1: not drawn yet)
         self.deck: list[int] | None = None   # cards drawn so far while a deck is being shuffled
         self.decks: tuple[tuple[int, ...], ...] = ()
@@ -263,6 +264,21 @@ class _Core:
             self.decks = (deck,)
             self.m = MatchState(game.rules, self.seed, self.decks, self.first_dealer, game.engine_max_deals)
             self.refresh()
+
+    @property
+    def m(self) -> MatchState | None:
+        """The match, its finished deal settled (``mode=deal`` steps leave the last deal
+        unsettled, :meth:`MatchState.step` with ``settle=False``, until something reads it)."""
+        if self.unsettled:
+            assert self._m is not None
+            self._m.settle_deal()
+            self.unsettled = False
+        return self._m
+
+    @m.setter
+    def m(self, m: MatchState | None) -> None:
+        self._m = m
+        self.unsettled = False
 
     def refresh(self) -> None:
         """Recompute the cached current player after a change; forget the cached legal actions
@@ -328,7 +344,8 @@ class _Core:
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         c = _Core.__new__(_Core)
         c.game = self.game
-        c.m = self.m.copy() if self.m is not None else None
+        c._m = self._m.copy() if self._m is not None else None
+        c.unsettled = self.unsettled
         c.first_dealer = self.first_dealer
         c.deck = None if self.deck is None else self.deck[:]
         c.decks = self.decks
@@ -369,17 +386,19 @@ class _Core:
     def step(self, action: int) -> None:
         """A player's action (checked: raises the engine's IllegalActionError, the state then
         unchanged), then what :meth:`refresh` does, inline (the hot path of a playout)."""
-        m = self.m
-        assert m is not None
+        m = self._m
+        assert m is not None and not self.unsettled
         legal = self.legal
+        settle = self.game.mode != "deal"  # one deal is the game: its end is scored when read
         # raises the engine's error for an action not legal
-        finished = m.step(action) if legal is not None and action in legal else m.apply(action)
+        finished = m.step(action, settle) if legal is not None and action in legal else m.apply(action, settle)
         self.legal = None
         self.views = {}
         if not finished:  # the same deal goes on
             self.player = m.deal.acting
-        elif m.over or self.game.mode == "deal":  # (a deal that ties at the target goes on to a
-            self.terminal = True  # play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
+        elif not settle or m.over:  # (in mode=deal a deal that ties at the target goes on to a
+            self.unsettled = not settle  # play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
+            self.terminal = True
             self.player = _TERMINAL
         elif not self.game.sampled:
             self.deck = []  # the next deal is shuffled by chance nodes
@@ -439,8 +458,8 @@ class BummerlState(pyspiel.State):
         if player != c.player or player < 0:
             return []
         if c.legal is None:
-            assert c.m is not None
-            c.legal = c.m.deal.legal_actions()  # ascending (the Deal protocol; not over: a seat acts)
+            assert c._m is not None
+            c.legal = c._m.deal.legal_actions()  # ascending (the Deal protocol; not over: a seat acts)
         return c.legal[:]
 
     # Python-side answers to pyspiel's queries, the same as the C++ ``State`` methods give (those
@@ -469,8 +488,8 @@ class BummerlState(pyspiel.State):
         if player is None or player == cur:
             legal = c.legal
             if legal is None:
-                assert c.m is not None
-                legal = c.legal = c.m.deal.legal_actions()  # ascending (the Deal protocol; a seat acts)
+                assert c._m is not None
+                legal = c.legal = c._m.deal.legal_actions()  # ascending (the Deal protocol; a seat acts)
             return legal[:]
         if player < 0:
             raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
@@ -521,8 +540,11 @@ class BummerlState(pyspiel.State):
 
     def returns(self) -> list[float]:
         c = self._core
-        if not c.terminal or c.m is None:
+        if not c.terminal or c._m is None:
             return [0.0] * c.game.num_seats
+        if c.unsettled:  # the deal's credit, as its result will record it (MatchPlan.credit)
+            m = c._m
+            return c.game.returns_of.points(m.plan.credit(m, m.deal))
         return c.game.returns_of(c.m.results[:1] if c.game.mode == "deal" else c.m.results)
 
     def __str__(self) -> str:

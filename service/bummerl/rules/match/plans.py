@@ -197,6 +197,14 @@ class BummerlPlan(MatchPlan):
     def first_deal(self, m: MatchFacts) -> Deal:
         return TalonDeal.new(m.rules, m.deck_for(0), m.first_dealer)
 
+    def credit(self, m: MatchFacts, d: Any) -> tuple[int, ...]:
+        """The winner (a deal seat = a match seat here) is credited the deal's game points plus
+        the points carried by drawn deals before it (O66-SCORE-2); a drawn deal credits nobody."""
+        o = d.outcome
+        if o.winner < 0:
+            return (0, 0)
+        return (o.game_points + m.carried, 0) if o.winner == 0 else (0, o.game_points + m.carried)
+
     def settle(self, m: MatchFacts, d: Any) -> Settlement:
         """The winner (a deal seat = a match seat here) scores the deal's game points plus points
         carried by drawn deals (O66-SCORE-2); a drawn deal adds its carry. A seat reaching
@@ -204,12 +212,11 @@ class BummerlPlan(MatchPlan):
         AT-MATCH-2) and the scores start again; ``sets_goal`` sets win the match."""
         o = d.outcome
         r = m.rules
-        gp = [0, 0]
+        gp = self.credit(m, d)
         carried_in = 0
         carried = m.carried
         if o.winner >= 0:
             carried_in, carried = carried, 0  # carried points go to the next decided deal's winner
-            gp[o.winner] = o.game_points + carried_in
         else:
             carried += o.carry
         schwarz, schneider = d.result_flags()  # on the basis of the game points (DEF-PTS-6)

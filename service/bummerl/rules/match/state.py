@@ -174,9 +174,9 @@ class MatchState:
     def legal_actions(self) -> list[int]:
         return [] if self.over else self.deal.legal_actions()
 
-    def apply(self, action: int) -> bool:
+    def apply(self, action: int, settle: bool = True) -> bool:
         """Checked in-place step: raises :class:`MatchOverError` / :class:`IllegalActionError`
-        (the state is then unchanged). Returns what :meth:`step` returns."""
+        (the state is then unchanged). ``settle`` and the result: as :meth:`step`."""
         if self.over:
             raise MatchOverError("the match is over")
         legal = self.deal.legal_actions()
@@ -184,19 +184,29 @@ class MatchState:
             raise IllegalActionError(
                 f"{A.action_to_string(action)} is not legal now; legal: {', '.join(A.action_to_string(a) for a in legal)}"
             )
-        return self.step(action)
+        return self.step(action, settle)
 
-    def step(self, action: int) -> bool:
+    def step(self, action: int, settle: bool = True) -> bool:
         """Unchecked in-place step (hot path): the action must come from :meth:`legal_actions`.
-        Returns True when the action finished the deal (it was scored: the match is over or the
-        next deal is dealt), False when the same deal goes on."""
+        Returns True when the action finished the deal, False when the same deal goes on. A
+        finished deal is scored at once (the match is over or the next deal is dealt); with
+        ``settle=False`` it is left as it ended, unscored, until :meth:`settle_deal` (simulations
+        that need only the deal's credit, :meth:`MatchPlan.credit`, skip the match's bookkeeping;
+        nothing else of the match may be read or stepped before that)."""
         d = self.deal
         self.actions.append((d.acting, action))
         d.step(action)
         if d.outcome is None:
             return False
-        self._finish_deal()
+        if settle:
+            self._finish_deal()
         return True
+
+    def settle_deal(self) -> None:
+        """Score the deal that :meth:`step` finished with ``settle=False`` (nothing when the deal
+        is not over or was scored already)."""
+        if self.deal.outcome is not None and not self.over and self.deal_number == len(self.results):
+            self._finish_deal()
 
     def _finish_deal(self) -> None:
         """Score the finished deal: the plan settles it (:meth:`MatchPlan.settle`), this match

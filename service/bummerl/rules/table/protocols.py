@@ -153,3 +153,8 @@ class MatchPlan(Protocol):
         """The match after the finished deal ``d`` (deal number ``m.deal_number``), as a
         :class:`Settlement` the match applies."""
 
+    def credit(self, m: MatchFacts, d: Deal) -> tuple[int, ...]:
+        """Game points per match seat credited for the finished deal ``d`` (not a play-off deal,
+        which is credited nothing): the ``game_points`` of the :class:`DealResult` that
+        :meth:`settle` records, without settling."""
+
