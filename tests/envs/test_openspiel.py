@@ -15,7 +15,14 @@ np = pytest.importorskip("numpy")
 
 from bummerl.envs import openspiel as bos  # noqa: E402
 from bummerl.envs.common import returns_of  # noqa: E402
-from bummerl.rules import DealState, IllegalActionError, InvalidOptionError, MatchState, public_known_cards  # noqa: E402  # noqa: E402
+from bummerl.rules import (  # noqa: E402
+    DealState,
+    IllegalActionError,
+    InvalidOptionError,
+    MatchOverError,
+    MatchState,
+    public_known_cards,
+)
 from bummerl.rules.base.cards import BIT, cards_of  # noqa: E402
 
 VARIANTS = bos.VARIANTS
@@ -138,6 +145,10 @@ def test_action_strings_and_illegal_actions() -> None:
     illegal = next(a for a in range(game.num_distinct_actions()) if a not in legal)
     with pytest.raises(IllegalActionError):
         s.apply_action(illegal)
+    assert s.legal_actions() == legal  # unchanged
+    play_random(s, random.Random(2))
+    with pytest.raises(MatchOverError, match="terminal"):
+        s.apply_action(legal[0])
 
 
 @pytest.mark.parametrize("variant", ["schnapsen-at", "stockschnapsen", "snapszer-hu-4p"])

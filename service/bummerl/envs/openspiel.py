@@ -86,6 +86,7 @@ import pyspiel
 from bummerl.rules import (
     IllegalActionError,
     InvalidOptionError,
+    MatchOverError,
     MatchState,
     Rules,
     action_to_string,
@@ -176,6 +177,8 @@ class BummerlGame(pyspiel.Game):
         #: The engine's deal limit (SRV-5): 1 in ``mode=deal``, so that the match ends with the
         #: deal and a terminal state shows the finished deal, not a next one.
         self.engine_max_deals = 1 if self.mode == "deal" else self.max_deals
+        #: Whether a finished deal is scored at once (``match``) or when the match is read (``deal``).
+        self.settle_each = self.mode != "deal"
         self.sampled = params["deal"] == "sampled"
         seed = int(params["seed"])
         #: ``deal=sampled``: the RNG of the states' first dealers, first decks and seeds (a secret
@@ -383,20 +386,10 @@ class _Core:
         if g.mode == "match":
             self.start = self.m.copy()
 
-    def step(self, action: int) -> None:
-        """A player's action (checked: raises the engine's IllegalActionError, the state then
-        unchanged), then what :meth:`refresh` does, inline (the hot path of a playout)."""
-        m = self._m
-        assert m is not None and not self.unsettled
-        legal = self.legal
-        settle = self.game.mode != "deal"  # one deal is the game: its end is scored when read
-        # raises the engine's error for an action not legal
-        finished = m.step(action, settle) if legal is not None and action in legal else m.apply(action, settle)
-        self.legal = None
-        self.views = {}
-        if not finished:  # the same deal goes on
-            self.player = m.deal.acting
-        elif not settle or m.over:  # (in mode=deal a deal that ties at the target goes on to a
+    def deal_finished(self, m: MatchState, settle: bool) -> None:
+        """After a player's action that finished a deal (:meth:`BummerlState._apply_action`):
+        the end of the game, or the next deal (shuffled by chance nodes unless sampled)."""
+        if not settle or m.over:  # (in mode=deal a deal that ties at the target goes on to a
             self.unsettled = not settle  # play-off deal despite the deal limit: STK-MATCH-2, TS-MATCH-1)
             self.terminal = True
             self.player = _TERMINAL
@@ -481,16 +474,16 @@ class BummerlState(pyspiel.State):
         Raises pyspiel.SpielError for another pseudo-player, as OpenSpiel does."""
         c = self._core
         cur = c.player
-        if cur == _TERMINAL:
-            return []
-        if cur == _CHANCE:
-            return list(range(c.game.num_seats)) if c.first_dealer < 0 else c.left[:]
-        if player is None or player == cur:
+        if cur >= 0 and (player is None or player == cur):  # the seat to act (the hot path)
             legal = c.legal
             if legal is None:
                 assert c._m is not None
                 legal = c.legal = c._m.deal.legal_actions()  # ascending (the Deal protocol; a seat acts)
             return legal[:]
+        if cur == _TERMINAL:
+            return []
+        if cur == _CHANCE:
+            return list(range(c.game.num_seats)) if c.first_dealer < 0 else c.left[:]
         if player < 0:
             raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
         return []
@@ -503,10 +496,24 @@ class BummerlState(pyspiel.State):
         return list(map(c.game.outcomes[len(c.left)].__getitem__, c.left))
 
     def _apply_action(self, action: int) -> None:
+        """A chance outcome or a player's action (checked: raises the engine's
+        IllegalActionError, the state then unchanged; MatchOverError on a terminal state)."""
         c = self._core
-        if c.player >= 0:  # a player's action (the hot path; ``action`` is an int from pyspiel)
-            c.step(action)
+        if c.player >= 0:  # a player's action (the hot path of a playout: what refresh does, inline)
+            m = c._m
+            assert m is not None
+            legal = c.legal
+            settle = c.game.settle_each  # mode=deal: one deal is the game, its end is scored when read
+            finished = m.step(action, settle) if legal is not None and action in legal else m.apply(action, settle)
+            c.legal = None
+            c.views = {}
+            if finished:
+                c.deal_finished(m, settle)
+            else:  # the same deal goes on
+                c.player = m.deal.acting
             return
+        if c.terminal:
+            raise MatchOverError("the game is over: no action can be applied to a terminal state")
         deck = c.deck
         if deck is not None:  # a card of the deck being shuffled (the most frequent node)
             left = c.left
@@ -525,9 +532,6 @@ class BummerlState(pyspiel.State):
             c.first_dealer = int(action)
             c.deck = []
             c.left = list(c.game.deck)
-        else:
-            c.step(int(action))
-            return
         c.refresh()
 
     def _action_to_string(self, player: int, action: int) -> str:
