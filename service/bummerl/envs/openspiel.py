@@ -117,6 +117,7 @@ _PARAMS: dict[str, Any] = {"variant": "schnapsen-at", "mode": "match", "max_deal
 _OWN = ("variant", "mode", "max_deals", "deal", "seed")
 _RESAMPLE_TRIES = 200
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
+_NO_VIEWS: dict[Any, Any] = {}  # the views of a state that has none yet (never written: _Core.remember)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _GAMES: dict[str, BummerlGame] = {}  # games of unpickled states, by parameters
 _CARD_RE = re.compile(r'"([ATKQJ9][CSHD])"')
@@ -260,13 +261,13 @@ class _Core:
         self.left: list[int] = []             # cards not drawn yet while a deck is shuffled
         self.sampler: Any = None              # resample_from_infostate of a state built from a deal
         self.seed = 0                         # the engine's deal seed (deal=sampled; else 0, decks explicit)
-        self.views: dict[Any, Any] = {}       # views of this state computed so far (BummerlState.info)
+        self.views: dict[Any, Any] = _NO_VIEWS  # views of this state computed so far (BummerlState.info)
         self.hist: tuple[Any, ...] = ()       # the deal's public history views as last computed (grows)
         if game.sampled:  # the first dealer and deck drawn by the game, later decks from the seed: no chance node
             self.seed, self.first_dealer, deck = game.next_deal()
             self.decks = (deck,)
-            self.m = MatchState(game.rules, self.seed, self.decks, self.first_dealer, game.engine_max_deals)
-            self.refresh()
+            m = self._m = MatchState(game.rules, self.seed, self.decks, self.first_dealer, game.engine_max_deals)
+            self.player = m.deal.acting  # what refresh gives a new match, without its checks
 
     @property
     def m(self) -> MatchState | None:
@@ -283,11 +284,17 @@ class _Core:
         self._m = m
         self.unsettled = False
 
+    def remember(self, key: Any, view: Any) -> None:
+        """Keep a view of this state (:meth:`BummerlState._info`, :meth:`BummerlState._view`)."""
+        if self.views is _NO_VIEWS:  # the shared empty dict of a state with no view yet is never written
+            self.views = {}
+        self.views[key] = view
+
     def refresh(self) -> None:
         """Recompute the cached current player after a change; forget the cached legal actions
         and views."""
         self.legal = None
-        self.views = {}
+        self.views = _NO_VIEWS
         if self.first_dealer < 0 or self.deck is not None:
             self.player = _CHANCE
         elif self.terminal:
@@ -506,7 +513,7 @@ class BummerlState(pyspiel.State):
             settle = c.game.settle_each  # mode=deal: one deal is the game, its end is scored when read
             finished = m.step(action, settle) if legal is not None and action in legal else m.apply(action, settle)
             c.legal = None
-            c.views = {}
+            c.views = _NO_VIEWS
             if finished:
                 c.deal_finished(m, settle)
             else:  # the same deal goes on
@@ -587,7 +594,7 @@ class BummerlState(pyspiel.State):
             if c.deck is not None:
                 info = {"variant": info["variant"], "seat": player, "num_seats": n, "match": info["match"],
                         "deal": None}
-        c.views[player] = info
+        c.remember(player, info)
         return info
 
     def _view(self, player: int | None, kind: str) -> Any:
@@ -612,7 +619,7 @@ class BummerlState(pyspiel.State):
         else:
             v = c.game.encoder.encode(info, kind == "info_tensor")
             v.flags.writeable = False
-        c.views[key] = v
+        c.remember(key, v)
         return v
 
     # Python-side answers to OpenSpiel's observation queries (the C++ ones call the default

@@ -103,7 +103,7 @@ class MatchState:
         self.suit_perm = tuple(suit_perm)
         self.rules = rules
         self.seed = seed
-        self.decks = tuple(tuple(d) for d in decks)
+        self.decks = tuple(map(tuple, decks))
         if first_dealer is None:  # SRV-4: the first dealer is drawn by the server's RNG
             first_dealer = random.Random(f"bummerl/{seed}/first-dealer").randrange(n)
         if not 0 <= first_dealer < n:
