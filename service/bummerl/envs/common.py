@@ -73,6 +73,9 @@ class Returns:
         other = self.other
         if other is None:
             return [float(t) for t in credited]
+        if self.n == 2:
+            a = credited[0] - credited[1]
+            return [float(a), float(-a)]
         return [float(credited[s] - credited[other[s]]) for s in range(self.n)]
 
 

@@ -408,6 +408,19 @@ class _Core:
             self.player = m.deal.acting
 
 
+class _LazyCore:
+    """``BummerlState._core``: the core of a state is made on its first use (then it lives in the
+    state's ``__dict__``, which comes first): OpenSpiel's ``clone`` asks the game for a new initial
+    state and then deep-copies this state's attributes onto it, so the state made only to be
+    cloned into costs nothing (and draws no deal seed)."""
+
+    def __get__(self, state: Any, owner: Any = None) -> Any:
+        if state is None:
+            return self
+        core = state.__dict__["_core"] = _Core(state.get_game())
+        return core
+
+
 class BummerlState(pyspiel.State):
     """A state of :class:`BummerlGame`. ``match`` is the engine's :class:`MatchState` (None
     before the first deal is dealt; while a later deal is shuffled it already holds a deal the
@@ -416,14 +429,7 @@ class BummerlState(pyspiel.State):
     def __init__(self, game: BummerlGame) -> None:
         super().__init__(game)
 
-    def __getattr__(self, name: str) -> Any:
-        """The core of a state is made on its first use: OpenSpiel's ``clone`` asks the game for a
-        new initial state and then deep-copies this state's attributes onto it, so the state
-        made only to be cloned into costs nothing (and draws no deal seed)."""
-        if name != "_core":
-            raise AttributeError(name)
-        core = self.__dict__["_core"] = _Core(self.get_game())
-        return core
+    _core = _LazyCore()
 
     @property
     def match(self) -> MatchState | None:
