@@ -66,10 +66,13 @@ times (and, for a tensor, build a new state to size it); C++ callers get the sam
 C++ way. Each view is computed once per state and player, from one information set that keeps
 the deal's public history views and converts only the new events; a tensor comes back as a new
 list of floats. ``clone`` is OpenSpiel's (a new state plus a deep copy of the attributes): the
-new state builds nothing, and the deep copy is one :meth:`MatchState.copy`. What a random
-playout still costs beyond the engine's own work is mostly pyspiel's (about 1 us per node:
-``bummerl bench openspiel`` prints the same playout of a game doing nothing, and the ceiling
-ratio it leaves).
+new state builds nothing, and the deep copy is one :meth:`MatchState.copy`. In ``mode=deal`` the
+finished deal is scored (``MatchState.step(a, settle=False)``, then ``settle_deal``) only when
+something reads the match (a view, ``match``, pickling): ``returns`` come from the plan's credit
+of the deal (``MatchPlan.credit``), the game points its result records. What a random playout
+still costs beyond the engine's own work is mostly pyspiel's (about 1 us per node: ``bummerl
+bench openspiel`` prints the same playout of a game doing nothing, and the ceiling ratio it
+leaves).
 """
 
 from __future__ import annotations
