@@ -801,45 +801,72 @@ def bench_ladder(pairs: int = 100, concurrency: int = 8, variant: str = "schnaps
     }
 
 
-def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tuple[int, int, list[int]]]) -> dict[str, Any]:
-    """Play duplicate deal pairs in this process (a worker of :func:`bench_strong`): for each
-    ``(pair, seed, suit_perm)`` the deck of ``seed`` twice, single-deal matches, ``bot`` at seat 0
-    then at seat 1 with the suits relabelled (as ladder duplicate pairs are, ladder/service.py).
+def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tuple[int, int, list[int]]],
+                     deals: int = 1, tc: str | None = None) -> dict[str, Any]:
+    """Play duplicate pairs in this process (a worker of :func:`bench_strong`): for each ``(pair,
+    seed, suit_perm)`` the decks of ``seed`` twice, ``bot`` at seat 0 then at seat 1 with the suits
+    relabelled (as ladder duplicate pairs are, ladder/service.py). A game is ``deals`` deals (the
+    SRV-5 deal limit; 0 = a whole match to the variant's target, AT-MATCH-1, O66-MATCH-1,
+    HU2-MATCH-1: its deals follow the same decks in both games, the dealers as the match goes).
+    ``tc`` (the CLI form, e.g. ``"5+0.1"``, :meth:`bummerl.core.clocks.TimeControl.parse`): both
+    bots play under that time control on the wall clock, their information sets carry the clocks
+    as the server's do, and a bot that exceeds its time loses the game (``timeout``, SRV-5).
     Bots decide from the engine's information set, which has the shape the API serves
     (:mod:`bummerl.rules.base.views`), without the round trip through protobuf."""
+    from bummerl.core.clocks import Clocks, TimeControl
     from bummerl.rules import MatchState, information_set
     from bummerl_client import InfoSet
     from bummerl_client.bots import make_bot
 
     rules = find_variant(variant).configure({})
+    control = TimeControl.parse(tc) if tc else None
     out: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0,
-                           "opp_decisions": 0, "opp_think_s": 0.0, "opp_cpu_s": 0.0}
+                           "opp_decisions": 0, "opp_think_s": 0.0, "opp_cpu_s": 0.0, "deals": 0, "timeouts": 0,
+                           "opp_timeouts": 0}
+
+    def now_ms() -> int:
+        return int(time.monotonic() * 1000)
+
     for pair, seed, perm in pair_seeds:
         scores = []
         margin = 0
+        played = 0
         for leg in (0, 1):
             me = leg  # the bot's seat
             b = make_bot(bot, pair * 2 + leg)
             o = make_bot(opponent, pair * 2 + 1 - leg)
             seats = [b, o] if leg == 0 else [o, b]
-            m = MatchState(rules, seed, max_deals=1, suit_perm=perm if leg else ())
+            m = MatchState(rules, seed, max_deals=deals, suit_perm=perm if leg else ())
+            clocks = Clocks.start(control, 2, m.to_act, now_ms()) if control else None
             while not m.over:
                 s = m.to_act
-                info = InfoSet(information_set(m, s))
+                info = information_set(m, s)
+                if clocks is not None and control is not None:
+                    info = {**info, "clocks": clocks.view(now_ms()), "time_control": control.to_dict()}
                 c0 = time.process_time()
-                a = seats[s].choose(info)
+                a = seats[s].choose(InfoSet(info))
                 out["cpu_s" if s == me else "opp_cpu_s"] += time.process_time() - c0
+                if clocks is not None and clocks.expired(now_ms()):
+                    m.concede(s, "timeout")  # SRV-5: the seat out of time loses the game
+                    out["timeouts" if s == me else "opp_timeouts"] += 1
+                    break
+                deal = m.deal_number
                 m.apply(a if isinstance(a, int) else int(a) if a.strip().isdigit() else parse_action(a))
                 out["actions"] += 1
+                if clocks is not None:
+                    clocks = clocks.after_action(s, now_ms(), m.to_act, m.deal_number != deal)
             scores.append(0.5 if m.winner < 0 else float(m.winner == me))
-            res = m.results[0]
-            margin += res.game_points[me] - res.game_points[1 - me]
+            for res in m.results:
+                if not res.playoff:
+                    margin += res.game_points[me] - res.game_points[1 - me]
+                    played += 1
             out["decisions"] += getattr(b, "decisions", 0)
             out["think_s"] += getattr(b, "think_s", 0.0)
             out["opp_decisions"] += getattr(o, "decisions", 0)
             out["opp_think_s"] += getattr(o, "think_s", 0.0)
         out["pairs"].append(sum(scores) / 2)
-        out["gp"].append(margin / 2)
+        out["gp"].append(margin / max(1, played))
+        out["deals"] += played
     return out
 
 
@@ -899,10 +926,14 @@ def _duplicate_sets(variant: str, bot: str, opponent: str, deals: int,
 
 
 def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samples=32,seed=1", opponent: str = "greedy",
-                 jobs: int = 1, seed: int = 1, progress: Any = None, deals: int | None = None) -> list[dict[str, Any]]:
+                 jobs: int = 1, seed: int = 1, progress: Any = None, deals: int | None = None,
+                 tc: str | None = None) -> list[dict[str, Any]]:
     """``bot`` against ``opponent`` over ``pairs`` duplicate deal pairs per variant (``all`` = every
-    two-player variant): each deck is played twice, one deal per game, with the seats swapped and
-    the suits relabelled in the second game. Elo difference of ``bot`` over ``opponent`` with its
+    two-player variant): each deck is played twice, ``deals`` deals per game (default 1; 0 = whole
+    matches to the variant's target, a pair of matches then being the unit), with the seats
+    swapped and the suits relabelled in the second game; ``tc`` puts both bots under a time
+    control (CLI form, e.g. ``"5+0.1"``; a bot out of time loses the game; ``timeouts`` and
+    ``opponent_timeouts`` count them) (:func:`_duplicate_pairs`). Elo difference of ``bot`` over ``opponent`` with its
     95% interval and LOS from the pair scores (pentanomial, :mod:`bummerl.ladder.stats`), the mean
     game-point margin per deal, and ``bot``'s mean decision time in **milliseconds** (its own
     clock inside ``choose``). ``jobs`` worker processes share the pairs. Deterministic deals for a
@@ -929,6 +960,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
         rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")
         spec = find_variant(v)
         n = spec.num_players
+        if n > 2 and (deals == 0 or tc):
+            raise ValueError("whole matches (deals 0) and a time control are measured at two seats only")
         game_deals = deals or n
         plan: list[Any] = []
         for i in range(pairs):
@@ -942,12 +975,14 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             plan.append((i, rng.randrange(2**63), perm))
         chunks = [plan[k::max(1, jobs * 4)] for k in range(max(1, jobs * 4))]
 
-        works = [((_duplicate_sets, v, bot, opponent, game_deals, c) if n > 2 else (_duplicate_pairs, v, bot, opponent, c))
-                 for c in chunks if c]
+        pair_deals = 1 if deals is None else deals
+        works = [((_duplicate_sets, v, bot, opponent, game_deals, c) if n > 2
+                  else (_duplicate_pairs, v, bot, opponent, c, pair_deals, tc)) for c in chunks if c]
 
         t0 = time.perf_counter()
         merged: dict[str, Any] = {"pairs": [], "gp": [], "decisions": 0, "think_s": 0.0, "actions": 0, "cpu_s": 0.0,
-                                  "opp_decisions": 0, "opp_think_s": 0.0, "opp_cpu_s": 0.0}
+                                  "opp_decisions": 0, "opp_think_s": 0.0, "opp_cpu_s": 0.0, "deals": 0, "timeouts": 0,
+                                  "opp_timeouts": 0}
         if jobs > 1:
             with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
                 futs = [ex.submit(*w) for w in works]
@@ -972,13 +1007,18 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
             "elo_low": fin(est.elo_low), "elo_high": fin(est.elo_high),
             "los": round(est.los, 4), "score": round(est.score, 4),
             "pentanomial": pentanomial(merged["pairs"]) if n == 2 else None,
-            "unit": "pair" if n == 2 else f"set of {len(seated_legs(n))} games, {game_deals} deal(s) each",
+            "unit": (f"set of {len(seated_legs(n))} games, {game_deals} deal(s) each" if n > 2
+                     else "pair of whole matches" if pair_deals == 0 else "pair" if pair_deals == 1
+                     else f"pair of {pair_deals}-deal games"),
             "gp_margin_per_deal": round(statistics.fmean(merged["gp"]), 3) if merged["gp"] else 0.0,
             "mean_decision_ms": round(1000 * merged["think_s"] / max(1, merged["decisions"]), 2),
             # the bot's CPU time per decision (process time of the worker around ``choose``)
             "mean_decision_cpu_ms": round(1000 * merged["cpu_s"] / max(1, merged["decisions"]), 2),
             "decisions": merged["decisions"], "seconds": round(time.perf_counter() - t0, 1),
         })
+        if n == 2:
+            results[-1].update({"deals_per_game": pair_deals, "deals": merged["deals"], "tc": tc,
+                                "timeouts": merged["timeouts"], "opponent_timeouts": merged["opp_timeouts"]})
         if n == 2 and merged["opp_decisions"]:
             # the same figures of the opponent when it counts its decisions (``strong``, ``strong-v1``):
             # both bots of a comparison at the same time per decision

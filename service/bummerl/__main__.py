@@ -387,7 +387,7 @@ def _bench(args: argparse.Namespace) -> int:
         for v in variants:  # one line per variant as soon as it is done
             r = bench.bench_strong(args.pairs, v, args.bot, args.opponent, args.jobs, args.seed or 1,
                                    progress=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)),
-                                   deals=args.deals)[0]
+                                   deals=args.deals, tc=args.tc)[0]
             if args.json:
                 print(json.dumps(r), flush=True)
                 continue
@@ -398,11 +398,12 @@ def _bench(args: argparse.Namespace) -> int:
             cpu = "" if r.get("mean_decision_cpu_ms") is None else f" ({r['mean_decision_cpu_ms']:.1f} ms CPU)"
             print(f"{r['variant']}: {r['bot']} vs {r['opponent']}: Elo {f(r['elo'])} "
                   f"(95% CI {f(r['elo_low'])}..{f(r['elo_high'])} Elo), LOS {r['los']:.3f}, score {r['score']:.3f}, "
-                  f"{r['pairs']} duplicate {'pairs ' + str(r['pentanomial']) if r['pentanomial'] else 'sets (' + r['unit'] + ')'}, "
+                  f"{r['pairs']} duplicate {r['unit'].replace('pair', 'pairs', 1) + ' ' + str(r['pentanomial']) if r['pentanomial'] else 'sets (' + r['unit'] + ')'}, "
                   f"game points {r['gp_margin_per_deal']:+.3f}/deal, "
                   f"mean decision {r['mean_decision_ms']:.1f} ms{cpu}"
                   + (f", opponent {r['opponent_decision_ms']:.1f} ms ({r['opponent_decision_cpu_ms']:.1f} ms CPU)"
                      if r.get("opponent_decision_ms") is not None else "")
+                  + (f", under {r['tc']}: {r['timeouts']} / {r['opponent_timeouts']} games lost on time" if r.get("tc") else "")
                   + f" ({r['seconds']} s)", flush=True)
     elif args.what == "sprt":  # error rates of the ladder's SPRT, simulated (bummerl.ladder.sprt_sim)
         from bummerl.ladder.sprt_sim import print_bench
@@ -687,7 +688,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--pairs", type=int, default=200,
                    help="strong: duplicate deal pairs per variant (3-4 seats: duplicate sets, every seating)")
     b.add_argument("--deals", type=int, default=None,
-                   help="strong, 3-4 seats: deals per game (default: the number of seats, each seat deals once)")
+                   help="strong: deals per game; two seats: default 1, 0 = whole matches to the variant's target; "
+                        "3-4 seats: default the number of seats, each seat deals once")
+    b.add_argument("--tc", default=None, metavar="TC",
+                   help="strong, two seats: both bots under this time control (seconds, e.g. 5+0.1; a bot out of "
+                        "time loses the game)")
     b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")

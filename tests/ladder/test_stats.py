@@ -200,3 +200,35 @@ def test_placement_scores_of_teams_and_free_for_all() -> None:
         placement_scores([1, 1], [0, 0])
     with pytest.raises(ValueError, match="one entry per seat"):
         placement_scores([1, 2, 3], [0, 1])
+
+
+def test_bench_strong_whole_matches_and_a_time_control() -> None:
+    """``bench strong --deals 0`` plays whole matches to the target (AT-MATCH-1: several deals a
+    game, every game decided by the match, none by a deal limit); ``--tc`` charges each bot's
+    thinking to its clock (SRV-5): a bot slower than its move time loses every game on time."""
+    import time as _time
+
+    from bummerl_bench.benches import bench_strong
+    from bummerl_client.bots import BOTS, make_bot
+
+    [r] = bench_strong(pairs=3, variant="schnapsen-at", bot="greedy", opponent="random", deals=0)
+    assert r["unit"] == "pair of whole matches" and r["deals_per_game"] == 0
+    assert r["deals"] > 2 * 3 * 2  # a match to 7 takes more than two deals
+    assert r["timeouts"] == r["opponent_timeouts"] == 0 and r["tc"] is None
+
+    class Slow:
+        def __init__(self, seed: int | None = None) -> None:
+            self.inner = make_bot("greedy", seed)
+
+        def choose(self, info: object) -> int | str:
+            _time.sleep(0.03)
+            return self.inner.choose(info)
+
+    BOTS["slow-test"] = Slow
+    try:
+        [t] = bench_strong(pairs=2, variant="schnapsen-at", bot="slow-test", opponent="random", tc="move=0.01")
+    finally:
+        del BOTS["slow-test"]
+    assert t["timeouts"] == 4 and t["opponent_timeouts"] == 0 and t["score"] == 0.0 and t["tc"] == "move=0.01"
+    with pytest.raises(ValueError, match="two seats"):
+        bench_strong(pairs=1, variant="stockschnapsen", bot="greedy", opponent="random", deals=0)
