@@ -271,3 +271,40 @@ async def test_history_memo_is_carried_through_a_deal_and_replaced_at_the_next(s
     assert len(by_deal) >= 2
     assert all(len(memos) == 1 for memos in by_deal.values()), by_deal  # one memo per deal ...
     assert len({next(iter(m)) for m in by_deal.values()}) == len(by_deal)  # ... and another for each deal
+
+
+async def test_live_watch_frames_share_the_seats_history_and_its_encodings(svc: MatchService) -> None:
+    """A live spectator frame's public view (§14.3) holds the very history dicts of the seats'
+    information sets at that version and carries the deal's ``history_memo``, so the API layer
+    encodes each history entry once for seats and spectators alike; its bytes are those of the
+    encoding without the memo (deterministic serialization: a map's order is not fixed)."""
+    from bummerl.api import codec
+    from bummerl.api.servicer import _watch_update
+    from bummerl.core.spectate import Spectators
+
+    created = await new_match(svc, tc=None)
+    mid, tokens = created.match_id, created.tokens
+    spectators = Spectators(svc)
+    frames = spectators.watch(mid, None)
+    rng = random.Random(8)
+    shared = 0
+    for _ in range(12):
+        cur = await svc.current(mid, 0, tokens[0])
+        info = cur.information_set
+        if info["match"]["over"]:
+            break
+        seat = info["deal"]["to_act"]
+        cur = await svc.current(mid, seat, tokens[seat])
+        frame = await asyncio.wait_for(frames.__anext__(), 5)
+        if frame.version == cur.version:
+            hist = frame.public_view["deal"]["history"]
+            assert frame.history_memo is cur.history_memo is not None
+            assert all(a is b for a, b in zip(hist, cur.information_set["deal"]["history"], strict=True))
+            shared += 1
+        msg = _watch_update(frame)
+        plain = codec.information_set_to_pb(frame.public_view)  # (a map's order is not fixed: deterministic bytes)
+        assert msg.public_view.SerializeToString(deterministic=True) == plain.SerializeToString(deterministic=True)
+        legal = [a["id"] for a in cur.information_set["legal_actions"]]
+        await svc.submit_action(mid, seat, tokens[seat], cur.version, rng.choice(legal))
+    await frames.aclose()
+    assert shared >= 5

@@ -66,7 +66,7 @@ def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
     if got is None:
         got = game_pb2.WatchUpdate(
             version=f.version, events=[_encoded(e, codec.event_to_pb, f.memo) for e in f.events],
-            public_view=_encoded(f.public_view, codec.information_set_to_pb, f.memo),
+            public_view=_encoded(f.public_view, lambda d: codec.information_set_to_pb(d, f.history_memo), f.memo),
             summary=_encoded(f.summary, _summary_pb, f.memo),
         )
         if f.memo is not None:

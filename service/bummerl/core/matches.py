@@ -893,11 +893,19 @@ class MatchService:
         return self._build_infoset(match_id, ld, seat)
 
     def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
+        return self._stamp(information_set(ld.state, seat, self.shared_history(ld)), match_id, ld)
+
+    @staticmethod
+    def shared_history(ld: _Loaded) -> tuple[Event, ...]:
+        """The deal's public history views at ``ld.version`` (:func:`history_views`), kept with
+        the loaded match and grown version by version, so that every seat's information set and
+        the public view of every version of a deal hold the same dicts (encoded once by identity,
+        ``ld.history_memo``, which starts anew with each deal)."""
         known = ld.history
         ld.history = history_views(ld.state, known)
         if known and (not ld.history or ld.history[0] is not known[0]):
             ld.history_memo = {}  # another deal: new history dicts, the old ones' encodings go
-        return self._stamp(information_set(ld.state, seat, ld.history), match_id, ld)
+        return ld.history
 
     def _stamp(self, d: InformationSet, match_id: str, ld: _Loaded) -> InformationSet:
         """``d`` (an information set or public view of ``ld.state``) with ``match_id``, ``version``

@@ -207,6 +207,9 @@ class WatchFrame:
     since: int = 0
     """The frame holds the events after this version (up to ``version``): frames with the same
     ``since`` and ``version`` of one match are equal, so the API layer may encode them once."""
+    history_memo: dict[int, Any] | None = None
+    """The deal's history encodings by identity (:attr:`bummerl.core.matches.Update.history_memo`)
+    when ``public_view`` holds the loaded match's shared history views (a live frame), else None."""
 
 
 class Spectators:
@@ -273,12 +276,16 @@ class Spectators:
 
     def view(self, match_id: str, ld: _Loaded, version: int) -> tuple[InformationSet, dict[Any, Any]]:
         """The public view of ``version`` of the loaded match and its scratch memo (built once per
-        process and version, shared: callers must not change the view; clocks are not in it)."""
+        process and version, shared: callers must not change the view; clocks are not in it). The
+        newest version's view holds the deal's history views that the seats' information sets
+        share (:meth:`MatchService.shared_history`), so its history is encoded once per entry."""
         key = (match_id, version)
         got = self._views.get(key)
         if got is None:
-            m = ld.state if version == ld.version else state_at(ld.state, ld.entries, version)
-            view = public_view(m)
+            if version == ld.version:
+                view = public_view(ld.state, self.matches.shared_history(ld))
+            else:
+                view = public_view(state_at(ld.state, ld.entries, version))
             view["match_id"], view["version"] = match_id, version
             got = self._views[key] = (view, {})
             while len(self._views) > VIEW_CACHE:
@@ -299,7 +306,11 @@ class Spectators:
         if ld.clocks is not None and version == ld.version:  # live: the clocks now
             view, shared = self.matches._stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
         summary = self._summary(match_id, ld)
-        return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared, since)
+        deal = view.get("deal") or {}
+        shares = bool(ld.history) and deal.get("history") is not None and bool(deal["history"]) \
+            and deal["history"][0] is ld.history[0]
+        return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared, since,
+                          ld.history_memo if shares else None)
 
     def _decode(self, match_id: str, ld: _Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
         """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators)."""
