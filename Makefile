@@ -78,6 +78,8 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
 	$(PY) -m bummerl bench sprt
 	$(PY) -m bummerl bench web --seconds 16 --rate 50
+	@if $(PY) -c "import pyspiel" 2>/dev/null; then $(PY) -m bummerl bench openspiel --variant $(VARIANT) --seconds 6; \
+	else echo "bench openspiel: skipped (needs the learning extra: .venv/bin/pip install -e '.[learning]')"; fi
 
 PAIRS ?= 100
 strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row; 100: ~1 h on 2 shared cores)
