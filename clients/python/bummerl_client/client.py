@@ -14,7 +14,7 @@ import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import grpc
 import grpc.aio
@@ -53,7 +53,7 @@ def _convert(e: grpc.RpcError) -> BummerlError:
     details = e.details() if hasattr(e, "details") else str(e)
     current = None
     try:
-        for k, v in e.trailing_metadata() or ():  # type: ignore[attr-defined]
+        for k, v in e.trailing_metadata() or ():
             if k == CURRENT_VERSION_KEY:
                 current = int(v)
     except Exception:  # noqa: BLE001 - metadata is optional
@@ -93,7 +93,7 @@ def _create_request(variant: str, options: Mapping[str, object] | None, seats: S
         req.time_control.CopyFrom(common_pb2.TimeControl(**tc, scope=f"TIME_CONTROL_SCOPE_{(scope or 'unspecified').upper()}"))
     if idle_limit_ms is not None:
         req.idle_limit_ms = idle_limit_ms
-    return req
+    return cast(Message, req)
 
 
 def _created(resp: Any) -> CreatedMatch:
@@ -107,7 +107,7 @@ def _submit_request(match_id: str, seat: int, expected_version: int, action: int
         req.action_text = action
     else:
         req.action_id = int(action)
-    return req
+    return cast(Message, req)
 
 
 # ----------------------------------------------------------------- the low-level call API

@@ -103,7 +103,7 @@ class BotTestHarness:
         mine = k % n
         bots = [self.make_bot() if s == mine else make_bot(self.opponent, seed=self.seed + 10 * k + s) for s in range(n)]
         if hasattr(bots[mine], "decision_timeout_s"):
-            bots[mine].decision_timeout_s = self.decision_timeout_s  # type: ignore[attr-defined]
+            bots[mine].decision_timeout_s = self.decision_timeout_s
         match_id = f"check{variant.replace('-', '')}{k}"
         version = 1
         final: dict[str, Any] | None = None

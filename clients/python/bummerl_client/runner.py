@@ -52,7 +52,7 @@ class Backoff:
     @property
     def next_s(self) -> float:
         """The longest the next :meth:`sleep` may wait, seconds."""
-        return min(self.cap_s, self.first_s * 2**self.n)
+        return min(self.cap_s, self.first_s * 2.0**self.n)
 
     async def sleep(self) -> None:
         delay = self.next_s

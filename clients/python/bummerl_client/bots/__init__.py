@@ -9,6 +9,7 @@ and keeps each ``name=value`` that follows a spec with options as one of its opt
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from ..bot import Bot
 from .greedy import GreedyBot
@@ -43,7 +44,7 @@ def from_policy(policy: object, perfect_recall: bool = False, seed: int | None =
     :class:`bummerl.envs.adapters.PolicyBot` (needs ``bummerl[learning]``)."""
     from bummerl.envs.adapters import PolicyBot
 
-    return PolicyBot(policy, perfect_recall, seed)  # type: ignore[arg-type]
+    return cast(Bot, PolicyBot(policy, perfect_recall, seed))
 
 
 def from_openspiel(bot: object, seed: int | None = None) -> Bot:
@@ -51,7 +52,7 @@ def from_openspiel(bot: object, seed: int | None = None) -> Bot:
     :class:`bummerl.envs.adapters.OpenSpielBot` (needs ``bummerl[learning]``)."""
     from bummerl.envs.adapters import OpenSpielBot
 
-    return OpenSpielBot(bot, seed)
+    return cast(Bot, OpenSpielBot(bot, seed))
 
 
 def split_bot_specs(text: str) -> list[str]:

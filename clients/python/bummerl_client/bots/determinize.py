@@ -298,7 +298,7 @@ class PublicDeal:
         ls = lead // 6
         if follow // 6 == ls:
             return K.HIGHER[lead] if follow > lead else 0
-        out = K.SUIT_MASK[ls]
+        out: int = K.SUIT_MASK[ls]
         if follow // 6 != self.trump:
             out |= K.SUIT_MASK[self.trump]
         return out
