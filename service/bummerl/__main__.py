@@ -217,6 +217,7 @@ def _run_on_event_loop(main: Coroutine[Any, Any, int]) -> int:
 async def _serve(args: argparse.Namespace) -> int:
     from bummerl import metrics
     from bummerl.app import GcPacer, Runtime, configure_logging, loop_name, tune_gc
+    from bummerl.store.errors import LayoutError
     from bummerl_client import AsyncClient
 
     given = {"host": args.host, "port": args.port, "http_port": args.http_port, "metrics_port": args.metrics_port,
@@ -228,7 +229,14 @@ async def _serve(args: argparse.Namespace) -> int:
     settings, where = _storage(Settings.from_env(**{k: v for k, v in given.items() if v is not None}), bool(args.demo))
     configure_logging(settings)
     rt = Runtime(settings)
-    await rt.start()
+    try:
+        await rt.start()
+    except LayoutError as exc:
+        if settings.redis_url or settings.data_dir is None:
+            raise
+        # the embedded Valkey has no URL to give: say which command converts its data dir
+        raise LayoutError(f"{exc} (this server's embedded Valkey: `bummerl migrate --data-dir "
+                          f"{settings.data_dir}`)") from exc
     tune_gc()
     metrics.watch_gc()
     stop = asyncio.Event()

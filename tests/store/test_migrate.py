@@ -170,3 +170,34 @@ def test_the_migrate_command_reports_what_it_moved(own_url: str) -> None:
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["from_layout"] == [1, 1] and report["to_layout"] == [2, 1] and report["ladders"] == 1
+
+
+def test_serve_on_a_layout_1_data_dir_names_the_migrate_command_for_that_dir(tmp_path: Any) -> None:
+    """An upgraded ``bummerl serve`` on the embedded Valkey's data dir of an older version refuses
+    to start (LayoutError, exit 2) and names the command that converts that very dir (the
+    embedded Valkey has no URL to give); after ``bummerl migrate --data-dir`` it starts."""
+    import redis
+
+    data = tmp_path / "data"
+    server = EmbeddedValkey(data_dir=data)
+    try:
+        c = redis.Redis.from_url(server.start())
+        c.hset("bm:ladder:old1", mapping={"name": "an old ladder"})  # a layout 1 key
+        c.close()
+    finally:
+        server.stop()
+    cmd = [sys.executable, "-m", "bummerl"]
+    ports = ["--port", "0", "--http-port", "0", "--metrics-port", "0"]
+    out = subprocess.run([*cmd, "serve", "--data-dir", str(data), *ports], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and f"bummerl migrate --data-dir {data}" in out.stderr, out.stderr
+    mig = subprocess.run([*cmd, "migrate", "--data-dir", str(data), "--json"], capture_output=True, text=True, timeout=60)
+    assert mig.returncode == 0, mig.stderr
+    assert json.loads(mig.stdout.strip().splitlines()[-1])["to_layout"] == [2, 1]
+    proc = subprocess.Popen([*cmd, "serve", "--data-dir", str(data), *ports], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert any("gRPC listening" in line for line in iter(proc.stdout.readline, "")), proc.stderr
+    finally:
+        proc.terminate()
+        proc.wait(30)
