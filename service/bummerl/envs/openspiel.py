@@ -223,10 +223,6 @@ class BummerlGame(pyspiel.Game):
     def new_initial_state(self) -> BummerlState:
         return BummerlState(self)
 
-    def next_seed(self) -> int:
-        """The deal seed of a new state in ``deal=sampled`` mode (from the ``seed`` parameter)."""
-        return self._seeds.getrandbits(63)
-
     def next_deal(self) -> tuple[int, int, tuple[int, ...]]:
         """``deal=sampled``: ``(seed, first dealer, first deck)`` of a new state, all from the
         ``seed`` parameter's RNG (uniform dealer, SRV-4; uniform deck order, SRV-1); the engine
