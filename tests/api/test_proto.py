@@ -61,7 +61,7 @@ INFOSET = {
     "options": {"marriage_first_trick": "true", "dealer_rotation": "winner"},
     "match": {"game_points": [0, 3], "target": 7, "direction": "SCORE_DIRECTION_UP", "sets_won": [0, 0],
               "set_target": 7, "sets_to_win": 1, "carried_points": 0, "deal_number": 3, "dealer": 1, "over": False,
-              "winner": -1, "deals": [DEAL_RESULT], "placements": [], "playoff": False},
+              "winner": -1, "deals": [DEAL_RESULT], "placements": [], "playoff": False, "max_deals": 0},
     "deal": {"phase": "PHASE_FOLLOW", "to_act": 1, "leader": 0, "trump_suit": "H", "trump_card": "JH", "talon_size": 8,
              "talon_state": "TALON_STATE_OPEN", "closed_by": -1, "trick_number": 3, "hand": ["AH", "TS"],
              "hand_sizes": [5, 5], "tricks_won": [2, 1], "current_trick": [{"seat": 0, "card": "AH"}],

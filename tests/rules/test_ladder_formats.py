@@ -123,3 +123,16 @@ def test_step_without_settling_then_settle_deal_is_the_same_match(variant: str) 
                 if credit is not None:
                     assert tuple(lazy.results[-1].game_points) == tuple(credit)
             assert lazy.to_dict() == eager.to_dict()
+
+
+@pytest.mark.parametrize("variant", ["schnapsen-at", "snapszer-hu-3p-sopron"])
+def test_srv5_the_deal_limit_is_in_every_information_set_and_the_public_view(variant: str) -> None:
+    """SRV-5: a game of N deals says so (``match.max_deals``, 0 = a whole match): a bot plans for
+    the format it plays (a ladder's ``deals_per_game``) from its information set alone."""
+    from bummerl.rules import information_set, public_view
+
+    rules = find_variant(variant).configure({})
+    for limit in (0, 1, 3):
+        m = MatchState(rules, 4, max_deals=limit)
+        views = [information_set(m, s) for s in range(m.num_seats)] + [public_view(m)]
+        assert all(v["match"]["max_deals"] == limit for v in views)

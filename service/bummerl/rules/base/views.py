@@ -272,6 +272,7 @@ class MatchView(TypedDict):
     deals: list[DealResult]
     placements: list[int]
     playoff: bool
+    max_deals: int
 
 
 class MarriageView(TypedDict):

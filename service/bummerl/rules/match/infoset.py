@@ -178,6 +178,7 @@ def _with_match(m: MatchState, seat: int, deal: V.DealView, legal: list[V.LegalA
             "deals": [deal_result_view(x) for x in m.results],
             "placements": list(m.placements),
             "playoff": m.playoff is not None,
+            "max_deals": m.max_deals,
         },
         "deal": deal,
         "legal_actions": legal,
