@@ -19,7 +19,7 @@ from bummerl.rules import information_set as engine_infoset
 from bummerl.rules.deals.talon import OVER
 from bummerl_client import InfoSet
 from bummerl_client.__main__ import bot_specs
-from bummerl_client.bots import StrongBot, make_bot, split_bot_specs
+from bummerl_client.bots import StrongBot, StrongV1Bot, make_bot, split_bot_specs
 from bummerl_client.bots.determinize import PublicDeal
 from bummerl_client.bots.endgame import EndgameSolver, plain_minimax
 from bummerl_client.bots.strong import make_utility
@@ -300,6 +300,40 @@ def test_match_utility_orders_outcomes_by_the_chance_to_win_the_match_DEF_PTS_4(
     sets = make_utility("match", {"match": {"game_points": [6, 0], "set_target": 7, "sets_won": [1, 0],
                                             "sets_to_win": 2}}, 0)
     assert sets(DealOutcome(0, 1, "")) == 1.0 and -1.0 < sets(DealOutcome(1, 3, "")) < 1.0
+
+
+def test_deal_limit_utility_plays_for_the_games_format_SRV_5() -> None:
+    """SRV-5: in a game of ``max_deals`` deals won by the higher total, the last deal is worth its
+    result (won 1, drawn 0, lost -1, whatever the points); earlier, a bigger margin of totals is
+    worth more, and what a deal won is worth shrinks with the deals left. A whole match, a
+    three-seat table and ``strong-v1`` keep the model of a match to its target."""
+    from bummerl_client.bots.strong import make_deal_limit_utility
+
+    def info(limit: int, deal_number: int, deals: list[list[int]], carried: int = 0, seats: int = 2) -> dict:
+        return {"num_seats": seats, "match": {"game_points": [0, 0], "target": 7, "max_deals": limit,
+                                              "deal_number": deal_number, "carried_points": carried,
+                                              "deals": [{"game_points": gp} for gp in deals]}}
+
+    last = make_utility("match", info(1, 0, []), 0)
+    assert [last(DealOutcome(0, 1, "")), last(DealOutcome(0, 3, "")), last(DealOutcome(-1, 0, "")),
+            last(DealOutcome(1, 1, ""))] == [1.0, 1.0, 0.0, -1.0]
+    behind = make_utility("match", info(2, 1, [[0, 2]]), 0)  # 2 behind before the last deal
+    assert behind(DealOutcome(0, 1, "")) == -1.0 and behind(DealOutcome(0, 2, "")) == 0.0
+    assert behind(DealOutcome(0, 3, "")) == 1.0
+    carry = make_utility("match", info(2, 1, [[0, 2]], carried=1), 0)  # O66-SCORE-2: 1 + 1 carried ties
+    assert carry(DealOutcome(0, 1, "")) == 0.0
+    early = make_deal_limit_utility(info(5, 0, []), 0)
+    vals = [early(DealOutcome(1, 3, "")), early(DealOutcome(1, 1, "")), early(DealOutcome(-1, 0, "")),
+            early(DealOutcome(0, 1, "")), early(DealOutcome(0, 3, ""))]
+    assert vals == sorted(vals) and len(set(vals)) == 5 and -1.0 < vals[0] and vals[-1] < 1.0
+    later = make_deal_limit_utility(info(5, 3, [[0, 0]] * 3), 0)
+    assert later(DealOutcome(0, 1, "")) > early(DealOutcome(0, 1, ""))  # fewer deals left to undo it
+    to_target = make_utility("match", {"match": {"game_points": [5, 0], "target": 7}}, 0)
+    for raw in (info(0, 0, []), info(1, 0, [], seats=3)):
+        assert make_utility("match", raw, 0)(DealOutcome(0, 1, "")) < 1.0  # the match model, not the deal limit
+    assert make_utility("match", info(1, 0, []), 0, deal_limit=False)(DealOutcome(0, 1, "")) < 1.0
+    assert to_target(DealOutcome(0, 2, "")) == 1.0
+    assert not StrongV1Bot.READS_DEAL_LIMIT and StrongBot.READS_DEAL_LIMIT
 
 
 async def test_strong_thinks_without_blocking_the_event_loop() -> None:

@@ -172,11 +172,13 @@ def test_strong_is_repeatable_from_its_seed_and_v1_plays_as_greedy_there(variant
 
 def test_strong_v1_is_todays_strong_in_two_player_games() -> None:
     """``strong-v1`` decides exactly as ``strong`` with its defaults (no inference, no
-    ``close_lead``) in the two-player variants (same search), and takes neither option."""
+    ``close_lead``) in the two-player variants (same search) in whole matches (in a game of N deals
+    ``strong`` plays for its deal limit, ``match.max_deals``, which ``strong-v1`` does not read),
+    and takes neither option."""
     rules = find_variant("schnapsen-at").configure({})
     rng = random.Random(4)
     for _ in range(8):
-        m = MatchState(rules, rng.randrange(2**62), max_deals=1)
+        m = MatchState(rules, rng.randrange(2**62))
         for _ in range(rng.randrange(0, 8)):
             if m.over:
                 break

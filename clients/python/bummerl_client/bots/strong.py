@@ -36,8 +36,10 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   per decision. ``samples`` without ``budget_ms`` means no time limit: the decision then depends
   only on the information set and the seed.
 * ``seed``: seed of the sampling (also the ``seed`` argument of :func:`make_bot`).
-* ``objective``: ``match`` (default), ``points`` (game points won minus lost) or ``win`` (the
-  deal won or lost).
+* ``objective``: ``match`` (default: the chance of winning the game: a match to its target, or,
+  when the information set says the game ends after ``match.max_deals`` deals (SRV-5, ladder
+  games of N deals), by the higher total of game points, :func:`make_deal_limit_utility`),
+  ``points`` (game points won minus lost) or ``win`` (the deal won or lost).
 * ``close_margin`` (default 0.15): a close must beat the best other action by this much utility
   (PIMC overrates closing: after a close it plays as if it saw the opponent's cards).
 * ``prune`` (default true): successive elimination; from the 8th sample on, every 4 samples, an
@@ -155,8 +157,21 @@ def _sets_chance(need_me: int, need_opp: int) -> float:
     return 0.5 * (_sets_chance(need_me - 1, need_opp) + _sets_chance(need_me, need_opp - 1))
 
 
-def make_utility(objective: str, info: Mapping[str, Any], me: int) -> Callable[[DealOutcome], float]:
-    """Utility of a deal's outcome for seat ``me`` in [-1, 1] (``points``: game points, +-3)."""
+#: Spread (standard deviation) of one two-player deal's game-point margin, game points: a deal
+#: credits its winner 1 to 3 (AT-SCORE-1, O66-SCORE-1, SAN-SCORE-1, HU2-SCORE-1).
+DEAL_SPREAD = 2.0
+
+
+def make_utility(objective: str, info: Mapping[str, Any], me: int,
+                 deal_limit: bool = True) -> Callable[[DealOutcome], float]:
+    """Utility of a deal's outcome for seat ``me`` in [-1, 1] (``points``: game points, +-3).
+    ``match`` at a two-seat table in a game of a fixed number of deals (``match.max_deals`` of the
+    information set, SRV-5; not a play-off deal) with ``deal_limit``: :func:`make_deal_limit_utility`;
+    else the chance of winning the match to its target."""
+    m = info.get("match") or {}
+    if (objective == "match" and deal_limit and int(m.get("max_deals") or 0) > 0 and not m.get("playoff")
+            and int(info.get("num_seats") or 2) == 2):
+        return make_deal_limit_utility(info, me)
     if objective == "points":
         def points(o: DealOutcome) -> float:
             return 0.0 if o.winner < 0 else float(o.game_points if o.winner == me else -o.game_points)
@@ -202,6 +217,35 @@ def make_utility(objective: str, info: Mapping[str, Any], me: int) -> Callable[[
         return v
 
     return match
+
+
+def make_deal_limit_utility(info: Mapping[str, Any], me: int, spread: float = DEAL_SPREAD) -> Callable[[DealOutcome], float]:
+    """Utility in [-1, 1] of a two-player deal's outcome for seat ``me`` in a game that ends after
+    ``match.max_deals`` deals, won by the higher total of the deals' game points (SRV-5; equal
+    totals draw): after the last deal the result itself (1 won, 0 drawn, -1 lost), before it
+    ``2 p - 1`` with ``p`` the chance that the margin of totals after this deal holds over the deals
+    left, each adding a margin of spread ``spread`` game points (normal model). A deal won is
+    credited its game points plus the points carried by drawn deals (O66-SCORE-2). A single-deal
+    ladder game is thus played to win the deal, not for a match to 7 nobody plays."""
+    m = info.get("match") or {}
+    limit = int(m.get("max_deals") or 0)
+    opp = 1 - me
+    margin = 0
+    for r in m.get("deals") or ():
+        if not r.get("playoff"):
+            gp = r.get("game_points") or (0, 0)
+            margin += int(gp[me]) - int(gp[opp])
+    left = max(0, limit - int(m.get("deal_number") or 0) - 1)
+    carried = int(m.get("carried_points") or 0)
+    scale = spread * math.sqrt(left)
+
+    def value(o: DealOutcome) -> float:
+        after = margin if o.winner < 0 else margin + (o.game_points + carried) * (1 if o.winner == me else -1)
+        if left == 0:
+            return float((after > 0) - (after < 0))
+        return math.erf(after / (scale * math.sqrt(2.0)))  # 2 * Phi(after / scale) - 1
+
+    return value
 
 
 def make_rotation_utility(raw: Mapping[str, Any]) -> Callable[[DealOutcome], float] | None:
@@ -319,6 +363,8 @@ class StrongBot(Bot):
     name = "strong"
     #: takes the ``infer`` and ``worlds`` options (``strong-v1`` does not: it never infers)
     INFERENCE = True
+    #: Whether the two-player search plays for a game's deal limit (``match.max_deals``).
+    READS_DEAL_LIMIT = True
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
@@ -427,7 +473,7 @@ class StrongBot(Bot):
         elif A.DECLARE in legal and pub.deal_points(me) >= 66 and not pub.determined:
             return A.DECLARE  # hidden cards left: take the sure win rather than trust a sampled line
         # with every card known the solver weighs declaring against playing on for more points
-        utility = utility_of or make_utility(self.objective, info.raw, me)
+        utility = utility_of or make_utility(self.objective, info.raw, me, self.READS_DEAL_LIMIT)
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()
         if clock is not None:
@@ -558,6 +604,7 @@ class StrongV1Bot(StrongBot):
 
     name = "strong-v1"
     INFERENCE = False
+    READS_DEAL_LIMIT = False  # issue 11's search modelled every game as a match to its target
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
