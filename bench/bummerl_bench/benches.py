@@ -960,6 +960,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
         rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")
         spec = find_variant(v)
         n = spec.num_players
+        if deals is not None and deals < 0:
+            raise ValueError(f"deals must be >= 0 (0 = whole matches), not {deals}")
         if n > 2 and (deals == 0 or tc):
             raise ValueError("whole matches (deals 0) and a time control are measured at two seats only")
         game_deals = deals or n
