@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bummerl.rules import IllegalActionError, Rules, configure_cached
@@ -514,6 +514,97 @@ def outcome_value(d: ContractDeal, me: int) -> float:
     return float(mine - (max(others) if others else 0))
 
 
+#: Spread (standard deviation, game points) of one future deal's credit margin between two seats
+#: that it sets against each other (a kontra'd base game is worth 2-6, a snapszer 6-12).
+SPREAD = 4.0
+#: Scale of :func:`make_placement_utility`: a placement gained against every other seat is worth
+#: this many game points of the margin utility (so that ``min_gap`` and the margin tie-break keep
+#: their meaning).
+PLACE_SCALE = 6.0
+#: Weight of the mean game-point margin in :func:`make_placement_utility` (breaks ties between
+#: outcomes of the same placements towards more points).
+MARGIN_TIE = 0.05
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def make_placement_utility(raw: Mapping[str, Any], horizon: int, spread: float = SPREAD,
+                           ) -> Callable[[tuple[int, ...]], float] | None:
+    """Utility of a contract deal's outcome for the seat of ``raw`` (its information set) when the
+    game ends after ``horizon`` deals (SRV-5 deal limit: a ladder's or the bench's games) and scores
+    the seat's **placement** by game-point totals (``ladder.stats.placement_scores``: against each
+    other team, ahead 1, level 1/2, behind 0), as the two-player ``match`` objective values the
+    match score.
+
+    Returns ``f(awards)``, ``awards`` the deal's credits per match seat (game points,
+    :attr:`DealOutcome.awards`), or None when ``horizon`` is 0 or the deal is past it. ``f`` is
+    :data:`PLACE_SCALE` x the mean over the other teams ``j`` (a seat of each) of ``2 p_j - 1``, plus
+    :data:`MARGIN_TIE` x the mean margin ``t_me - t_j`` (game points), where ``t`` are the totals after
+    the deal and ``p_j`` the chance of finishing ahead of ``j`` (level counts half): exact when no
+    deal is left; else ``Phi(margin / (spread * sqrt(m)))``, ``m`` the deals left that set ``me``
+    and ``j`` against each other: in ``snapszer-hu-3p-sopron`` the deals whose hívó is one of the
+    two (the hívó passes clockwise, HU3S-SEAT-1; in a deal of the third seat both are fogadó and
+    are credited alike, HU3S-CON-9); in other three-seat games 2/3 of the deals left; in team games
+    every deal."""
+    if horizon <= 0:
+        return None
+    m = raw.get("match") or {}
+    n = int(raw.get("num_seats", 0) or 0)
+    me = int(raw.get("seat", 0))
+    if n < 3:
+        return None
+    k = int(m.get("deal_number", 0) or 0)
+    left = horizon - k - 1
+    if left < 0:
+        return None
+    results = [x for x in (m.get("deals") or []) if not x.get("playoff")]
+    if results:
+        totals = [sum(int((x.get("game_points") or [0] * n)[s]) for x in results) for s in range(n)]
+    else:
+        totals = [int(x) for x in (m.get("game_points") or [0] * n)]
+    team = [int(t) for t in (raw.get("team_of_seat") or range(n))]
+    others: list[int] = []
+    for s in range(n):
+        if team[s] != team[me] and all(team[s] != team[o] for o in others):
+            others.append(s)
+    if not others:
+        return None
+    dealer = int(m.get("dealer", 0) or 0)
+    sopron = str(raw.get("variant", "")) == "snapszer-hu-3p-sopron"
+    sd: dict[int, float] = {}
+    for j in others:
+        if sopron:
+            hivos = [(dealer + t + 1) % n for t in range(1, left + 1)]
+            deals = float(sum(1 for h in hivos if h in (me, j)))
+        elif len(set(team)) == n:
+            deals = left * 2.0 / 3.0
+        else:
+            deals = float(left)
+        sd[j] = spread * math.sqrt(deals)
+    cache: dict[tuple[int, ...], float] = {}
+
+    def placement(awards: tuple[int, ...]) -> float:
+        v = cache.get(awards)
+        if v is None:
+            mine = totals[me] + awards[me]
+            v = 0.0
+            margin = 0.0
+            for j in others:
+                x = mine - totals[j] - awards[j]
+                margin += x
+                if sd[j] <= 0:
+                    p = 1.0 if x > 0 else 0.5 if x == 0 else 0.0
+                else:
+                    p = _phi(x / sd[j])
+                v += 2.0 * p - 1.0
+            v = cache[awards] = (PLACE_SCALE * v + MARGIN_TIE * margin) / len(others)
+        return v
+
+    return placement
+
+
 def _cards_left(d: ContractDeal) -> int:
     return sum(_bits(h) for h in d.hands)
 
@@ -525,17 +616,26 @@ def play_copy(d: ContractDeal) -> ContractDeal:
 
 class Solver:
     """Exact alpha-beta on open cards for the play of a contract deal: seats of ``me``'s side
-    maximise :func:`outcome_value`, the others minimise it (a partner plays for the team).
+    maximise the value of the outcome (``utility`` of its awards, e.g. :func:`make_placement_utility`;
+    None = :func:`outcome_value`), the others minimise it (a partner plays for the team).
     ``nodes`` counts the positions searched."""
 
-    def __init__(self, me: int) -> None:
+    def __init__(self, me: int, utility: Callable[[tuple[int, ...]], float] | None = None) -> None:
         self.me = me
+        self.utility = utility
         self.nodes = 0
         self.cache: dict[tuple[Any, ...], float] = {}
 
+    def value(self, d: ContractDeal) -> float:
+        """Value of the finished deal ``d``: ``utility(awards)`` when given, else :func:`outcome_value`."""
+        if self.utility is None:
+            return outcome_value(d, self.me)
+        assert d.outcome is not None
+        return self.utility(tuple(d.outcome.awards))
+
     def solve(self, d: ContractDeal, alpha: float = -math.inf, beta: float = math.inf) -> float:
         if d.phase == "over":
-            return outcome_value(d, self.me)
+            return self.value(d)
         key = None
         if not d.trick:
             key = (tuple(d.hands), d.to_act_seat, tuple(d.trick_points), tuple(d.tricks_won), tuple(d.marriage_points),
@@ -577,18 +677,22 @@ def evaluate(d: ContractDeal, me: int, solver: Solver, exact_tricks: int) -> flo
         if d.phase == "lead" and _cards_left(d) <= exact_tricks * d.n:
             return solver.solve(play_copy(d))
         ContractDeal.step(d, policy(d))
-    return outcome_value(d, me)
+    return solver.value(d)
 
 
 # ------------------------------------------------------------------------------------ the search
 class ContractSearch:
     """One decision of ``strong`` in a contract deal (see the module docstring). ``budget_ms``
     wall milliseconds (0 = none), ``samples`` per decision (0 = by the budget), at least
-    ``min_samples``; ``exact_tricks``: see :func:`evaluate`."""
+    ``min_samples``; ``exact_tricks``: see :func:`evaluate`; ``horizon`` > 0: the game ends after
+    that many deals and outcomes are valued by :func:`make_placement_utility` (``spread``), else by
+    :func:`outcome_value`."""
 
     def __init__(self, seed: int, budget_ms: float, samples: int, min_samples: int,
-                 exact_tricks: int = EXACT_TRICKS) -> None:
+                 exact_tricks: int = EXACT_TRICKS, horizon: int = 0, spread: float = SPREAD) -> None:
         self.seed = seed
+        self.horizon = horizon
+        self.spread = spread
         self.budget_ms = budget_ms
         self.samples = samples
         self.min_samples = min_samples
@@ -612,6 +716,7 @@ class ContractSearch:
         except (NoSample, ValueError, KeyError):
             return greedy_choice(info)
         me = sampler.me
+        utility = make_placement_utility(info.raw, self.horizon, self.spread)
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()
         if clock is not None:
@@ -629,7 +734,7 @@ class ContractSearch:
                 break
             if sorted(root.legal_actions()) != sorted(legal):
                 break  # the engine and the served legal actions disagree: never expected
-            solver = Solver(me)
+            solver = Solver(me, utility)
             for i in alive:
                 d = root.copy()
                 ContractDeal.step(d, legal[i])

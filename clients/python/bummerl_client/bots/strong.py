@@ -46,6 +46,13 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
 * ``exact_tricks`` (default 3; contract deals of the 3-4 player games only): tricks left from
   which on a sampled deal's play is searched exactly instead of played out by the policy.
+* ``horizon`` (default 0; contract deals of the 3-4 player games only): when > 0, the game ends
+  after that many deals (SRV-5 deal limit: a ladder's ``deals_per_game``, ``bummerl bench strong
+  --deals``, by default one deal per seat) and scores placements by game-point totals; a contract
+  deal's outcome is then valued by the chance of each placement
+  (:func:`~.contract_search.make_placement_utility`) instead of the game-point margin to the best
+  other seat. The information set does not say how many deals a game has, so it is an option.
+* ``spread`` (default 4.0): game points, the spread of a future deal's margin in that utility.
 * ``level`` (1..5): graded strength for ladders, a preset of the options above (:data:`LEVELS`:
   1, 3, 8, 24, 64 sampled deals per decision, no time limit); options given with it override it.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
@@ -80,7 +87,7 @@ from bummerl.rules import actions as A
 from bummerl.rules.search import BIT, DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER
 
 from ..bot import Bot, InfoSet
-from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
+from .contract_search import EXACT_TRICKS, SPREAD, ContractSearch, greedy_choice
 from .determinize import InconsistentInfo, PublicDeal
 from .elimination import sampling_done
 from .elimination import survivors as _survivors
@@ -323,7 +330,8 @@ class StrongBot(Bot):
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
-                 infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False) -> None:
+                 infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False,
+                 horizon: int = 0, spread: float = SPREAD) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -346,6 +354,10 @@ class StrongBot(Bot):
         self.infer = infer
         self.worlds = worlds
         self.close_lead = close_lead
+        if horizon < 0 or spread <= 0:
+            raise ValueError(f"bot '{self.name}': horizon must be >= 0 and spread > 0")
+        self.horizon = horizon
+        self.spread = spread
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -357,7 +369,8 @@ class StrongBot(Bot):
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
-            **({"infer": float, "worlds": int, "close_lead": _bool} if cls.INFERENCE else {}),
+            **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float}
+               if cls.INFERENCE else {}),
         }
         for k, v in options.items():
             if k not in conv:
@@ -517,7 +530,8 @@ class StrongBot(Bot):
                 return _fallback(info, legal)
             utility = make_rotation_utility(info.raw) if self.objective == "match" and not match_playoff(info.raw) else None
             return self._choose(local, t0, utility)
-        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks)
+        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks,
+                                self.horizon, self.spread)
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
         return choice
