@@ -394,3 +394,68 @@ def test_strong_takes_the_horizon_option() -> None:
         make_bot("strong:horizon=-1", 0)
     with pytest.raises(ValueError):
         make_bot("strong-v1:horizon=3", 0)
+
+
+def _kontra_taken(seed: int) -> tuple[MatchState, int, int, int] | None:
+    """A ``snapszer-hu-3p-sopron`` deal in which a fogadó said kontra by taking up the hívó's
+    laid-away cards (HU3S-KON-2), at the taker's first card decision: (match, taker, the cards
+    taken up, the hívó's 8 cards before laying away). ``greedy`` plays, except that the first
+    fogadó who may says kontra."""
+    from bummerl.rules import actions as RA
+
+    rules = find_variant("snapszer-hu-3p-sopron").configure({})
+    m = MatchState(rules, seed, max_deals=1)
+    taker, before, hand8 = -1, 0, 0
+    while not m.over:
+        s = m.to_act
+        legal = m.legal_actions()
+        if taker < 0 and RA.KONTRA in legal:
+            hivo = next(x for x in range(3) if m.deal.laid_away[x])
+            taker, before = s, m.deal.hands[s]
+            hand8 = m.deal.hands[hivo] | m.deal.laid_away[hivo]
+            m.apply(RA.KONTRA)
+            continue
+        if taker >= 0 and s == taker and m.deal.phase in ("lead", "follow") and len(legal) > 1:
+            return m, taker, (m.deal.hands[s] | m.deal.laid_away[s]) & ~before, hand8
+        m.apply(act(GreedyBot().choose(InfoSet(engine_infoset(m, s)))))
+    return None
+
+
+def test_lay_away_model_gives_the_hivo_the_cards_taken_up_and_is_a_distribution() -> None:
+    """HU3S-KON-2 / HU3S-TAL-1: told the cards it took up, the taker's samples lay exactly those
+    cards away for the hívó (the engine's record of the take-up), every sample still replays to
+    the seat's information set; :meth:`lay_likelihood` sums to 1 over the pairs of an 8-card hand
+    and prefers cheap side cards."""
+    from itertools import combinations
+
+    from bummerl.rules import cards as RK
+
+    found = 0
+    for seed in range(1, 40):
+        got = _kontra_taken(seed)
+        if got is None:
+            continue
+        m, taker, took, hand8 = got
+        assert bin(took).count("1") == 2 and bin(hand8).count("1") == 8 and took & hand8 == took
+        raw = served(m, taker)
+        sampler = ContractSampler(raw)
+        assert sampler.taker == taker
+        sampler.know_taken(took, 2.0)
+        assert sampler.took == took and sampler.lay_beta == 2.0
+        rng = random.Random(seed)
+        for _ in range(4):
+            d = sampler.sample(rng)
+            assert d.state["taken_up"][1] == took
+            assert d.hands[taker] == m.deal.hands[taker]
+            assert sorted(d.legal_actions()) == sorted(int(a["id"]) for a in raw["legal_actions"])
+        pairs = [RK.mask_of(list(p)) for p in combinations(RK.cards_of(hand8), 2)]
+        liks = {p: sampler.lay_likelihood(hand8, p) for p in pairs}
+        assert sum(liks.values()) == pytest.approx(1.0)
+
+        pts, named = m.rules.points, sampler.named
+        cost = {p: sum(pts[c] + 100 * (c // 6 == named) for c in RK.cards_of(p)) for p in pairs}
+        assert liks[min(pairs, key=cost.__getitem__)] > liks[max(pairs, key=cost.__getitem__)]
+        found += 1
+        if found >= 3:
+            break
+    assert found >= 3

@@ -50,6 +50,8 @@ from .elimination import sampling_done, survivors
 EXACT_TRICKS = 3
 #: Attempts to sample a deal that replays the public history before giving up.
 MAX_TRIES = 60
+#: Deals sampled per deal kept when the lay-away model weighs them (:meth:`ContractSampler.sample`).
+LAY_WORLDS = 4
 
 
 class NoSample(ValueError):
@@ -216,6 +218,34 @@ class ContractSampler:
         if sum(c for _, _, c in self.slots) != _bits(self.unseen):
             raise NoSample("the unseen cards do not fill the hidden places")
         self.known = known
+        #: the hívó's laid-away cards this seat took up by its kontra (HU3S-KON-2), when known
+        #: (:meth:`know_taken`; the information set does not say which of its cards they are)
+        self.took = 0
+        #: sharpness of the lay-away model that weighs the hívó's hand once his laid-away cards
+        #: are known (:meth:`lay_likelihood`); 0 = off
+        self.lay_beta = 0.0
+        self._lik = 1.0
+
+    def know_taken(self, cards: int, beta: float) -> None:
+        """This seat took up ``cards`` (a card mask: the hívó's two laid-away cards, HU3S-KON-2):
+        the samples give the hívó those cards as his laid-away ones, and with ``beta`` > 0 each
+        sample is picked among :data:`LAY_WORLDS` by :meth:`lay_likelihood` (the hívó lays away
+        what he least needs, HU3S-TAL-1). Ignored unless this seat is the taker and ``cards`` are
+        two of its cards."""
+        mine = self.hand | self.laid | self.played[self.me]
+        if self.taker == self.me and self.take_from >= 0 and _bits(cards) == 2 and cards & ~mine == 0:
+            self.took = cards
+            self.lay_beta = beta
+
+    def lay_likelihood(self, hand8: int, laid: int) -> float:
+        """Chance that a player holding the 8 cards ``hand8`` lays away the two cards ``laid`` when
+        he lays them away one by one, each card with a chance proportional to
+        :meth:`_lay_weight` ** ``lay_beta`` (cheap side cards first: HU3S-TAL-1)."""
+        cards = K.cards_of(hand8)
+        w = {c: self._lay_weight(c) ** self.lay_beta for c in cards}
+        total = sum(w.values())
+        a, b = K.cards_of(laid)
+        return w[a] * w[b] / total * (1.0 / (total - w[a]) + 1.0 / (total - w[b]))
 
     @staticmethod
     def _revealed(trick: list[tuple[int, int]], c: int, s: int, trump: int, order: tuple[int, ...], side: list[int],
@@ -236,7 +266,24 @@ class ContractSampler:
 
     def sample(self, rng: random.Random) -> ContractDeal:
         """One deal consistent with the information set, replayed to the present (an engine deal
-        that a search may step). Raises :class:`NoSample` after :data:`MAX_TRIES` failures."""
+        that a search may step). Raises :class:`NoSample` after :data:`MAX_TRIES` failures.
+        With the lay-away model on (:meth:`know_taken`), the pick of :data:`LAY_WORLDS` such deals
+        with chances proportional to :meth:`lay_likelihood` (sampling-importance-resampling)."""
+        if self.lay_beta <= 0 or not self.took:
+            return self._one(rng)
+        cands: list[ContractDeal] = []
+        liks: list[float] = []
+        for _ in range(LAY_WORLDS):
+            cands.append(self._one(rng))
+            liks.append(self._lik)
+        x = rng.random() * sum(liks)
+        for d, lik in zip(cands, liks, strict=True):
+            x -= lik
+            if x < 0:
+                return d
+        return cands[-1]
+
+    def _one(self, rng: random.Random) -> ContractDeal:
         for _ in range(MAX_TRIES):
             d = self._try(rng)
             if d is not None:
@@ -248,6 +295,7 @@ class ContractSampler:
         place = self._place(rng)
         if place is None:
             return None
+        lik = 1.0
         hand = [0] * n
         laid = [0] * n
         talon = 0
@@ -273,6 +321,8 @@ class ContractSampler:
             h, t = self.take_from, self.taker
             if h == me:
                 x = self.taken_mine
+            elif t == me and self.took:
+                x = self.took
             else:
                 pool = K.cards_of(collection[t] & ~laid[t])
                 if len(pool) < 2:
@@ -281,6 +331,8 @@ class ContractSampler:
             collection[t] &= ~x
             collection[h] |= x
             discards[h] = K.cards_of(x)
+            if self.lay_beta > 0 and t == me and self.took:
+                lik = self.lay_likelihood(collection[h], x)
         tal: list[int] = []
         if self.talon_taker >= 0:  # TS-TAL-1: the declarer took the talon up
             pool = K.cards_of(collection[self.talon_taker])
@@ -334,6 +386,7 @@ class ContractSampler:
             return None
         if d.to_act != me or d.hands[me] != self.hand:
             return None
+        self._lik = lik
         return d
 
     def _initial_size(self, s: int) -> int:
@@ -686,11 +739,15 @@ class ContractSearch:
     wall milliseconds (0 = none), ``samples`` per decision (0 = by the budget), at least
     ``min_samples``; ``exact_tricks``: see :func:`evaluate`; ``horizon`` > 0: the game ends after
     that many deals and outcomes are valued by :func:`make_placement_utility` (``spread``), else by
-    :func:`outcome_value`."""
+    :func:`outcome_value`; ``lay_model`` > 0: the lay-away model of :meth:`ContractSampler.know_taken`
+    with that sharpness, ``memory`` the bot's store across decisions for it."""
 
     def __init__(self, seed: int, budget_ms: float, samples: int, min_samples: int,
-                 exact_tricks: int = EXACT_TRICKS, horizon: int = 0, spread: float = SPREAD) -> None:
+                 exact_tricks: int = EXACT_TRICKS, horizon: int = 0, spread: float = SPREAD,
+                 lay_model: float = 0.0, memory: dict[str, Any] | None = None) -> None:
         self.seed = seed
+        self.lay_model = lay_model
+        self.memory = memory if memory is not None else {}
         self.horizon = horizon
         self.spread = spread
         self.budget_ms = budget_ms
@@ -698,6 +755,20 @@ class ContractSearch:
         self.min_samples = min_samples
         self.exact_tricks = exact_tricks
         self.last_stats: dict[str, Any] = {}
+
+    def _remember_taken(self, sampler: ContractSampler, info: InfoSet) -> None:
+        """HU3S-KON-2: the taker of the hívó's laid-away cards knows them, but its information set
+        does not say which of its cards they are: remember its hand at its last decision before
+        the take-up (``memory``, kept by the bot across decisions) and tell the sampler the
+        difference (:meth:`ContractSampler.know_taken`)."""
+        deal_no = info.match.get("deal_number", 0)
+        mine = sampler.hand | sampler.laid | sampler.played[sampler.me]
+        if sampler.taker < 0:
+            self.memory["before_take"] = (deal_no, mine)
+        elif sampler.taker == sampler.me:
+            before = self.memory.get("before_take")
+            if before is not None and before[0] == deal_no and before[1] & ~mine == 0:
+                sampler.know_taken(mine & ~before[1], self.lay_model)
 
     def _rng(self, info: InfoSet) -> random.Random:
         d = info.deal
@@ -716,6 +787,8 @@ class ContractSearch:
         except (NoSample, ValueError, KeyError):
             return greedy_choice(info)
         me = sampler.me
+        if self.lay_model > 0:
+            self._remember_taken(sampler, info)
         utility = make_placement_utility(info.raw, self.horizon, self.spread)
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()

@@ -53,6 +53,10 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   (:func:`~.contract_search.make_placement_utility`) instead of the game-point margin to the best
   other seat. The information set does not say how many deals a game has, so it is an option.
 * ``spread`` (default 4.0): game points, the spread of a future deal's margin in that utility.
+* ``lay_model`` (default 0 = off; ``snapszer-hu-3p-sopron``): after its kontra took up the hívó's
+  two laid-away cards (HU3S-KON-2; remembered from its own hand before, the information set does
+  not say which they are), weigh the hívó's sampled hands by the chance that he laid those two away
+  (cheap side cards first, :meth:`~.contract_search.ContractSampler.lay_likelihood`, this sharpness).
 * ``level`` (1..5): graded strength for ladders, a preset of the options above (:data:`LEVELS`:
   1, 3, 8, 24, 64 sampled deals per decision, no time limit); options given with it override it.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
@@ -331,7 +335,7 @@ class StrongBot(Bot):
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
                  infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False,
-                 horizon: int = 0, spread: float = SPREAD) -> None:
+                 horizon: int = 0, spread: float = SPREAD, lay_model: float = 0.0) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -358,6 +362,10 @@ class StrongBot(Bot):
             raise ValueError(f"bot '{self.name}': horizon must be >= 0 and spread > 0")
         self.horizon = horizon
         self.spread = spread
+        if lay_model < 0:
+            raise ValueError(f"bot '{self.name}': lay_model must be >= 0")
+        self.lay_model = lay_model
+        self._memory: dict[str, Any] = {}
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -369,7 +377,8 @@ class StrongBot(Bot):
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
-            **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float}
+            **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float,
+                  "lay_model": float}
                if cls.INFERENCE else {}),
         }
         for k, v in options.items():
@@ -531,7 +540,7 @@ class StrongBot(Bot):
             utility = make_rotation_utility(info.raw) if self.objective == "match" and not match_playoff(info.raw) else None
             return self._choose(local, t0, utility)
         search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks,
-                                self.horizon, self.spread)
+                                self.horizon, self.spread, self.lay_model, self._memory)
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
         return choice
