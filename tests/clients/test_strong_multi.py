@@ -459,3 +459,19 @@ def test_lay_away_model_gives_the_hivo_the_cards_taken_up_and_is_a_distribution(
         if found >= 3:
             break
     assert found >= 3
+
+
+def test_hivo_decisions_take_their_own_depth_and_samples() -> None:
+    """``hivo_exact`` / ``hivo_samples``: the hívó's decisions (HU3S-SEAT-1: left of the dealer)
+    are searched on ``hivo_samples`` sampled deals, every other seat's on ``samples``."""
+    bot = make_bot("strong:samples=7,seed=1,hivo_exact=4,hivo_samples=5", 0)
+    seen = {True: 0, False: 0}
+    for m in positions("snapszer-hu-3p-sopron", 40, seed=8):
+        if not isinstance(m.deal, ContractDeal):
+            continue
+        s = m.to_act
+        bot.choose(InfoSet(served(m, s)))
+        hivo = s == m.deal.hivo
+        assert bot.last_stats["samples"] == (5 if hivo else 7)
+        seen[hivo] += 1
+    assert seen[True] >= 3 and seen[False] >= 3

@@ -740,12 +740,17 @@ class ContractSearch:
     ``min_samples``; ``exact_tricks``: see :func:`evaluate`; ``horizon`` > 0: the game ends after
     that many deals and outcomes are valued by :func:`make_placement_utility` (``spread``), else by
     :func:`outcome_value`; ``lay_model`` > 0: the lay-away model of :meth:`ContractSampler.know_taken`
-    with that sharpness, ``memory`` the bot's store across decisions for it."""
+    with that sharpness, ``memory`` the bot's store across decisions for it; ``hivo_exact`` > 0 (the
+    Hungarian contract games): the hívó's own decisions use that ``exact_tricks`` and
+    ``hivo_samples`` samples (0 = ``samples``)."""
 
     def __init__(self, seed: int, budget_ms: float, samples: int, min_samples: int,
                  exact_tricks: int = EXACT_TRICKS, horizon: int = 0, spread: float = SPREAD,
-                 lay_model: float = 0.0, memory: dict[str, Any] | None = None) -> None:
+                 lay_model: float = 0.0, memory: dict[str, Any] | None = None,
+                 hivo_exact: int = 0, hivo_samples: int = 0) -> None:
         self.seed = seed
+        self.hivo_exact = hivo_exact
+        self.hivo_samples = hivo_samples
         self.lay_model = lay_model
         self.memory = memory if memory is not None else {}
         self.horizon = horizon
@@ -790,6 +795,10 @@ class ContractSearch:
         if self.lay_model > 0:
             self._remember_taken(sampler, info)
         utility = make_placement_utility(info.raw, self.horizon, self.spread)
+        exact, samples = self.exact_tricks, self.samples
+        if self.hivo_exact and sampler.variant.startswith("snapszer-hu") and me == (sampler.dealer + 1) % sampler.n:
+            # the hívó's decisions (HU3S-SEAT-1, HU4-SEAT-2): a deeper exact search on fewer samples
+            exact, samples = self.hivo_exact, self.hivo_samples or self.samples
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()
         if clock is not None:
@@ -811,10 +820,10 @@ class ContractSearch:
             for i in alive:
                 d = root.copy()
                 ContractDeal.step(d, legal[i])
-                vals[i].append(evaluate(d, me, solver, self.exact_tricks))
+                vals[i].append(evaluate(d, me, solver, exact))
             nodes += solver.nodes
             n += 1
-            if sampling_done(n, self.samples, self.min_samples, deadline):
+            if sampling_done(n, samples, self.min_samples, deadline):
                 break
             if n >= 8 and n % 4 == 0:
                 alive = survivors(alive, vals, [0.0] * k, n, min_gap=0.05)

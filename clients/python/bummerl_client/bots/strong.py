@@ -57,6 +57,10 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   two laid-away cards (HU3S-KON-2; remembered from its own hand before, the information set does
   not say which they are), weigh the hívó's sampled hands by the chance that he laid those two away
   (cheap side cards first, :meth:`~.contract_search.ContractSampler.lay_likelihood`, this sharpness).
+* ``hivo_exact`` (default 0 = ``exact_tricks``; the Hungarian contract games) and ``hivo_samples``
+  (default 0 = ``samples``): the hívó's own decisions search exactly from that many tricks left, on
+  that many sampled deals (a deeper search where the play is the hívó's, the fogadó's decisions
+  keep the samples).
 * ``level`` (1..5): graded strength for ladders, a preset of the options above (:data:`LEVELS`:
   1, 3, 8, 24, 64 sampled deals per decision, no time limit); options given with it override it.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
@@ -335,7 +339,8 @@ class StrongBot(Bot):
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
                  infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False,
-                 horizon: int = 0, spread: float = SPREAD, lay_model: float = 0.0) -> None:
+                 horizon: int = 0, spread: float = SPREAD, lay_model: float = 0.0,
+                 hivo_exact: int = 0, hivo_samples: int = 0) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -365,6 +370,10 @@ class StrongBot(Bot):
         if lay_model < 0:
             raise ValueError(f"bot '{self.name}': lay_model must be >= 0")
         self.lay_model = lay_model
+        if hivo_exact < 0 or hivo_samples < 0:
+            raise ValueError(f"bot '{self.name}': hivo_exact and hivo_samples must be >= 0")
+        self.hivo_exact = hivo_exact
+        self.hivo_samples = hivo_samples
         self._memory: dict[str, Any] = {}
         self.decisions = 0
         self.think_s = 0.0
@@ -378,7 +387,7 @@ class StrongBot(Bot):
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
             **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float,
-                  "lay_model": float}
+                  "lay_model": float, "hivo_exact": int, "hivo_samples": int}
                if cls.INFERENCE else {}),
         }
         for k, v in options.items():
@@ -540,7 +549,8 @@ class StrongBot(Bot):
             utility = make_rotation_utility(info.raw) if self.objective == "match" and not match_playoff(info.raw) else None
             return self._choose(local, t0, utility)
         search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks,
-                                self.horizon, self.spread, self.lay_model, self._memory)
+                                self.horizon, self.spread, self.lay_model, self._memory, self.hivo_exact,
+                                self.hivo_samples)
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
         return choice
