@@ -17,7 +17,8 @@ Perfect-Information Monte Carlo, as bridge programs value bids with double-dummy
    public action happened, at the present decision.
 2. Each legal action is applied to every sample and valued by the deal's outcome for the seat's
    side (game points credited to the side minus those credited to the best other seat, kontra
-   multiplier included): once few tricks are left (``exact_tricks``) by an exact alpha-beta on
+   multiplier included; when the game's number of deals is given, ``horizon``, the chance of each
+   placement after it instead: :func:`make_placement_utility`): once few tricks are left (``exact_tricks``) by an exact alpha-beta on
    open cards in which every seat plays for its side (a partner plays for the team, the two
    defenders of a solo contract for each other), before that by a playout with a fast
    rule-based policy (:func:`policy`) down to that size, then the same exact search. Auction
