@@ -273,3 +273,207 @@ def test_strong_levels_are_presets_of_the_sample_count() -> None:
     while not m.over:
         m.apply(act(seats[m.to_act].choose(InfoSet(served(m, m.to_act)))))
     assert seats[0].decisions > 3
+
+
+def _utility_minimax(d: ContractDeal, me: int, utility) -> float:
+    if d.phase == "over":
+        return utility(tuple(d.outcome.awards))
+    vals = []
+    for a in d.legal_actions():
+        c = d.copy()
+        c.step(a)
+        vals.append(_utility_minimax(c, me, utility))
+    return max(vals) if d.side[d.to_act] == d.side[me] else min(vals)
+
+
+def _at_deal(variant: str, seed: int, deal: int, deals: int) -> MatchState:
+    """A match of ``deals`` deals played by ``greedy`` up to the first choice of deal ``deal``."""
+    rules = find_variant(variant).configure({})
+    m = MatchState(rules, seed, max_deals=deals)
+    while m.deal_number < deal or len(m.legal_actions()) < 2:
+        s = m.to_act
+        m.apply(act(GreedyBot().choose(InfoSet(engine_infoset(m, s)))))
+    return m
+
+
+@pytest.mark.parametrize("variant", ["snapszer-hu-3p-sopron", "snapszer-hu-4p"])
+def test_placement_utility_in_the_last_deal_is_the_benchs_placement_score(variant: str) -> None:
+    """SRV-5 deal limit: in the last deal of a game the placement utility is the placement score
+    the game will get (``ladder.stats.placement_scores`` of the totals after the deal, what
+    ``bummerl bench strong`` scores), scaled to [-PLACE_SCALE, PLACE_SCALE], plus the margin tie-break."""
+    from bummerl.ladder.stats import placement_scores
+    from bummerl.rules.match.plans import placements_by_score
+    from bummerl_client.bots.contract_search import MARGIN_TIE, PLACE_SCALE, make_placement_utility
+
+    rules = find_variant(variant).configure({})
+    n = rules.spec.num_players
+    team_of = rules.spec.team_of_seat
+    rng = random.Random(4)
+    for seed in (1, 2, 3):
+        m = _at_deal(variant, seed, n - 1, n)
+        me = m.to_act
+        u = make_placement_utility(served(m, me), n)
+        assert u is not None
+        totals = [sum(r.game_points[s] for r in m.results) for s in range(n)]
+        others = sorted({team_of[s] for s in range(n)} - {team_of[me]})
+        rep = [team_of.index(t) for t in others]
+        for _ in range(40):
+            awards = tuple(rng.choice([0, 0, 1, 2, 3, 6, 12]) for _ in range(n))
+            if n == 4:  # partners are credited alike (HU4-CON-1)
+                awards = tuple(awards[s % 2] for s in range(n))
+            after = [totals[s] + awards[s] for s in range(n)]
+            score = placement_scores(placements_by_score(after, team_of), team_of)[me]
+            margin = sum(after[me] - after[j] for j in rep) / len(rep)
+            assert u(awards) == pytest.approx(PLACE_SCALE * (2 * score - 1) + MARGIN_TIE * margin)
+
+
+def test_placement_utility_before_the_last_deal() -> None:
+    """HU3S-SEAT-1 / HU3S-CON-9: before the last deal the utility grows with the seat's own credit
+    and falls with another's, stays inside the placement scale, and counts against a seat only
+    the deals left that set the two against each other (a seat that is hívó in no deal left
+    against us: its margin is final, so the utility is a step in it). No horizon: no utility."""
+    from bummerl_client.bots.contract_search import MARGIN_TIE, PLACE_SCALE, make_placement_utility
+
+    m = _at_deal("snapszer-hu-3p-sopron", 5, 0, 3)
+    me = m.to_act
+    raw = served(m, me)
+    assert make_placement_utility(raw, 0) is None
+    u = make_placement_utility(raw, 3)
+    assert u is not None
+    zero = (0, 0, 0)
+    for s in range(3):
+        up = tuple(2 if x == s else 0 for x in range(3))
+        assert (u(up) > u(zero)) == (s == me) and (u(up) < u(zero)) == (s != me)
+    assert abs(u((24, 0, 0))) <= PLACE_SCALE + MARGIN_TIE * 24 + 1e-9
+    # deal 0 of 3: hívó = dealer + 1; the two seats left as hívó are the other two, so every other
+    # seat meets us once more: no step anywhere
+    assert 0 < u((1, 0, 0)) - u(zero) < PLACE_SCALE
+    # deal 1 of 3 for a seat: against the hívó of deal 2 one deal is left, against the other none
+    m = _at_deal("snapszer-hu-3p-sopron", 5, 1, 3)
+    raw = served(m, m.to_act)
+    me = m.to_act
+    u = make_placement_utility(raw, 3)
+    last_hivo = (int(raw["match"]["dealer"]) + 2) % 3
+    totals = [sum(r.game_points[s] for r in m.results) for s in range(3)]
+    assert u is not None and last_hivo != me  # this deal (seed 5): we are fogadó in deal 2
+    other = next(s for s in range(3) if s not in (me, last_hivo))
+    level = totals[other] - totals[me]  # a credit that brings us level with ``other``
+    assert level > 0
+
+    def credit(x: int) -> tuple[int, ...]:
+        return tuple(x if s == me else 0 for s in range(3))
+    jump = u(credit(level + 1)) - u(credit(level))
+    assert jump >= PLACE_SCALE / 2 * 0.99  # half of the placement against ``other`` (of two seats)
+    assert u(credit(level + 2)) - u(credit(level + 1)) < jump / 2  # past it, only the smooth part
+
+
+@pytest.mark.parametrize("variant", ["snapszer-hu-3p-sopron", "talonschnapsen"])
+def test_exact_search_with_the_placement_utility_equals_plain_minimax(variant: str) -> None:
+    """The alpha-beta valuing outcomes by the placement utility equals a plain minimax over the
+    engine with the same utility (sides playing for their side)."""
+    from bummerl_client.bots.contract_search import make_placement_utility
+
+    compared = 0
+    for m in positions(variant, 400, seed=2):
+        d = m.deal
+        if not isinstance(d, ContractDeal) or d.phase != "lead" or sum(bin(h).count("1") for h in d.hands) > 2 * d.n:
+            continue
+        me = d.to_act
+        u = make_placement_utility(served(m, me), m.deal_number + 1 + compared % 2)
+        assert u is not None
+        assert Solver(me, u).solve(play_copy(d)) == pytest.approx(_utility_minimax(d.copy(), me, u))
+        compared += 1
+        if compared >= 10:
+            break
+    assert compared >= 3
+
+
+def test_strong_takes_the_horizon_option() -> None:
+    """``horizon`` and ``spread`` are options of ``strong`` (validated), not of ``strong-v1``."""
+    bot = make_bot("strong:samples=2,seed=1,horizon=3,spread=3.5", 0)
+    assert isinstance(bot, StrongBot) and bot.horizon == 3 and bot.spread == 3.5
+    with pytest.raises(ValueError):
+        make_bot("strong:horizon=-1", 0)
+    with pytest.raises(ValueError):
+        make_bot("strong-v1:horizon=3", 0)
+
+
+def _kontra_taken(seed: int) -> tuple[MatchState, int, int, int] | None:
+    """A ``snapszer-hu-3p-sopron`` deal in which a fogadó said kontra by taking up the hívó's
+    laid-away cards (HU3S-KON-2), at the taker's first card decision: (match, taker, the cards
+    taken up, the hívó's 8 cards before laying away). ``greedy`` plays, except that the first
+    fogadó who may says kontra."""
+    from bummerl.rules import actions as RA
+
+    rules = find_variant("snapszer-hu-3p-sopron").configure({})
+    m = MatchState(rules, seed, max_deals=1)
+    taker, before, hand8 = -1, 0, 0
+    while not m.over:
+        s = m.to_act
+        legal = m.legal_actions()
+        if taker < 0 and RA.KONTRA in legal:
+            hivo = next(x for x in range(3) if m.deal.laid_away[x])
+            taker, before = s, m.deal.hands[s]
+            hand8 = m.deal.hands[hivo] | m.deal.laid_away[hivo]
+            m.apply(RA.KONTRA)
+            continue
+        if taker >= 0 and s == taker and m.deal.phase in ("lead", "follow") and len(legal) > 1:
+            return m, taker, (m.deal.hands[s] | m.deal.laid_away[s]) & ~before, hand8
+        m.apply(act(GreedyBot().choose(InfoSet(engine_infoset(m, s)))))
+    return None
+
+
+def test_lay_away_model_gives_the_hivo_the_cards_taken_up_and_is_a_distribution() -> None:
+    """HU3S-KON-2 / HU3S-TAL-1: told the cards it took up, the taker's samples lay exactly those
+    cards away for the hívó (the engine's record of the take-up), every sample still replays to
+    the seat's information set; :meth:`lay_likelihood` sums to 1 over the pairs of an 8-card hand
+    and prefers cheap side cards."""
+    from itertools import combinations
+
+    from bummerl.rules import cards as RK
+
+    found = 0
+    for seed in range(1, 40):
+        got = _kontra_taken(seed)
+        if got is None:
+            continue
+        m, taker, took, hand8 = got
+        assert bin(took).count("1") == 2 and bin(hand8).count("1") == 8 and took & hand8 == took
+        raw = served(m, taker)
+        sampler = ContractSampler(raw)
+        assert sampler.taker == taker
+        sampler.know_taken(took, 2.0)
+        assert sampler.took == took and sampler.lay_beta == 2.0
+        rng = random.Random(seed)
+        for _ in range(4):
+            d = sampler.sample(rng)
+            assert d.state["taken_up"][1] == took
+            assert d.hands[taker] == m.deal.hands[taker]
+            assert sorted(d.legal_actions()) == sorted(int(a["id"]) for a in raw["legal_actions"])
+        pairs = [RK.mask_of(list(p)) for p in combinations(RK.cards_of(hand8), 2)]
+        liks = {p: sampler.lay_likelihood(hand8, p) for p in pairs}
+        assert sum(liks.values()) == pytest.approx(1.0)
+
+        pts, named = m.rules.points, sampler.named
+        cost = {p: sum(pts[c] + 100 * (c // 6 == named) for c in RK.cards_of(p)) for p in pairs}
+        assert liks[min(pairs, key=cost.__getitem__)] > liks[max(pairs, key=cost.__getitem__)]
+        found += 1
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_hivo_decisions_take_their_own_depth_and_samples() -> None:
+    """``hivo_exact`` / ``hivo_samples``: the hívó's decisions (HU3S-SEAT-1: left of the dealer)
+    are searched on ``hivo_samples`` sampled deals, every other seat's on ``samples``."""
+    bot = make_bot("strong:samples=7,seed=1,hivo_exact=4,hivo_samples=5", 0)
+    seen = {True: 0, False: 0}
+    for m in positions("snapszer-hu-3p-sopron", 40, seed=8):
+        if not isinstance(m.deal, ContractDeal):
+            continue
+        s = m.to_act
+        bot.choose(InfoSet(served(m, s)))
+        hivo = s == m.deal.hivo
+        assert bot.last_stats["samples"] == (5 if hivo else 7)
+        seen[hivo] += 1
+    assert seen[True] >= 3 and seen[False] >= 3

@@ -27,4 +27,5 @@ def test_play_rejects_an_unknown_strong_option_in_one_line() -> None:
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "bummerl play: unknown option 'budget' for bot 'strong'; known: budget_ms, close_lead, close_margin, exact_tricks, "
-        "infer, level, min_samples, objective, prune, samples, seed, swindle, worlds"]
+        "hivo_exact, hivo_samples, horizon, infer, lay_model, level, min_samples, objective, prune, samples, seed, spread, "
+        "swindle, worlds"]

@@ -17,7 +17,8 @@ Perfect-Information Monte Carlo, as bridge programs value bids with double-dummy
    public action happened, at the present decision.
 2. Each legal action is applied to every sample and valued by the deal's outcome for the seat's
    side (game points credited to the side minus those credited to the best other seat, kontra
-   multiplier included): once few tricks are left (``exact_tricks``) by an exact alpha-beta on
+   multiplier included; when the game's number of deals is given, ``horizon``, the chance of each
+   placement after it instead: :func:`make_placement_utility`): once few tricks are left (``exact_tricks``) by an exact alpha-beta on
    open cards in which every seat plays for its side (a partner plays for the team, the two
    defenders of a solo contract for each other), before that by a playout with a fast
    rule-based policy (:func:`policy`) down to that size, then the same exact search. Auction
@@ -35,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bummerl.rules import IllegalActionError, Rules, configure_cached
@@ -50,6 +51,8 @@ from .elimination import sampling_done, survivors
 EXACT_TRICKS = 3
 #: Attempts to sample a deal that replays the public history before giving up.
 MAX_TRIES = 60
+#: Deals sampled per deal kept when the lay-away model weighs them (:meth:`ContractSampler.sample`).
+LAY_WORLDS = 4
 
 
 class NoSample(ValueError):
@@ -216,6 +219,34 @@ class ContractSampler:
         if sum(c for _, _, c in self.slots) != _bits(self.unseen):
             raise NoSample("the unseen cards do not fill the hidden places")
         self.known = known
+        #: the hívó's laid-away cards this seat took up by its kontra (HU3S-KON-2), when known
+        #: (:meth:`know_taken`; the information set does not say which of its cards they are)
+        self.took = 0
+        #: sharpness of the lay-away model that weighs the hívó's hand once his laid-away cards
+        #: are known (:meth:`lay_likelihood`); 0 = off
+        self.lay_beta = 0.0
+        self._lik = 1.0
+
+    def know_taken(self, cards: int, beta: float) -> None:
+        """This seat took up ``cards`` (a card mask: the hívó's two laid-away cards, HU3S-KON-2):
+        the samples give the hívó those cards as his laid-away ones, and with ``beta`` > 0 each
+        sample is picked among :data:`LAY_WORLDS` by :meth:`lay_likelihood` (the hívó lays away
+        what he least needs, HU3S-TAL-1). Ignored unless this seat is the taker and ``cards`` are
+        two of its cards."""
+        mine = self.hand | self.laid | self.played[self.me]
+        if self.taker == self.me and self.take_from >= 0 and _bits(cards) == 2 and cards & ~mine == 0:
+            self.took = cards
+            self.lay_beta = beta
+
+    def lay_likelihood(self, hand8: int, laid: int) -> float:
+        """Chance that a player holding the 8 cards ``hand8`` lays away the two cards ``laid`` when
+        he lays them away one by one, each card with a chance proportional to
+        :meth:`_lay_weight` ** ``lay_beta`` (cheap side cards first: HU3S-TAL-1)."""
+        cards = K.cards_of(hand8)
+        w = {c: self._lay_weight(c) ** self.lay_beta for c in cards}
+        total = sum(w.values())
+        a, b = K.cards_of(laid)
+        return w[a] * w[b] / total * (1.0 / (total - w[a]) + 1.0 / (total - w[b]))
 
     @staticmethod
     def _revealed(trick: list[tuple[int, int]], c: int, s: int, trump: int, order: tuple[int, ...], side: list[int],
@@ -236,7 +267,24 @@ class ContractSampler:
 
     def sample(self, rng: random.Random) -> ContractDeal:
         """One deal consistent with the information set, replayed to the present (an engine deal
-        that a search may step). Raises :class:`NoSample` after :data:`MAX_TRIES` failures."""
+        that a search may step). Raises :class:`NoSample` after :data:`MAX_TRIES` failures.
+        With the lay-away model on (:meth:`know_taken`), the pick of :data:`LAY_WORLDS` such deals
+        with chances proportional to :meth:`lay_likelihood` (sampling-importance-resampling)."""
+        if self.lay_beta <= 0 or not self.took:
+            return self._one(rng)
+        cands: list[ContractDeal] = []
+        liks: list[float] = []
+        for _ in range(LAY_WORLDS):
+            cands.append(self._one(rng))
+            liks.append(self._lik)
+        x = rng.random() * sum(liks)
+        for d, lik in zip(cands, liks, strict=True):
+            x -= lik
+            if x < 0:
+                return d
+        return cands[-1]
+
+    def _one(self, rng: random.Random) -> ContractDeal:
         for _ in range(MAX_TRIES):
             d = self._try(rng)
             if d is not None:
@@ -248,6 +296,7 @@ class ContractSampler:
         place = self._place(rng)
         if place is None:
             return None
+        lik = 1.0
         hand = [0] * n
         laid = [0] * n
         talon = 0
@@ -273,6 +322,8 @@ class ContractSampler:
             h, t = self.take_from, self.taker
             if h == me:
                 x = self.taken_mine
+            elif t == me and self.took:
+                x = self.took
             else:
                 pool = K.cards_of(collection[t] & ~laid[t])
                 if len(pool) < 2:
@@ -281,6 +332,8 @@ class ContractSampler:
             collection[t] &= ~x
             collection[h] |= x
             discards[h] = K.cards_of(x)
+            if self.lay_beta > 0 and t == me and self.took:
+                lik = self.lay_likelihood(collection[h], x)
         tal: list[int] = []
         if self.talon_taker >= 0:  # TS-TAL-1: the declarer took the talon up
             pool = K.cards_of(collection[self.talon_taker])
@@ -334,6 +387,7 @@ class ContractSampler:
             return None
         if d.to_act != me or d.hands[me] != self.hand:
             return None
+        self._lik = lik
         return d
 
     def _initial_size(self, s: int) -> int:
@@ -514,6 +568,97 @@ def outcome_value(d: ContractDeal, me: int) -> float:
     return float(mine - (max(others) if others else 0))
 
 
+#: Spread (standard deviation, game points) of one future deal's credit margin between two seats
+#: that it sets against each other (a kontra'd base game is worth 2-6, a snapszer 6-12).
+SPREAD = 4.0
+#: Scale of :func:`make_placement_utility`: a placement gained against every other seat is worth
+#: this many game points of the margin utility (so that ``min_gap`` and the margin tie-break keep
+#: their meaning).
+PLACE_SCALE = 6.0
+#: Weight of the mean game-point margin in :func:`make_placement_utility` (breaks ties between
+#: outcomes of the same placements towards more points).
+MARGIN_TIE = 0.05
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def make_placement_utility(raw: Mapping[str, Any], horizon: int, spread: float = SPREAD,
+                           ) -> Callable[[tuple[int, ...]], float] | None:
+    """Utility of a contract deal's outcome for the seat of ``raw`` (its information set) when the
+    game ends after ``horizon`` deals (SRV-5 deal limit: a ladder's or the bench's games) and scores
+    the seat's **placement** by game-point totals (``ladder.stats.placement_scores``: against each
+    other team, ahead 1, level 1/2, behind 0), as the two-player ``match`` objective values the
+    match score.
+
+    Returns ``f(awards)``, ``awards`` the deal's credits per match seat (game points,
+    :attr:`DealOutcome.awards`), or None when ``horizon`` is 0 or the deal is past it. ``f`` is
+    :data:`PLACE_SCALE` x the mean over the other teams ``j`` (a seat of each) of ``2 p_j - 1``, plus
+    :data:`MARGIN_TIE` x the mean margin ``t_me - t_j`` (game points), where ``t`` are the totals after
+    the deal and ``p_j`` the chance of finishing ahead of ``j`` (level counts half): exact when no
+    deal is left; else ``Phi(margin / (spread * sqrt(m)))``, ``m`` the deals left that set ``me``
+    and ``j`` against each other: in ``snapszer-hu-3p-sopron`` the deals whose hívó is one of the
+    two (the hívó passes clockwise, HU3S-SEAT-1; in a deal of the third seat both are fogadó and
+    are credited alike, HU3S-CON-9); in other three-seat games 2/3 of the deals left; in team games
+    every deal."""
+    if horizon <= 0:
+        return None
+    m = raw.get("match") or {}
+    n = int(raw.get("num_seats", 0) or 0)
+    me = int(raw.get("seat", 0))
+    if n < 3:
+        return None
+    k = int(m.get("deal_number", 0) or 0)
+    left = horizon - k - 1
+    if left < 0:
+        return None
+    results = [x for x in (m.get("deals") or []) if not x.get("playoff")]
+    if results:
+        totals = [sum(int((x.get("game_points") or [0] * n)[s]) for x in results) for s in range(n)]
+    else:
+        totals = [int(x) for x in (m.get("game_points") or [0] * n)]
+    team = [int(t) for t in (raw.get("team_of_seat") or range(n))]
+    others: list[int] = []
+    for s in range(n):
+        if team[s] != team[me] and all(team[s] != team[o] for o in others):
+            others.append(s)
+    if not others:
+        return None
+    dealer = int(m.get("dealer", 0) or 0)
+    sopron = str(raw.get("variant", "")) == "snapszer-hu-3p-sopron"
+    sd: dict[int, float] = {}
+    for j in others:
+        if sopron:
+            hivos = [(dealer + t + 1) % n for t in range(1, left + 1)]
+            deals = float(sum(1 for h in hivos if h in (me, j)))
+        elif len(set(team)) == n:
+            deals = left * 2.0 / 3.0
+        else:
+            deals = float(left)
+        sd[j] = spread * math.sqrt(deals)
+    cache: dict[tuple[int, ...], float] = {}
+
+    def placement(awards: tuple[int, ...]) -> float:
+        v = cache.get(awards)
+        if v is None:
+            mine = totals[me] + awards[me]
+            v = 0.0
+            margin = 0.0
+            for j in others:
+                x = mine - totals[j] - awards[j]
+                margin += x
+                if sd[j] <= 0:
+                    p = 1.0 if x > 0 else 0.5 if x == 0 else 0.0
+                else:
+                    p = _phi(x / sd[j])
+                v += 2.0 * p - 1.0
+            v = cache[awards] = (PLACE_SCALE * v + MARGIN_TIE * margin) / len(others)
+        return v
+
+    return placement
+
+
 def _cards_left(d: ContractDeal) -> int:
     return sum(_bits(h) for h in d.hands)
 
@@ -525,17 +670,26 @@ def play_copy(d: ContractDeal) -> ContractDeal:
 
 class Solver:
     """Exact alpha-beta on open cards for the play of a contract deal: seats of ``me``'s side
-    maximise :func:`outcome_value`, the others minimise it (a partner plays for the team).
+    maximise the value of the outcome (``utility`` of its awards, e.g. :func:`make_placement_utility`;
+    None = :func:`outcome_value`), the others minimise it (a partner plays for the team).
     ``nodes`` counts the positions searched."""
 
-    def __init__(self, me: int) -> None:
+    def __init__(self, me: int, utility: Callable[[tuple[int, ...]], float] | None = None) -> None:
         self.me = me
+        self.utility = utility
         self.nodes = 0
         self.cache: dict[tuple[Any, ...], float] = {}
 
+    def value(self, d: ContractDeal) -> float:
+        """Value of the finished deal ``d``: ``utility(awards)`` when given, else :func:`outcome_value`."""
+        if self.utility is None:
+            return outcome_value(d, self.me)
+        assert d.outcome is not None
+        return self.utility(tuple(d.outcome.awards))
+
     def solve(self, d: ContractDeal, alpha: float = -math.inf, beta: float = math.inf) -> float:
         if d.phase == "over":
-            return outcome_value(d, self.me)
+            return self.value(d)
         key = None
         if not d.trick:
             key = (tuple(d.hands), d.to_act_seat, tuple(d.trick_points), tuple(d.tricks_won), tuple(d.marriage_points),
@@ -577,23 +731,50 @@ def evaluate(d: ContractDeal, me: int, solver: Solver, exact_tricks: int) -> flo
         if d.phase == "lead" and _cards_left(d) <= exact_tricks * d.n:
             return solver.solve(play_copy(d))
         ContractDeal.step(d, policy(d))
-    return outcome_value(d, me)
+    return solver.value(d)
 
 
 # ------------------------------------------------------------------------------------ the search
 class ContractSearch:
     """One decision of ``strong`` in a contract deal (see the module docstring). ``budget_ms``
     wall milliseconds (0 = none), ``samples`` per decision (0 = by the budget), at least
-    ``min_samples``; ``exact_tricks``: see :func:`evaluate`."""
+    ``min_samples``; ``exact_tricks``: see :func:`evaluate`; ``horizon`` > 0: the game ends after
+    that many deals and outcomes are valued by :func:`make_placement_utility` (``spread``), else by
+    :func:`outcome_value`; ``lay_model`` > 0: the lay-away model of :meth:`ContractSampler.know_taken`
+    with that sharpness, ``memory`` the bot's store across decisions for it; ``hivo_exact`` > 0 (the
+    Hungarian contract games): the hívó's own decisions use that ``exact_tricks`` and
+    ``hivo_samples`` samples (0 = ``samples``)."""
 
     def __init__(self, seed: int, budget_ms: float, samples: int, min_samples: int,
-                 exact_tricks: int = EXACT_TRICKS) -> None:
+                 exact_tricks: int = EXACT_TRICKS, horizon: int = 0, spread: float = SPREAD,
+                 lay_model: float = 0.0, memory: dict[str, Any] | None = None,
+                 hivo_exact: int = 0, hivo_samples: int = 0) -> None:
         self.seed = seed
+        self.hivo_exact = hivo_exact
+        self.hivo_samples = hivo_samples
+        self.lay_model = lay_model
+        self.memory = memory if memory is not None else {}
+        self.horizon = horizon
+        self.spread = spread
         self.budget_ms = budget_ms
         self.samples = samples
         self.min_samples = min_samples
         self.exact_tricks = exact_tricks
         self.last_stats: dict[str, Any] = {}
+
+    def _remember_taken(self, sampler: ContractSampler, info: InfoSet) -> None:
+        """HU3S-KON-2: the taker of the hívó's laid-away cards knows them, but its information set
+        does not say which of its cards they are: remember its hand at its last decision before
+        the take-up (``memory``, kept by the bot across decisions) and tell the sampler the
+        difference (:meth:`ContractSampler.know_taken`)."""
+        deal_no = info.match.get("deal_number", 0)
+        mine = sampler.hand | sampler.laid | sampler.played[sampler.me]
+        if sampler.taker < 0:
+            self.memory["before_take"] = (deal_no, mine)
+        elif sampler.taker == sampler.me:
+            before = self.memory.get("before_take")
+            if before is not None and before[0] == deal_no and before[1] & ~mine == 0:
+                sampler.know_taken(mine & ~before[1], self.lay_model)
 
     def _rng(self, info: InfoSet) -> random.Random:
         d = info.deal
@@ -612,6 +793,13 @@ class ContractSearch:
         except (NoSample, ValueError, KeyError):
             return greedy_choice(info)
         me = sampler.me
+        if self.lay_model > 0:
+            self._remember_taken(sampler, info)
+        utility = make_placement_utility(info.raw, self.horizon, self.spread)
+        exact, samples = self.exact_tricks, self.samples
+        if self.hivo_exact and sampler.variant.startswith("snapszer-hu") and me == (sampler.dealer + 1) % sampler.n:
+            # the hívó's decisions (HU3S-SEAT-1, HU4-SEAT-2): a deeper exact search on fewer samples
+            exact, samples = self.hivo_exact, self.hivo_samples or self.samples
         budget = self.budget_ms / 1000.0
         clock = info.move_time_ms()
         if clock is not None:
@@ -629,14 +817,14 @@ class ContractSearch:
                 break
             if sorted(root.legal_actions()) != sorted(legal):
                 break  # the engine and the served legal actions disagree: never expected
-            solver = Solver(me)
+            solver = Solver(me, utility)
             for i in alive:
                 d = root.copy()
                 ContractDeal.step(d, legal[i])
-                vals[i].append(evaluate(d, me, solver, self.exact_tricks))
+                vals[i].append(evaluate(d, me, solver, exact))
             nodes += solver.nodes
             n += 1
-            if sampling_done(n, self.samples, self.min_samples, deadline):
+            if sampling_done(n, samples, self.min_samples, deadline):
                 break
             if n >= 8 and n % 4 == 0:
                 alive = survivors(alive, vals, [0.0] * k, n, min_gap=0.05)

@@ -48,6 +48,21 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
 * ``exact_tricks`` (default 3; contract deals of the 3-4 player games only): tricks left from
   which on a sampled deal's play is searched exactly instead of played out by the policy.
+* ``horizon`` (default 0; contract deals of the 3-4 player games only): when > 0, the game ends
+  after that many deals (SRV-5 deal limit: a ladder's ``deals_per_game``, ``bummerl bench strong
+  --deals``, by default one deal per seat) and scores placements by game-point totals; a contract
+  deal's outcome is then valued by the chance of each placement
+  (:func:`~.contract_search.make_placement_utility`) instead of the game-point margin to the best
+  other seat. The information set does not say how many deals a game has, so it is an option.
+* ``spread`` (default 4.0): game points, the spread of a future deal's margin in that utility.
+* ``lay_model`` (default 0 = off; ``snapszer-hu-3p-sopron``): after its kontra took up the hívó's
+  two laid-away cards (HU3S-KON-2; remembered from its own hand before, the information set does
+  not say which they are), weigh the hívó's sampled hands by the chance that he laid those two away
+  (cheap side cards first, :meth:`~.contract_search.ContractSampler.lay_likelihood`, this sharpness).
+* ``hivo_exact`` (default 0 = ``exact_tricks``; the Hungarian contract games) and ``hivo_samples``
+  (default 0 = ``samples``): the hívó's own decisions search exactly from that many tricks left, on
+  that many sampled deals (a deeper search where the play is the hívó's, the fogadó's decisions
+  keep the samples).
 * ``level`` (1..5): graded strength for ladders, a preset of the options above (:data:`LEVELS`:
   1, 3, 8, 24, 64 sampled deals per decision, no time limit); options given with it override it.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
@@ -82,7 +97,7 @@ from bummerl.rules import actions as A
 from bummerl.rules.search import BIT, DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER
 
 from ..bot import Bot, InfoSet
-from .contract_search import EXACT_TRICKS, ContractSearch, greedy_choice
+from .contract_search import EXACT_TRICKS, SPREAD, ContractSearch, greedy_choice
 from .determinize import InconsistentInfo, PublicDeal
 from .elimination import sampling_done
 from .elimination import survivors as _survivors
@@ -369,7 +384,9 @@ class StrongBot(Bot):
     def __init__(self, seed: int | None = None, budget_ms: float | None = None, samples: int = 0,
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
-                 infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False) -> None:
+                 infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False,
+                 horizon: int = 0, spread: float = SPREAD, lay_model: float = 0.0,
+                 hivo_exact: int = 0, hivo_samples: int = 0) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -392,6 +409,18 @@ class StrongBot(Bot):
         self.infer = infer
         self.worlds = worlds
         self.close_lead = close_lead
+        if horizon < 0 or spread <= 0:
+            raise ValueError(f"bot '{self.name}': horizon must be >= 0 and spread > 0")
+        self.horizon = horizon
+        self.spread = spread
+        if lay_model < 0:
+            raise ValueError(f"bot '{self.name}': lay_model must be >= 0")
+        self.lay_model = lay_model
+        if hivo_exact < 0 or hivo_samples < 0:
+            raise ValueError(f"bot '{self.name}': hivo_exact and hivo_samples must be >= 0")
+        self.hivo_exact = hivo_exact
+        self.hivo_samples = hivo_samples
+        self._memory: dict[str, Any] = {}
         self.decisions = 0
         self.think_s = 0.0
         self.last_stats: dict[str, Any] = {}
@@ -403,7 +432,9 @@ class StrongBot(Bot):
         conv: dict[str, Callable[[str], Any]] = {
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
-            **({"infer": float, "worlds": int, "close_lead": _bool} if cls.INFERENCE else {}),
+            **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float,
+                  "lay_model": float, "hivo_exact": int, "hivo_samples": int}
+               if cls.INFERENCE else {}),
         }
         for k, v in options.items():
             if k not in conv:
@@ -563,7 +594,9 @@ class StrongBot(Bot):
                 return _fallback(info, legal)
             utility = make_rotation_utility(info.raw) if self.objective == "match" and not match_playoff(info.raw) else None
             return self._choose(local, t0, utility)
-        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks)
+        search = ContractSearch(self.seed, self.budget_ms, self.samples, self.min_samples, self.exact_tricks,
+                                self.horizon, self.spread, self.lay_model, self._memory, self.hivo_exact,
+                                self.hivo_samples)
         choice = search.choose(info, t0)
         self.last_stats = search.last_stats
         return choice
