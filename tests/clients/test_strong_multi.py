@@ -477,3 +477,27 @@ def test_hivo_decisions_take_their_own_depth_and_samples() -> None:
         assert bot.last_stats["samples"] == (5 if hivo else 7)
         seen[hivo] += 1
     assert seen[True] >= 3 and seen[False] >= 3
+
+
+@pytest.mark.parametrize("variant", ["snapszer-hu-3p-sopron", "talonschnapsen"])
+def test_strong_takes_its_horizon_from_the_information_set_SRV_5(variant: str) -> None:
+    """By default ``strong`` reads the game's deal limit (``match.max_deals``, SRV-5) as its
+    ``horizon``: in a 3-deal game it decides as ``horizon=3`` does, in a whole match as
+    ``horizon=0`` (the game-point margin); an explicit ``horizon`` overrides the information set."""
+    rules = find_variant(variant).configure({})
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(12):
+        for limit in (3, 0):
+            m = MatchState(rules, rng.randrange(2**62), max_deals=limit)
+            for _ in range(rng.randrange(0, 6)):
+                if m.over:
+                    break
+                m.apply(rng.choice(m.legal_actions()))
+            if m.over:
+                continue
+            raw = served(m, m.to_act)
+            plain = make_bot("strong:samples=6,seed=3").choose(InfoSet(raw))
+            assert plain == make_bot(f"strong:samples=6,seed=3,horizon={limit}").choose(InfoSet(raw))
+            checked += 1
+    assert checked >= 16 and make_bot("strong").horizon is None

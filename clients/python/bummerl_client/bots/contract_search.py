@@ -740,13 +740,13 @@ class ContractSearch:
     wall milliseconds (0 = none), ``samples`` per decision (0 = by the budget), at least
     ``min_samples``; ``exact_tricks``: see :func:`evaluate`; ``horizon`` > 0: the game ends after
     that many deals and outcomes are valued by :func:`make_placement_utility` (``spread``), else by
-    :func:`outcome_value`; ``lay_model`` > 0: the lay-away model of :meth:`ContractSampler.know_taken`
+    :func:`outcome_value` (None: the information set's ``match.max_deals``, SRV-5); ``lay_model`` > 0: the lay-away model of :meth:`ContractSampler.know_taken`
     with that sharpness, ``memory`` the bot's store across decisions for it; ``hivo_exact`` > 0 (the
     Hungarian contract games): the hívó's own decisions use that ``exact_tricks`` and
     ``hivo_samples`` samples (0 = ``samples``)."""
 
     def __init__(self, seed: int, budget_ms: float, samples: int, min_samples: int,
-                 exact_tricks: int = EXACT_TRICKS, horizon: int = 0, spread: float = SPREAD,
+                 exact_tricks: int = EXACT_TRICKS, horizon: int | None = 0, spread: float = SPREAD,
                  lay_model: float = 0.0, memory: dict[str, Any] | None = None,
                  hivo_exact: int = 0, hivo_samples: int = 0) -> None:
         self.seed = seed
@@ -795,7 +795,8 @@ class ContractSearch:
         me = sampler.me
         if self.lay_model > 0:
             self._remember_taken(sampler, info)
-        utility = make_placement_utility(info.raw, self.horizon, self.spread)
+        horizon = self.horizon if self.horizon is not None else int((info.raw.get("match") or {}).get("max_deals") or 0)
+        utility = make_placement_utility(info.raw, horizon, self.spread)
         exact, samples = self.exact_tricks, self.samples
         if self.hivo_exact and sampler.variant.startswith("snapszer-hu") and me == (sampler.dealer + 1) % sampler.n:
             # the hívó's decisions (HU3S-SEAT-1, HU4-SEAT-2): a deeper exact search on fewer samples

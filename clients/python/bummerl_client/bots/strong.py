@@ -48,12 +48,13 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
 * ``min_samples`` (default 4): sampled deals evaluated even when the budget is spent.
 * ``exact_tricks`` (default 3; contract deals of the 3-4 player games only): tricks left from
   which on a sampled deal's play is searched exactly instead of played out by the policy.
-* ``horizon`` (default 0; contract deals of the 3-4 player games only): when > 0, the game ends
-  after that many deals (SRV-5 deal limit: a ladder's ``deals_per_game``, ``bummerl bench strong
-  --deals``, by default one deal per seat) and scores placements by game-point totals; a contract
-  deal's outcome is then valued by the chance of each placement
-  (:func:`~.contract_search.make_placement_utility`) instead of the game-point margin to the best
-  other seat. The information set does not say how many deals a game has, so it is an option.
+* ``horizon`` (default: the information set's ``match.max_deals``; contract deals of the 3-4
+  player games only): when > 0, the game ends after that many deals (SRV-5 deal limit: a ladder's
+  ``deals_per_game``, ``bummerl bench strong --deals``, by default one deal per seat) and scores
+  placements by game-point totals; a contract deal's outcome is then valued by the chance of each
+  placement (:func:`~.contract_search.make_placement_utility`) instead of the game-point margin to
+  the best other seat. 0 = never (a whole match: the margin); a number overrides what the
+  information set says.
 * ``spread`` (default 4.0): game points, the spread of a future deal's margin in that utility.
 * ``lay_model`` (default 0 = off; ``snapszer-hu-3p-sopron``): after its kontra took up the hívó's
   two laid-away cards (HU3S-KON-2; remembered from its own hand before, the information set does
@@ -385,7 +386,7 @@ class StrongBot(Bot):
                  objective: str = "match", close_margin: float = 0.15, min_samples: int = 4,
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
                  infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False,
-                 horizon: int = 0, spread: float = SPREAD, lay_model: float = 0.0,
+                 horizon: int | None = None, spread: float = SPREAD, lay_model: float = 0.0,
                  hivo_exact: int = 0, hivo_samples: int = 0) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
@@ -409,7 +410,7 @@ class StrongBot(Bot):
         self.infer = infer
         self.worlds = worlds
         self.close_lead = close_lead
-        if horizon < 0 or spread <= 0:
+        if (horizon is not None and horizon < 0) or spread <= 0:
             raise ValueError(f"bot '{self.name}': horizon must be >= 0 and spread > 0")
         self.horizon = horizon
         self.spread = spread
