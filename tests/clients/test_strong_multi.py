@@ -35,6 +35,17 @@ def act(a: int | str) -> int:
     return a if isinstance(a, int) else parse_action(a)
 
 
+def random_position(rules: object, rng: random.Random, most: int, max_deals: int = 0) -> MatchState | None:
+    """A match of ``rules`` after up to ``most - 1`` random actions (a new seed from ``rng``), or
+    None if it is over by then."""
+    m = MatchState(rules, rng.randrange(2**62), max_deals=max_deals)  # type: ignore[arg-type]
+    for _ in range(rng.randrange(0, most)):
+        if m.over:
+            break
+        m.apply(rng.choice(m.legal_actions()))
+    return None if m.over else m
+
+
 def served(m: MatchState, seat: int) -> dict:
     return to_dict(information_set_to_pb(engine_infoset(m, seat)))
 
@@ -178,12 +189,8 @@ def test_strong_v1_is_todays_strong_in_two_player_games() -> None:
     rules = find_variant("schnapsen-at").configure({})
     rng = random.Random(4)
     for _ in range(8):
-        m = MatchState(rules, rng.randrange(2**62))
-        for _ in range(rng.randrange(0, 8)):
-            if m.over:
-                break
-            m.apply(rng.choice(m.legal_actions()))
-        if m.over:
+        m = random_position(rules, rng, 8)
+        if m is None:
             continue
         raw = served(m, m.to_act)
         assert make_bot("strong-v1:samples=4,seed=2").choose(InfoSet(raw)) == make_bot("strong:samples=4,seed=2").choose(InfoSet(raw))
@@ -489,12 +496,8 @@ def test_strong_takes_its_horizon_from_the_information_set_SRV_5(variant: str) -
     checked = 0
     for _ in range(12):
         for limit in (3, 0):
-            m = MatchState(rules, rng.randrange(2**62), max_deals=limit)
-            for _ in range(rng.randrange(0, 6)):
-                if m.over:
-                    break
-                m.apply(rng.choice(m.legal_actions()))
-            if m.over:
+            m = random_position(rules, rng, 6, limit)
+            if m is None:
                 continue
             raw = served(m, m.to_act)
             plain = make_bot("strong:samples=6,seed=3").choose(InfoSet(raw))
