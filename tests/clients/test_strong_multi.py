@@ -11,6 +11,7 @@ time limit."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -33,6 +34,15 @@ FAST = "strong:samples=3,seed=7"
 
 def act(a: int | str) -> int:
     return a if isinstance(a, int) else parse_action(a)
+
+
+def endgame_leads(variant: str) -> Iterator[MatchState]:
+    """Positions of random matches of ``variant`` (seed 2) where a contract deal's seat leads with
+    at most two cards a hand left: small enough for a plain minimax over the engine."""
+    for m in positions(variant, 400, seed=2):
+        d = m.deal
+        if isinstance(d, ContractDeal) and d.phase == "lead" and sum(bin(h).count("1") for h in d.hands) <= 2 * d.n:
+            yield m
 
 
 def random_position(rules: object, rng: random.Random, most: int, max_deals: int = 0) -> MatchState | None:
@@ -141,10 +151,8 @@ def test_exact_search_equals_plain_minimax_over_the_engine(variant: str) -> None
     """The alpha-beta (with its cache and cheap copies) of the trick play gives the value of a
     plain minimax over the engine's own ``copy``/``step``, sides playing for their side."""
     compared = 0
-    for m in positions(variant, 400, seed=2):
+    for m in endgame_leads(variant):
         d = m.deal
-        if not isinstance(d, ContractDeal) or d.phase != "lead" or sum(bin(h).count("1") for h in d.hands) > 2 * d.n:
-            continue
         me = d.to_act
         assert Solver(me).solve(play_copy(d)) == _minimax(d.copy(), me)
         compared += 1
@@ -381,10 +389,8 @@ def test_exact_search_with_the_placement_utility_equals_plain_minimax(variant: s
     from bummerl_client.bots.contract_search import make_placement_utility
 
     compared = 0
-    for m in positions(variant, 400, seed=2):
+    for m in endgame_leads(variant):
         d = m.deal
-        if not isinstance(d, ContractDeal) or d.phase != "lead" or sum(bin(h).count("1") for h in d.hands) > 2 * d.n:
-            continue
         me = d.to_act
         u = make_placement_utility(served(m, me), m.deal_number + 1 + compared % 2)
         assert u is not None

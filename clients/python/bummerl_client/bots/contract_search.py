@@ -45,7 +45,7 @@ from bummerl.rules import cards as K
 from bummerl.rules.search import TEN_HIGH, VOID_MUST_TRUMP_TABLE, ContractDeal, legal_follow, winning_card
 
 from ..bot import InfoSet
-from .elimination import sampling_done, survivors
+from .elimination import normal_cdf, pick_by_weight, sampling_done, survivors
 
 #: Tricks left (at a lead) from which on a position is valued by the exact search.
 EXACT_TRICKS = 3
@@ -277,12 +277,7 @@ class ContractSampler:
         for _ in range(LAY_WORLDS):
             cands.append(self._one(rng))
             liks.append(self._lik)
-        x = rng.random() * sum(liks)
-        for d, lik in zip(cands, liks, strict=True):
-            x -= lik
-            if x < 0:
-                return d
-        return cands[-1]
+        return pick_by_weight(rng, cands, liks)
 
     def _one(self, rng: random.Random) -> ContractDeal:
         for _ in range(MAX_TRIES):
@@ -580,10 +575,6 @@ PLACE_SCALE = 6.0
 MARGIN_TIE = 0.05
 
 
-def _phi(x: float) -> float:
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
-
-
 def make_placement_utility(raw: Mapping[str, Any], horizon: int, spread: float = SPREAD,
                            ) -> Callable[[tuple[int, ...]], float] | None:
     """Utility of a contract deal's outcome for the seat of ``raw`` (its information set) when the
@@ -651,7 +642,7 @@ def make_placement_utility(raw: Mapping[str, Any], horizon: int, spread: float =
                 if sd[j] <= 0:
                     p = 1.0 if x > 0 else 0.5 if x == 0 else 0.0
                 else:
-                    p = _phi(x / sd[j])
+                    p = normal_cdf(x / sd[j])
                 v += 2.0 * p - 1.0
             v = cache[awards] = (PLACE_SCALE * v + MARGIN_TIE * margin) / len(others)
         return v

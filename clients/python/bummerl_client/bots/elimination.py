@@ -4,7 +4,12 @@ searches of ``strong``."""
 from __future__ import annotations
 
 import math
+import random
 import time
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def survivors(alive: list[int], vals: list[list[float]], bias: list[float], n: int, min_gap: float = 0.02) -> list[int]:
@@ -35,3 +40,19 @@ def sampling_done(n: int, samples: int, min_samples: int, deadline: float) -> bo
     if n >= min_samples and time.perf_counter() >= deadline:
         return True
     return not samples and deadline == math.inf and n >= 32
+
+
+def pick_by_weight(rng: random.Random, items: Sequence[T], weights: Sequence[float]) -> T:
+    """One of ``items`` drawn with chances proportional to ``weights`` (sampling-importance-
+    resampling of sampled deals); the last item if every weight is 0. One ``rng.random()`` call."""
+    x = rng.random() * sum(weights)
+    for item, w in zip(items, weights, strict=True):
+        x -= w
+        if x < 0:
+            return item
+    return items[-1]
+
+
+def normal_cdf(x: float) -> float:
+    """Phi(x), the standard normal distribution function (the placement and deal-limit utilities)."""
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))

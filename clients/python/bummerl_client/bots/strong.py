@@ -100,7 +100,7 @@ from bummerl.rules.search import BIT, DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVE
 from ..bot import Bot, InfoSet
 from .contract_search import EXACT_TRICKS, SPREAD, ContractSearch, greedy_choice
 from .determinize import InconsistentInfo, PublicDeal
-from .elimination import sampling_done
+from .elimination import normal_cdf, pick_by_weight, sampling_done
 from .elimination import survivors as _survivors
 from .endgame import EndgameSolver
 from .rotation import is_rotation_deal, local_view, match_playoff
@@ -259,7 +259,7 @@ def make_deal_limit_utility(info: Mapping[str, Any], me: int, spread: float = DE
         after = margin if o.winner < 0 else margin + (o.game_points + carried) * (1 if o.winner == me else -1)
         if left == 0:
             return float((after > 0) - (after < 0))
-        return math.erf(after / (scale * math.sqrt(2.0)))  # 2 * Phi(after / scale) - 1
+        return 2.0 * normal_cdf(after / scale) - 1.0
 
     return value
 
@@ -710,12 +710,7 @@ class Inference:
     def sample(self, rng: random.Random) -> tuple[int, list[int]]:
         cands = [self.pub.sample(rng) for _ in range(self.worlds)]
         ws = [self.likelihood(c[0], rng) for c in cands]
-        x = rng.random() * sum(ws)
-        for c, w in zip(cands, ws, strict=True):
-            x -= w
-            if x < 0:
-                return c
-        return cands[-1]
+        return pick_by_weight(rng, cands, ws)
 
 
 def _against_policy(d: DealState, me: int, utility: Callable[[DealOutcome], float]) -> float:
