@@ -49,7 +49,7 @@ lint: setup
 	$(PY) -m ruff check service clients tests bench proto/generate.py deploy
 
 typecheck: setup
-	$(PY) -m mypy service/bummerl/rules service/bummerl/core service/bummerl/store service/bummerl/ladder
+	$(PY) -m mypy service/bummerl/rules service/bummerl/core service/bummerl/store service/bummerl/ladder clients/python/bummerl_client
 
 # The suites that run a second time on a local Valkey Cluster (three masters, three replicas, started
 # by tests/conftest.py): every Lua script (match create/commit/claim/load, ladder claim/start/finish/

@@ -164,8 +164,9 @@ class AsyncClient:
     def __init__(self, target: str, channel: grpc.aio.Channel | None = None) -> None:
         self.target = target
         self.channel = channel or grpc.aio.insecure_channel(target)
-        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
-        self.ladder_stub = ladder_pb2_grpc.LadderServiceStub(self.channel)
+        # the generated gRPC stubs are untyped (grpcio-tools writes no annotations for them)
+        self.stub = game_pb2_grpc.GameServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.ladder_stub = ladder_pb2_grpc.LadderServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     async def __aenter__(self) -> AsyncClient:
         return self

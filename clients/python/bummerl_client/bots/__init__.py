@@ -9,7 +9,8 @@ and keeps each ``name=value`` that follows a spec with options as one of its opt
 from __future__ import annotations
 
 import re
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from ..bot import Bot
 from .greedy import GreedyBot
@@ -39,7 +40,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     return cls(seed)
 
 
-def from_policy(policy: object, perfect_recall: bool = False, seed: int | None = None) -> Bot:
+def from_policy(policy: Callable[[Any], int], perfect_recall: bool = False, seed: int | None = None) -> Bot:
     """A PettingZoo / Gymnasium policy (observation dict -> action id) as a Bot: see
     :class:`bummerl.envs.adapters.PolicyBot` (needs ``bummerl[learning]``)."""
     from bummerl.envs.adapters import PolicyBot

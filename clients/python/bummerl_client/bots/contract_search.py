@@ -246,7 +246,7 @@ class ContractSampler:
         w = {c: self._lay_weight(c) ** self.lay_beta for c in cards}
         total = sum(w.values())
         a, b = K.cards_of(laid)
-        return w[a] * w[b] / total * (1.0 / (total - w[a]) + 1.0 / (total - w[b]))
+        return float(w[a] * w[b] / total * (1.0 / (total - w[a]) + 1.0 / (total - w[b])))
 
     @staticmethod
     def _revealed(trick: list[tuple[int, int]], c: int, s: int, trump: int, order: tuple[int, ...], side: list[int],
@@ -350,10 +350,10 @@ class ContractSampler:
                 return None
             extra, spare = spare[:need], spare[need:]
             rng.shuffle(cs)
-            h = cs + extra
+            dealt = cs + extra
             if s == self.trump_namer and self.named >= 0 and s != me:
-                h = self._namer_first(h, first, rng)
-            hands.append(h)
+                dealt = self._namer_first(dealt, first, rng)
+            hands.append(dealt)
         if spare:
             tal = tal + spare
         try:

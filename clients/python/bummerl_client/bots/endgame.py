@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bummerl.rules import DealOutcome, DealState, IllegalActionError
+from bummerl.rules import DealEnd, DealOutcome, DealState, IllegalActionError
 from bummerl.rules import actions as A
 from bummerl.rules.search import (
     BIT,
@@ -84,8 +84,8 @@ class EndgameSolver:
         # a false declaration by p loses the deal for p by 1-3 game points: its value for `me` lies
         # between these bounds, so it is searched only when every other move is worse
         opp = 1 - me
-        worst_false = max(utility(DealOutcome(opp, g, "false_declaration")) for g in (1, 2, 3))
-        best_false = min(utility(DealOutcome(me, g, "false_declaration")) for g in (1, 2, 3))
+        worst_false = max(utility(DealOutcome(opp, g, DealEnd.FALSE_DECLARATION)) for g in (1, 2, 3))
+        best_false = min(utility(DealOutcome(me, g, DealEnd.FALSE_DECLARATION)) for g in (1, 2, 3))
         ends: dict[tuple[int, ...], float | None] = {}
 
         # the ends of the deal are scored on one scratch copy, put at each end's position by the
