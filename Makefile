@@ -82,7 +82,7 @@ bench: setup  ## print engine and service figures
 	else echo "bench openspiel: skipped (needs the learning extra: .venv/bin/pip install -e '.[learning]')"; fi
 
 PAIRS ?= 100
-strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row; 100: ~1 h on 2 shared cores)
+strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row, 400 pairs strong vs strong-v1; ~35 min on 2 cores)
 	$(PY) bench/strong_results.py --pairs $(PAIRS) --jobs 2
 
 clean:

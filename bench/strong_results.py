@@ -10,7 +10,8 @@ Tables (each one ``bummerl bench strong`` command, printed above its table):
 3. ``strong`` against ``greedy`` in the six three- and four-player games (``--pairs`` complete
    duplicate sets, one deal per seat a game).
 4. ``strong`` against ``strong-v1`` (issue 11's search, kept for reference) in every two-player
-   variant, both at the same time per decision (``budget_ms=50``): issue 24's two-player target.
+   variant, both at the same time per decision (``budget_ms=50``), ``--v1-pairs`` duplicate deal
+   pairs (default 400) and pooled over the variants: issue 24's two-player target.
 
 Tables 1-3: every bot runs with a fixed number of sampled deals and no time limit, so the games
 (and so the Elo figures) are the same on any machine for the same ``--pairs``; only the time
@@ -34,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bummerl.ladder.stats import estimate
 from bummerl.rules import list_variants
 from bummerl_bench.benches import bench_strong
 
@@ -94,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "STRONG_RESULTS.md"),
                    help="the file to write (default bench/STRONG_RESULTS.md)")
+    p.add_argument("--v1-pairs", type=int, default=400,
+                   help="duplicate deal pairs per variant of table 4, strong vs strong-v1 (default 400: "
+                        "issue 24's measure; about 4 minutes a variant on two cores)")
     p.add_argument("--tables", default="two,levels,multi,v1",
                    help="comma-separated tables to run: two, levels, multi, v1 (default all four)")
     args = p.parse_args(argv)
@@ -101,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     known = {"two", "levels", "multi", "v1"}
     if not tables <= known:
         p.error(f"unknown table(s): {', '.join(sorted(tables - known))}")
-    pairs, jobs = args.pairs, args.jobs
+    pairs, jobs, v1_pairs = args.pairs, args.jobs, args.v1_pairs
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -190,14 +195,21 @@ def main(argv: list[str] | None = None) -> int:
                 "timed run: not repeatable; on a loaded machine the CPU time per decision, shown for both, is less).",
                 "", "```sh"]
         rows = []
+        pooled: list[float] = []
         for v in [s.id for s in list_variants() if s.num_players == 2]:
-            out.append(_command(v, pairs, V1_BOT, jobs, V1_OPPONENT))
-            r = bench_strong(pairs, v, V1_BOT, V1_OPPONENT, jobs, 1)[0]
+            out.append(_command(v, v1_pairs, V1_BOT, jobs, V1_OPPONENT))
+            r = bench_strong(v1_pairs, v, V1_BOT, V1_OPPONENT, jobs, 1)[0]
             log(f"  {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])}), {r['mean_decision_cpu_ms']} ms CPU")
             opp = (f"{r.get('opponent_decision_cpu_ms', 0.0):.1f} ms / {r.get('opponent_decision_ms', 0.0):.1f} ms")
             rows.append(_row(f"`{v}`", r) + f" {opp} |")
+            pooled += [k / 4 for k, count in enumerate(r.get("pentanomial") or []) for _ in range(count)]
         head = HEAD.format(first="variant", units="pairs").replace("| run |\n", "| run | strong-v1 CPU / wall per decision |\n")
-        out += ["```", "", head + "---|", *rows, ""]
+        out += ["```", "", head + "---|", *rows]
+        if pooled:
+            e = estimate(pooled)
+            out.append(f"| pooled ({len(pooled)} pairs) | {_elo(e.elo)} | {_elo(e.elo_low)} .. {_elo(e.elo_high)} | "
+                       f"{e.los:.3f} | {e.score:.3f} | | | | | | |")
+        out.append("")
 
     load1 = os.getloadavg()
     out += ["## Run", "",
