@@ -278,6 +278,8 @@ def test_strong_levels_are_presets_of_the_sample_count() -> None:
     assert all(isinstance(b, StrongBot) and b.budget_ms == 0 for b in bots)
     samples = [b.samples for b in bots]
     assert samples == sorted(set(samples)) and samples[0] == 1 and bots[0].min_samples == 1
+    blunders = [b.blunder for b in bots]
+    assert blunders == sorted(blunders, reverse=True) and blunders[0] > 0 and blunders[-1] == 0
     b = make_bot("strong:level=5,samples=10,seed=3")
     assert (b.samples, b.seed) == (10, 3)
     for bad in ("strong:level=0", "strong:level=6", "strong:level=x"):
@@ -288,6 +290,45 @@ def test_strong_levels_are_presets_of_the_sample_count() -> None:
     while not m.over:
         m.apply(act(seats[m.to_act].choose(InfoSet(served(m, m.to_act)))))
     assert seats[0].decisions > 3
+
+
+@pytest.mark.parametrize("variant", ["schnapsen-at", "snapszer-hu-4p"])
+def test_strong_blunder_plays_a_random_card_and_nothing_else(variant: str) -> None:
+    """``blunder`` (the lower levels' handicap): with chance ``blunder`` a decision among two or
+    more cards plays one of them at random; a decision of another kind (a bid, a marriage, a close,
+    a trump, a kontra) is always searched. Repeatable for a seed; 0..1 only; not an option of
+    ``strong-v1``."""
+    rules = find_variant(variant).configure({})
+    rng = random.Random(4)
+    slips = searched = others = 0
+    # a two-player deal seldom offers a choice without two playable cards; the contract deals'
+    # auctions, trump naming and kontras often do
+    want = 1 if variant == "schnapsen-at" else 10
+    for _ in range(400):
+        m = random_position(rules, rng, 30, 1)
+        if m is None or len(m.legal_actions()) < 2:
+            continue
+        raw = served(m, m.to_act)
+        cards = [int(a["id"]) for a in raw["legal_actions"] if int(a["id"]) < 24]
+        plain = make_bot("strong:samples=2,min_samples=1,seed=3").choose(InfoSet(raw))
+        always = make_bot("strong:samples=2,min_samples=1,seed=3,blunder=1").choose(InfoSet(raw))
+        assert always == make_bot("strong:samples=2,min_samples=1,seed=3,blunder=1").choose(InfoSet(raw))
+        assert plain == make_bot("strong:samples=2,min_samples=1,seed=3,blunder=0").choose(InfoSet(raw))
+        if len(cards) >= 2:
+            assert always in cards
+            slips += always != plain
+            searched += 1
+        else:
+            assert always == plain
+            others += 1
+        if searched >= 25 and others >= want:
+            break
+    assert searched >= 25 and others >= want and slips >= 5
+    for bad in ("strong:blunder=-0.1", "strong:blunder=1.5"):
+        with pytest.raises(ValueError, match="blunder"):
+            make_bot(bad)
+    with pytest.raises(ValueError, match="unknown option 'blunder'"):
+        make_bot("strong-v1:blunder=0.1")
 
 
 def _utility_minimax(d: ContractDeal, me: int, utility) -> float:

@@ -64,8 +64,12 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   (default 0 = ``samples``): the hívó's own decisions search exactly from that many tricks left, on
   that many sampled deals (a deeper search where the play is the hívó's, the fogadó's decisions
   keep the samples).
+* ``blunder`` (default 0): the chance, at each decision where two or more cards may be played (a
+  lead or a follow; not a marriage, bid, close or other choice), of playing one of them at random
+  instead of searching: a handicap for graded opponents, repeatable for a seed.
 * ``level`` (1..5): graded strength for ladders, a preset of the options above (:data:`LEVELS`:
-  1, 3, 8, 24, 64 sampled deals per decision, no time limit); options given with it override it.
+  1, 3, 8, 24, 64 sampled deals per decision, no time limit; ``blunder`` 0.35, 0.15, 0.05 in
+  levels 1-3); options given with it override it.
 * ``swindle`` (default true): when every card is known and several moves are equal under best
   play by both sides, take the one that does best against a fallible opponent (the playout
   policy): it can only gain.
@@ -112,13 +116,14 @@ WORLDS = 4
 
 #: ``strong:level=1..5``: graded strength for ladders, as presets of the search's options (an
 #: option given with the level overrides its preset). Sampled deals per decision without a time
-#: limit, so a level plays the same on any machine (under a clock the usual cap of a 20th of the
+#: limit and, in the lower levels, a chance of a random card (``blunder``: in one-deal games more
+#: samples alone hardly grade the search, issue 24), so a level plays the same on any machine (under a clock the usual cap of a 20th of the
 #: move time left still applies). Elo of each level against ``greedy``: README, Bots section, and
 #: ``bench/STRONG_RESULTS.md``.
 LEVELS: dict[int, dict[str, Any]] = {
-    1: {"samples": 1, "min_samples": 1},
-    2: {"samples": 3, "min_samples": 3},
-    3: {"samples": 8},
+    1: {"samples": 1, "min_samples": 1, "blunder": 0.35},
+    2: {"samples": 3, "min_samples": 3, "blunder": 0.15},
+    3: {"samples": 8, "blunder": 0.05},
     4: {"samples": 24},
     5: {"samples": 64},
 }
@@ -387,7 +392,7 @@ class StrongBot(Bot):
                  prune: bool = True, swindle: bool = True, exact_tricks: int = EXACT_TRICKS,
                  infer: float = INFER, worlds: int = WORLDS, close_lead: bool = False,
                  horizon: int | None = None, spread: float = SPREAD, lay_model: float = 0.0,
-                 hivo_exact: int = 0, hivo_samples: int = 0) -> None:
+                 hivo_exact: int = 0, hivo_samples: int = 0, blunder: float = 0.0) -> None:
         super().__init__(seed)
         if objective not in OBJECTIVES:
             raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
@@ -421,6 +426,9 @@ class StrongBot(Bot):
             raise ValueError(f"bot '{self.name}': hivo_exact and hivo_samples must be >= 0")
         self.hivo_exact = hivo_exact
         self.hivo_samples = hivo_samples
+        if not 0.0 <= blunder <= 1.0:
+            raise ValueError(f"bot '{self.name}': blunder must be in 0..1")
+        self.blunder = blunder
         self._memory: dict[str, Any] = {}
         self.decisions = 0
         self.think_s = 0.0
@@ -434,7 +442,7 @@ class StrongBot(Bot):
             "budget_ms": float, "samples": int, "seed": int, "objective": str, "close_margin": float,
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
             **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float,
-                  "lay_model": float, "hivo_exact": int, "hivo_samples": int}
+                  "lay_model": float, "hivo_exact": int, "hivo_samples": int, "blunder": float}
                if cls.INFERENCE else {}),
         }
         for k, v in options.items():
@@ -462,10 +470,24 @@ class StrongBot(Bot):
     def choose(self, info: InfoSet) -> int | str:
         t0 = time.perf_counter()
         try:
+            if self.blunder > 0.0:
+                slip = self._blunder(info)
+                if slip is not None:
+                    return slip
             return self._choose(info, t0)
         finally:
             self.decisions += 1
             self.think_s += time.perf_counter() - t0
+
+    def _blunder(self, info: InfoSet) -> int | None:
+        """With chance ``blunder``, when two or more cards may be played (a lead or a follow; not a
+        marriage, a bid or any other choice), one of them at random; else None. Repeatable: drawn
+        from the same generator as the search (:meth:`_rng`)."""
+        cards = [int(a["id"]) for a in info.legal_actions if int(a["id"]) < A.MARRIAGE]
+        if len(cards) < 2:
+            return None
+        rng = random.Random(self._rng(info).random())
+        return rng.choice(cards) if rng.random() < self.blunder else None
 
     @property
     def mean_decision_ms(self) -> float:
