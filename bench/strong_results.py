@@ -18,8 +18,10 @@ Tables 1-3: every bot runs with a fixed number of sampled deals and no time limi
 columns change. Table 4 is timed (50 ms of wall time per decision for both bots), so it depends on
 the machine and its load; both bots of a game play in the same process one after the other, under
 the same conditions.
-With ``--pairs 100`` and ``--jobs 2`` the whole run took 59 minutes on a two-core machine shared
-with other work (load average 3-8); ``--pairs 30`` takes about a third of that, with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
+With ``--pairs 100`` and ``--jobs 2`` (and the default ``--v1-pairs 400``) the whole run took 33
+minutes on a quiet two-core machine (load average about 2; 59 minutes on a shared one before
+table 4 existed), table 4 about 19 of them; ``--pairs 30 --v1-pairs 100`` takes about a third,
+with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
 over pair or set scores).
 """
 
