@@ -102,8 +102,9 @@ class BotTestHarness:
         n = m.rules.spec.num_players
         mine = k % n
         bots = [self.make_bot() if s == mine else make_bot(self.opponent, seed=self.seed + 10 * k + s) for s in range(n)]
-        if hasattr(bots[mine], "decision_timeout_s"):  # e.g. the stdin/stdout bridge's bots
-            bots[mine].decision_timeout_s = self.decision_timeout_s
+        under_test: Any = bots[mine]
+        if hasattr(under_test, "decision_timeout_s"):  # e.g. the stdin/stdout bridge's bots
+            under_test.decision_timeout_s = self.decision_timeout_s
         match_id = f"check{variant.replace('-', '')}{k}"
         version = 1
         final: dict[str, Any] | None = None
