@@ -329,6 +329,9 @@ def test_strong_blunder_plays_a_random_card_and_nothing_else(variant: str) -> No
             make_bot(bad)
     with pytest.raises(ValueError, match="unknown option 'blunder'"):
         make_bot("strong-v1:blunder=0.1")
+    # strong-v1 takes the levels' sample counts without the handicap
+    v1 = make_bot("strong-v1:level=1")
+    assert isinstance(v1, StrongV1Bot) and v1.samples == 1 and v1.blunder == 0.0
 
 
 def _utility_minimax(d: ContractDeal, me: int, utility) -> float:

@@ -457,7 +457,8 @@ class StrongBot(Bot):
             level = kw.pop("level")
             if level not in LEVELS:
                 raise ValueError(f"bot '{cls.name}': level must be one of {', '.join(map(str, LEVELS))}, not {level}")
-            kw = {**LEVELS[level], **kw}
+            # a preset's options this bot does not take are left out (strong-v1 has no blunder)
+            kw = {**{k: v for k, v in LEVELS[level].items() if k in conv}, **kw}
         if "seed" in kw:
             seed = kw.pop("seed")
         return cls(seed, **kw)
