@@ -394,10 +394,20 @@ class StrongBot(Bot):
                  horizon: int | None = None, spread: float = SPREAD, lay_model: float = 0.0,
                  hivo_exact: int = 0, hivo_samples: int = 0, blunder: float = 0.0) -> None:
         super().__init__(seed)
-        if objective not in OBJECTIVES:
-            raise ValueError(f"bot '{self.name}': objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        if samples < 0 or (budget_ms is not None and budget_ms < 0) or min_samples < 1:
-            raise ValueError(f"bot '{self.name}': samples and budget_ms must be >= 0, min_samples >= 1")
+        # each option's range: ValueError naming the bot and the rule broken
+        for ok, rule in (
+            (objective in OBJECTIVES, f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}"),
+            (samples >= 0 and (budget_ms is None or budget_ms >= 0) and min_samples >= 1,
+             "samples and budget_ms must be >= 0, min_samples >= 1"),
+            (exact_tricks >= 0, "exact_tricks must be >= 0"),
+            (infer >= 0.0 and worlds >= 1, "infer must be >= 0 and worlds >= 1"),
+            ((horizon is None or horizon >= 0) and spread > 0, "horizon must be >= 0 and spread > 0"),
+            (lay_model >= 0, "lay_model must be >= 0"),
+            (hivo_exact >= 0 and hivo_samples >= 0, "hivo_exact and hivo_samples must be >= 0"),
+            (0.0 <= blunder <= 1.0, "blunder must be in 0..1"),
+        ):
+            if not ok:
+                raise ValueError(f"bot '{self.name}': {rule}")
         self.seed = seed if seed is not None else random.randrange(2**62)
         self.samples = samples
         #: milliseconds per decision; ``samples`` alone means no time limit (deterministic)
@@ -407,27 +417,15 @@ class StrongBot(Bot):
         self.min_samples = min_samples
         self.prune = prune
         self.swindle = swindle
-        if exact_tricks < 0:
-            raise ValueError(f"bot '{self.name}': exact_tricks must be >= 0")
         self.exact_tricks = exact_tricks
-        if infer < 0.0 or worlds < 1:
-            raise ValueError(f"bot '{self.name}': infer must be >= 0 and worlds >= 1")
         self.infer = infer
         self.worlds = worlds
         self.close_lead = close_lead
-        if (horizon is not None and horizon < 0) or spread <= 0:
-            raise ValueError(f"bot '{self.name}': horizon must be >= 0 and spread > 0")
         self.horizon = horizon
         self.spread = spread
-        if lay_model < 0:
-            raise ValueError(f"bot '{self.name}': lay_model must be >= 0")
         self.lay_model = lay_model
-        if hivo_exact < 0 or hivo_samples < 0:
-            raise ValueError(f"bot '{self.name}': hivo_exact and hivo_samples must be >= 0")
         self.hivo_exact = hivo_exact
         self.hivo_samples = hivo_samples
-        if not 0.0 <= blunder <= 1.0:
-            raise ValueError(f"bot '{self.name}': blunder must be in 0..1")
         self.blunder = blunder
         self._memory: dict[str, Any] = {}
         self.decisions = 0
