@@ -673,3 +673,41 @@ def test_history_views_are_shared_across_states_and_equal_to_fresh_ones(variant:
             continue
         m.step(rng.choice(m.legal_actions()))
     assert len(deals_seen) >= 2 and finished  # crossed a deal boundary (no reuse there) and reached the end
+
+
+def _only_plain_data(x: object, path: str = "") -> list[str]:
+    """The paths in ``x`` holding anything but a dict, list, str, int, bool or None, each with
+    its type (a subclass such as a StrEnum member or a NamedTuple counts as foreign)."""
+    if type(x) is dict:
+        return [p for k, v in x.items() for p in _only_plain_data(v, f"{path}.{k}")]
+    if type(x) is list:
+        return [p for i, v in enumerate(x) for p in _only_plain_data(v, f"{path}[{i}]")]
+    return [] if type(x) in (str, int, bool, type(None)) else [f"{path}: {type(x).__name__}"]
+
+
+@pytest.mark.parametrize("variant", [v.id for v in list_variants()])
+def test_views_and_events_hold_only_plain_data_to_the_end_of_the_match(variant: str) -> None:
+    """§14.1-§14.3: every seat's information set, the public view and every event of a whole match
+    (finished deals' results, DEF-SCORE-*, and the match result included) hold only dicts, lists,
+    strings, ints, bools and None, never an engine type: a ``DealEnd`` / ``MatchEnd`` reason is its
+    string. The service encodes views through a memo keyed by ``marshal`` (built-in types only):
+    a ``DealEnd`` member in ``match.deals[].reason`` made every information set of a later deal
+    re-encode every finished deal's result."""
+    import marshal
+
+    from bummerl.rules import events_between, public_view
+
+    rng = random.Random(3)
+    m = new_match(variant, seed=21)
+    for version in range(1, 3000):
+        before = m
+        m = apply(m, rng.choice(legal_actions(m)))
+        views = [information_set(m, s) for s in range(m.num_seats)] + [public_view(m)]
+        for i, v in enumerate(views):
+            assert _only_plain_data(v) == [], f"view {i} after {version} actions"
+            marshal.dumps(v, 2)  # what the codec's memo keys take
+        for e in events_between(before, m, version):
+            assert _only_plain_data(e) == [], e
+        if m.over:
+            break
+    assert m.over and information_set(m, 0)["match"]["deals"]  # finished deals were shown

@@ -31,8 +31,12 @@ SPECTATOR = -1
 
 
 def deal_result_view(result: DealResult) -> V.DealResult:
-    """A finished deal's result as the ``DealResult`` message (the NamedTuple's fields are its fields)."""
-    return cast(V.DealResult, result.to_dict())
+    """A finished deal's result as the ``DealResult`` message (the NamedTuple's fields are its fields;
+    ``reason`` the :class:`DealEnd` member's string, a plain ``str`` like every value of a view, so
+    that an encoder may key its memo by the built-in types, e.g. ``marshal``)."""
+    d = result.to_dict()
+    d["reason"] = str(d["reason"])
+    return cast(V.DealResult, d)
 
 
 def match_result(m: MatchState) -> V.MatchResult:
@@ -44,7 +48,7 @@ def match_result(m: MatchState) -> V.MatchResult:
         "game_points": list(m.game_points),
         "sets_won": list(m.sets_won),
         "match_schneider": m.match_schneider,
-        "reason": m.end_reason,
+        "reason": str(m.end_reason),
         "placements": list(m.placements),
     }
 
