@@ -70,6 +70,7 @@ bench: setup  ## print engine and service figures
 	$(PY) -m bummerl bench service --matches 64 --seconds 10 --stream
 	$(PY) -m bummerl bench service --matches 64 --seconds 10 --rest
 	$(PY) -m bummerl bench floor --seconds 8
+	$(PY) -m bummerl bench floor --seconds 8 --play
 	$(PY) -m bummerl bench core
 	$(PY) bench/probe_bad_input.py
 	$(PY) -m bummerl bench timeouts --matches 200

@@ -365,9 +365,20 @@ def _bench(args: argparse.Namespace) -> int:
     elif args.what == "floor":
         from bummerl_bench.floor import bench_floor
 
-        r = bench_floor(args.matches, args.seconds, args.variant)
+        r = bench_floor(args.matches, args.seconds, args.variant, play=args.play)
         if args.json:
             print(json.dumps(r))
+        elif args.play:
+            f, pf, sp = r["floor"], r["play_floor"], r["service_play"]
+            fc, pc, sc = f.get("server_cpu") or {}, pf.get("server_cpu") or {}, sp.get("server_cpu") or {}
+            print(f"floor (aio gRPC + HGET + Lua CAS, {f['event_loop']}): {f['calls_per_s']:,.0f} calls/s, server CPU "
+                  f"{fc.get('ms_per_call')} ms per call ({fc.get('cores')} cores)")
+            print(f"Play floor (one Play stream per seat, HGET + Lua CAS, an update to each seat): "
+                  f"{pf['actions_per_s']:,.0f} actions/s, server CPU {pc.get('ms_per_action')} ms per action "
+                  f"({pc.get('cores')} cores)")
+            print(f"service on Play ({r['in_flight']} matches): {sp['actions_per_s']:,.0f} actions/s, server CPU "
+                  f"{sc.get('ms_per_action')} ms per action ({sc.get('cores')} cores) = {r['play_cpu_ratio']}x the "
+                  f"floor's per call, {r['play_over_play_floor']}x the Play floor's per action")
         else:
             f, sv, h = r["floor"], r["service"], r["service_half_load"]
             print(f"floor (aio gRPC + HGET + Lua CAS, {f['event_loop']}): {f['calls_per_s']:,.0f} calls/s, p50 {f['p50_ms']} ms, "
@@ -692,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--stream", action="store_true",
                    help="service: bots follow StreamMatch like real bots (no polling); counts stream fan-out")
     b.add_argument("--play", action="store_true",
-                   help="service: like --stream, but each seat plays on one bidirectional Play call (no SubmitAction)")
+                   help="service: like --stream, but each seat plays on one bidirectional Play call (no SubmitAction); "
+                        "floor: the stream path (the unary floor, a Play floor and the service on Play)")
     b.add_argument("--pairs", type=int, default=200,
                    help="strong: duplicate deal pairs per variant (3-4 seats: duplicate sets, every seating)")
     b.add_argument("--deals", type=int, default=None,

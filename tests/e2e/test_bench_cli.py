@@ -116,6 +116,23 @@ def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:
     assert r["floor_half_load"]["calls_per_s"] <= half * 1.5 and r["floor_half_load"]["p99_ms"] is not None
 
 
+def test_bench_floor_play_measures_the_stream_path_against_both_floors() -> None:
+    """``bummerl bench floor --play`` (issue 26): the unary floor, the Play floor (every action
+    reaches both seats' streams: it plays on) and the service on Play, each with its server CPU;
+    the service's CPU per action over the unary floor's per call and over the Play floor's per
+    action, as one JSON line; the text form names both ratios."""
+    cmd = [sys.executable, "-m", "bummerl", "bench", "floor", "--play", "--matches", "2", "--seconds", "1"]
+    r = json.loads(subprocess.run([*cmd, "--json"], capture_output=True, text=True, check=True,
+                                  timeout=180).stdout.strip().splitlines()[-1])
+    assert "service" not in r and "service_half_load" not in r  # the polling runs are not made
+    assert r["play_floor"]["actions"] > 20 and r["service_play"]["errors"] == 0 and r["service_play"]["submit_calls"] > 0
+    floor, play_floor, service = (r[k]["server_cpu"] for k in ("floor", "play_floor", "service_play"))
+    assert r["play_cpu_ratio"] == round(service["ms_per_action"] / floor["ms_per_call"], 2)
+    assert r["play_over_play_floor"] == round(service["ms_per_action"] / play_floor["ms_per_action"], 2)
+    text = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=180).stdout
+    assert "Play floor" in text and "x the floor's per call" in text and "x the Play floor's per action" in text
+
+
 def test_bench_core_prints_cpu_per_action_of_the_stream_path() -> None:
     """``bummerl bench core``: the service's own CPU per action without gRPC, min and median of
     the runs, and the actions each run played (figures printed, not asserted beyond their shape)."""
