@@ -10,7 +10,9 @@ number of calls in flight, so the ratio ``service / floor`` is comparable across
 With ``--play`` it measures the stream path instead (how bots on the SDK runner play): the same
 process also serves a minimal ``Play`` (first request: match and seat; each later one: the HGET and
 the Lua CAS of the unary floor with the request's expected version, then one ``MatchUpdate`` with
-the new version to each seat of the match), and the service runs under the Play load of
+the new version to each seat of the match: the version only, where the service's updates carry
+the information set, ~1.3 KB, which made a scratch version of this floor ~15% dearer), and the
+service runs under the Play load of
 ``bummerl bench service --play``; the figures are each server's CPU per action, over the unary
 floor's CPU per call (issue 26's target) and over the Play floor's per action (what gRPC streams
 and the two Redis calls cost at least, next to what the service adds).
