@@ -262,12 +262,25 @@ async def _serve(args: argparse.Namespace) -> int:
     print(f"bummerl: event loop {loop_name(loop)}", flush=True)
     try:
         if args.demo and not stop.is_set():
+            demo = _bot_specs(args.demo, "bummerl serve --demo", find_variant(args.variant).num_players)
             print(f"bummerl: demo Bummerl {args.variant}: {args.demo.replace(',', ' vs ')}", flush=True)
-            async with AsyncClient(rt.target) as client:
-                demo = _bot_specs(args.demo, "bummerl serve --demo", find_variant(args.variant).num_players)
-                await _play(client, args.variant, demo, args.seed, {}, False, web,
-                            admin_token=settings.admin_token)
-            print("bummerl: still serving; press Ctrl-C to stop", flush=True)
+
+            async def play_demo() -> None:
+                async with AsyncClient(rt.target) as client:
+                    await _play(client, args.variant, demo, args.seed, {}, False, web,
+                                admin_token=settings.admin_token)
+
+            # Ctrl-C / SIGTERM stop the server during the demo too, not only after its last deal
+            playing, stopped = asyncio.create_task(play_demo()), asyncio.create_task(stop.wait())
+            await asyncio.wait((playing, stopped), return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
+            if playing.done():
+                playing.result()  # the demo's error, if any
+                print("bummerl: still serving; press Ctrl-C to stop", flush=True)
+            else:
+                playing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await playing
         await stop.wait()
     finally:
         print("bummerl: shutting down", flush=True)

@@ -254,3 +254,28 @@ def test_sigterm_right_after_start_stops_the_embedded_valkey_too(tmp_path) -> No
             os.kill(pid, 15)
         assert proc.returncode == 0 and "bummerl: shutting down" in rest, (proc.returncode, lines, rest)
         assert left == [] and not (data / "valkey.sock").exists()
+
+
+def test_ctrl_c_during_the_demo_stops_the_server_at_once(redis_url: str) -> None:
+    """``bummerl serve --demo`` with slow bots: SIGINT (Ctrl-C) while the demo match runs stops
+    the server within seconds (exit 0, "shutting down"), not after the demo's last deal (a match
+    of two ``strong`` bots at 300 ms a decision takes minutes)."""
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--port", "0", "--http-port", "0",
+                             "--metrics-port", "0", "--demo", "strong:budget_ms=300,strong:budget_ms=300"],
+                            env=env_with(redis_url), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    try:
+        lines = []
+        for line in iter(proc.stdout.readline, ""):
+            lines.append(line)
+            if "vs strong (seat 1), match" in line:  # the demo match is being played
+                break
+        time.sleep(0.5)
+        proc.send_signal(2)  # SIGINT
+        rest, _ = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0 and "bummerl: shutting down" in rest, (lines, rest)
+    assert "still serving" not in rest and "result:" not in rest  # the demo was cut short
