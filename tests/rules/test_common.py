@@ -688,7 +688,7 @@ def _only_plain_data(x: object, path: str = "") -> list[str]:
 @pytest.mark.parametrize("variant", [v.id for v in list_variants()])
 def test_views_and_events_hold_only_plain_data_to_the_end_of_the_match(variant: str) -> None:
     """§14.1-§14.3: every seat's information set, the public view and every event of a whole match
-    (finished deals' results, DEF-SCORE-*, and the match result included) hold only dicts, lists,
+    (finished deals' results and the match result included) hold only dicts, lists,
     strings, ints, bools and None, never an engine type: a ``DealEnd`` / ``MatchEnd`` reason is its
     string. The service encodes views through a memo keyed by ``marshal`` (built-in types only):
     a ``DealEnd`` member in ``match.deals[].reason`` made every information set of a later deal
@@ -711,3 +711,4 @@ def test_views_and_events_hold_only_plain_data_to_the_end_of_the_match(variant: 
         if m.over:
             break
     assert m.over and information_set(m, 0)["match"]["deals"]  # finished deals were shown
+    assert all(_only_plain_data(r.to_dict()) == [] for r in m.results)  # as records show them too

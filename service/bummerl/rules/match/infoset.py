@@ -31,12 +31,9 @@ SPECTATOR = -1
 
 
 def deal_result_view(result: DealResult) -> V.DealResult:
-    """A finished deal's result as the ``DealResult`` message (the NamedTuple's fields are its fields;
-    ``reason`` the :class:`DealEnd` member's string, a plain ``str`` like every value of a view, so
-    that an encoder may key its memo by the built-in types, e.g. ``marshal``)."""
-    d = result.to_dict()
-    d["reason"] = str(d["reason"])
-    return cast(V.DealResult, d)
+    """A finished deal's result as the ``DealResult`` message (the NamedTuple's fields are its fields,
+    as plain data: :meth:`DealResult.to_dict`)."""
+    return cast(V.DealResult, result.to_dict())
 
 
 def match_result(m: MatchState) -> V.MatchResult:

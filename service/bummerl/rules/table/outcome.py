@@ -131,9 +131,13 @@ class DealResult(NamedTuple):
     playoff: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields as plain data (the ``DealResult`` message's shape): lists for the tuples and
+        the reason's string for the :class:`DealEnd` member, so that views, records and the
+        encoders' memos (keyed by ``marshal``, built-in types only) see no engine type."""
         d = self._asdict()
         for k in ("game_points", "deal_points", "tricks_won", "seats"):
             d[k] = list(d[k])
+        d["reason"] = str(d["reason"])
         return d
 
 
