@@ -815,8 +815,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     (:mod:`bummerl.rules.base.views`), without the round trip through protobuf."""
     from bummerl.core.clocks import Clocks, TimeControl
     from bummerl.rules import MatchState, information_set
+    from bummerl_bench.oracle import OracleBot, bench_bot
     from bummerl_client import InfoSet
-    from bummerl_client.bots import make_bot
 
     rules = find_variant(variant).configure({})
     control = TimeControl.parse(tc) if tc else None
@@ -833,8 +833,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
         played = 0
         for leg in (0, 1):
             me = leg  # the bot's seat
-            b = make_bot(bot, pair * 2 + leg)
-            o = make_bot(opponent, pair * 2 + 1 - leg)
+            b = bench_bot(bot, pair * 2 + leg)
+            o = bench_bot(opponent, pair * 2 + 1 - leg)
             seats = [b, o] if leg == 0 else [o, b]
             m = MatchState(rules, seed, max_deals=deals, suit_perm=perm if leg else ())
             clocks = Clocks.start(control, 2, m.to_act, now_ms()) if control else None
@@ -843,6 +843,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
                 info = information_set(m, s)
                 if clocks is not None and control is not None:
                     info = {**info, "clocks": clocks.view(now_ms()), "time_control": control.to_dict()}
+                if isinstance(seats[s], OracleBot):
+                    seats[s].see(m, s)  # the clairvoyant reference (bummerl_bench.oracle) sees the deal
                 c0 = time.process_time()
                 a = seats[s].choose(InfoSet(info))
                 out["cpu_s" if s == me else "opp_cpu_s"] += time.process_time() - c0
@@ -937,7 +939,9 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
     95% interval and LOS from the pair scores (pentanomial, :mod:`bummerl.ladder.stats`), the mean
     game-point margin per deal, and ``bot``'s mean decision time in **milliseconds** (its own
     clock inside ``choose``). ``jobs`` worker processes share the pairs. Deterministic deals for a
-    ``seed``; the bots' choices are deterministic only if they have no time limit.
+    ``seed``; the bots' choices are deterministic only if they have no time limit. ``bot`` and
+    ``opponent`` are bot specs (:func:`bummerl_client.bots.make_bot`) or, at two seats, ``oracle``:
+    the clairvoyant reference of :mod:`bummerl_bench.oracle` (ValueError at three or four seats).
 
     Three- and four-seat variants (``multi`` = all six): ``pairs`` complete duplicate *sets*
     (:func:`_duplicate_sets`, every seating of :func:`seated_legs`), ``deals`` deals per game
@@ -950,11 +954,14 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
     from bummerl.ladder.formats import fixed_suits, suit_perms
     from bummerl.ladder.stats import estimate, pentanomial
     from bummerl.rules import list_variants
+    from bummerl_bench.oracle import is_oracle
 
     if variant in ("all", "multi"):
         variants = [v.id for v in list_variants() if (v.num_players == 2) == (variant == "all")]
     else:
         variants = [find_variant(variant).id]
+    if (is_oracle(bot) or is_oracle(opponent)) and any(find_variant(v).num_players > 2 for v in variants):
+        raise ValueError("the clairvoyant reference 'oracle' plays the two-seat variants only")
     results = []
     for v in variants:
         rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")

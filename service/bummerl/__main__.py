@@ -729,7 +729,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--tc", default=None, metavar="TC",
                    help="strong, two seats: both bots under this time control (seconds, e.g. 5+0.1; a bot out of "
                         "time loses the game)")
-    b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec)")
+    b.add_argument("--bot", default="strong:samples=32,seed=1", help="strong: the bot under test (a bot spec; at two seats also 'oracle', "
+                        "strong-v1's search shown the real hidden cards: a clairvoyant reference)")
     b.add_argument("--opponent", default="greedy", help="strong: its opponent (a bot spec)")
     b.add_argument("--jobs", type=int, default=1, help="strong: worker processes")
     b.add_argument("--seed", type=int, default=None, help="strong: seed of the deals (default 1)")

@@ -545,8 +545,7 @@ class StrongBot(Bot):
         n = 0
         infer = self._inference(pub)
         while True:
-            opp_hand, talon = pub.sample(rng) if infer is None else infer.sample(rng)
-            root = pub.deal_state(opp_hand, talon)
+            root = pub.deal_state(*self._world(pub, rng, infer))
             for i in alive:
                 d = root.copy()
                 d.step(legal[i])
@@ -581,7 +580,7 @@ class StrongBot(Bot):
             cands.remove(A.DECLARE)  # a false declaration only ties when the deal is lost: play on
         if len(cands) == 1:
             return cands[0]
-        sample = pub.deal_state(*pub.sample(rng))
+        sample = pub.deal_state(*self._world(pub, rng, None))
         if pub.determined and self.swindle:
             # equal under best play by both: pick the move that does best against a fallible
             # opponent (the playout policy), which can only gain
@@ -598,6 +597,13 @@ class StrongBot(Bot):
         if pref in cands:
             return pref
         return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
+
+    def _world(self, pub: PublicDeal, rng: random.Random, infer: Inference | None) -> tuple[int, list[int]]:
+        """One hidden layout for the two-player search: ``(opponent's hand mask, face-down talon
+        cards top first)`` (:meth:`PublicDeal.sample`), drawn by ``infer`` when inference is on.
+        The benchmark's clairvoyant reference (``bummerl bench strong --bot oracle``) overrides it
+        with the real layout; no bot served to a match does."""
+        return pub.sample(rng) if infer is None else infer.sample(rng)
 
     def _inference(self, pub: PublicDeal) -> Inference | None:
         """The sampler with inference for this decision, or None (off, or nothing to infer from)."""

@@ -1,0 +1,72 @@
+"""The clairvoyant reference of ``bummerl bench strong --bot oracle`` (two-player variants only).
+
+``oracle`` is ``strong-v1``'s search (:class:`~bummerl_client.bots.strong.StrongV1Bot`: the
+rule-based playout while the talon is open, then the exact endgame) run on the **one real
+layout** of the hidden cards - the opponent's hand and the face-down talon in its order - instead
+of sampled ones. It cheats: the harness shows it the engine's deal before each decision
+(:meth:`OracleBot.see`), which no served bot can get, so it exists only in this benchmark and
+never in ``make_bot``, ladders or ``bummerl bot run``.
+
+What it measures: how much the hidden cards are worth to that search. A bot that infers the
+hidden cards better than uniform sampling, or that removes PIMC's strategy fusion, gains at most
+what clairvoyance gains with the same evaluation of positions (more samples alone gain nothing
+once the search is saturated: ``bench/STRONG_NOTES.md``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bummerl.rules import MatchState
+from bummerl_client.bots.determinize import PublicDeal
+from bummerl_client.bots.strong import Inference, StrongV1Bot
+
+#: the ``--bot`` / ``--opponent`` spec of the reference
+ORACLE = "oracle"
+
+
+def hidden_layout(m: MatchState, seat: int) -> tuple[int, list[int]]:
+    """The real hidden cards of a two-seat deal as ``seat`` would sample them: ``(the other
+    seat's hand as a card mask, the face-down talon cards top first)`` - the talon's bottom card
+    (the trump card, face up) left out, as :meth:`PublicDeal.sample` leaves it out."""
+    d = m.deal
+    talon = list(d.talon[d.tpos:])
+    return d.hands[1 - seat], talon[:-1] if talon else []
+
+
+class OracleBot(StrongV1Bot):
+    """``strong-v1``'s search on the real layout only (one world a decision, deterministic).
+    Raises RuntimeError if asked to decide without having been shown the deal (:meth:`see`)."""
+
+    name = ORACLE
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, samples=1, min_samples=1, prune=False)
+        self.layout: tuple[int, list[int]] | None = None
+
+    def see(self, m: MatchState, seat: int) -> None:
+        """Show the oracle the real deal before it decides for ``seat``."""
+        self.layout = hidden_layout(m, seat)
+
+    def _world(self, pub: PublicDeal, rng: random.Random, infer: Inference | None) -> tuple[int, list[int]]:
+        if self.layout is None:
+            raise RuntimeError("the oracle decides only in bench strong's harness, which shows it the deal")
+        return self.layout[0], list(self.layout[1])
+
+
+def bench_bot(spec: str, seed: int | None) -> Any:
+    """:func:`bummerl_client.bots.make_bot`, plus ``oracle`` (which takes no options)."""
+    from bummerl_client.bots import make_bot
+
+    name, _, opts = spec.strip().partition(":")
+    if name.strip() == ORACLE:
+        if opts.strip():
+            raise ValueError(f"bot {ORACLE!r} takes no options (got {opts.strip()!r})")
+        return OracleBot(seed)
+    return make_bot(spec, seed)
+
+
+def is_oracle(spec: str) -> bool:
+    """Whether a bot spec names the clairvoyant reference."""
+    return spec.strip().partition(":")[0].strip() == ORACLE
