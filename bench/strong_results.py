@@ -12,6 +12,10 @@ Tables (each one ``bummerl bench strong`` command, printed above its table):
 4. ``strong`` against ``strong-v1`` (issue 11's search, kept for reference) in every two-player
    variant, both at the same time per decision (``budget_ms=50``), ``--v1-pairs`` duplicate deal
    pairs (default 400) and pooled over the variants: issue 24's two-player target.
+5. The clairvoyant references against ``strong-v1`` at 50 ms (``--v1-pairs`` pairs a variant):
+   ``oracle`` (``strong-v1``'s search on the real hidden cards) and ``oracle:hand`` (the real
+   hand of the opponent, the talon's order sampled): what the hidden cards are worth to the
+   search, the most that inference or the end of strategy fusion could add (:mod:`bummerl_bench.oracle`).
 
 Tables 1-3: every bot runs with a fixed number of sampled deals and no time limit, so the games
 (and so the Elo figures) are the same on any machine for the same ``--pairs``; only the time
@@ -46,6 +50,8 @@ LEVEL_VARIANT = "schnapsen-at"
 #: table 4: both bots at the same time per decision (issue 24: 50 ms on one core)
 V1_BOT = "strong:budget_ms=50,seed=1"
 V1_OPPONENT = "strong-v1:budget_ms=50,seed=2"
+#: table 5: the clairvoyant references (bench only: they are shown the real deal)
+ORACLES = ("oracle", "oracle:hand")
 
 
 def _cpu_model() -> str:
@@ -101,11 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--v1-pairs", type=int, default=400,
                    help="duplicate deal pairs per variant of table 4, strong vs strong-v1 (default 400: "
                         "issue 24's measure; about 4 minutes a variant on two cores)")
-    p.add_argument("--tables", default="two,levels,multi,v1",
-                   help="comma-separated tables to run: two, levels, multi, v1 (default all four)")
+    p.add_argument("--tables", default="two,levels,multi,v1,oracle",
+                   help="comma-separated tables to run: two, levels, multi, v1, oracle (default all five)")
     args = p.parse_args(argv)
     tables = {t.strip() for t in args.tables.split(",") if t.strip()}
-    known = {"two", "levels", "multi", "v1"}
+    known = {"two", "levels", "multi", "v1", "oracle"}
     if not tables <= known:
         p.error(f"unknown table(s): {', '.join(sorted(tables - known))}")
     pairs, jobs, v1_pairs = args.pairs, args.jobs, args.v1_pairs
@@ -212,6 +218,30 @@ def main(argv: list[str] | None = None) -> int:
             out.append(f"| pooled ({len(pooled)} pairs) | {_elo(e.elo)} | {_elo(e.elo_low)} .. {_elo(e.elo_high)} | "
                        f"{e.los:.3f} | {e.score:.3f} | | | | | | |")
         out.append("")
+
+    if "oracle" in tables:
+        log("the clairvoyant references vs strong-v1")
+        out += ["## Two players: what the hidden cards are worth (clairvoyant references vs `strong-v1`)", "",
+                "`oracle` is `strong-v1`'s search run on the one real layout of the hidden cards (the opponent's",
+                "hand and the talon in its order), shown to it by the benchmark (`bench/bummerl_bench/oracle.py`;",
+                "no served bot can be); `oracle:hand` sees the opponent's hand only and samples the talon's order",
+                "with `strong-v1`'s 50 ms a decision. Their lead over `strong-v1` is what the hidden cards are worth",
+                "to this search: a legal bot that infers the opponent's hand, or removes PIMC's strategy fusion,",
+                "while valuing positions the same way gains at most about as much.", "", "```sh"]
+        rows = []
+        for bot in ORACLES:
+            pooled = []
+            for v in [s.id for s in list_variants() if s.num_players == 2]:
+                out.append(_command(v, v1_pairs, bot, jobs, V1_OPPONENT))
+                r = bench_strong(v1_pairs, v, bot, V1_OPPONENT, jobs, 1)[0]
+                log(f"  {bot} {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])})")
+                rows.append(_row(f"`{bot}` `{v}`", r))
+                pooled += [k / 4 for k, count in enumerate(r.get("pentanomial") or []) for _ in range(count)]
+            if pooled:
+                e = estimate(pooled)
+                rows.append(f"| `{bot}` pooled ({len(pooled)} pairs) | {_elo(e.elo)} | {_elo(e.elo_low)} .. "
+                            f"{_elo(e.elo_high)} | {e.los:.3f} | {e.score:.3f} | | | | | |")
+        out += ["```", "", HEAD.format(first="bot, variant", units="pairs"), *rows, ""]
 
     load1 = os.getloadavg()
     out += ["## Run", "",

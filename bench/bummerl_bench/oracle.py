@@ -5,7 +5,8 @@ rule-based playout while the talon is open, then the exact endgame) run on the *
 layout** of the hidden cards - the opponent's hand and the face-down talon in its order - instead
 of sampled ones. It cheats: the harness shows it the engine's deal before each decision
 (:meth:`OracleBot.see`), which no served bot can get, so it exists only in this benchmark and
-never in ``make_bot``, ladders or ``bummerl bot run``.
+never in ``make_bot``, ladders or ``bummerl bot run``. ``oracle:hand`` sees only the opponent's
+hand and samples the talon's order.
 
 What it measures: how much the hidden cards are worth to that search. A bot that infers the
 hidden cards better than uniform sampling, or that removes PIMC's strategy fusion, gains at most
@@ -37,12 +38,19 @@ def hidden_layout(m: MatchState, seat: int) -> tuple[int, list[int]]:
 
 class OracleBot(StrongV1Bot):
     """``strong-v1``'s search on the real layout only (one world a decision, deterministic).
-    Raises RuntimeError if asked to decide without having been shown the deal (:meth:`see`)."""
+    ``hand_only`` (spec ``oracle:hand``): it sees the opponent's hand but not the order of the
+    talon, which it samples as ``strong-v1`` does, with its default 50 ms per decision - what a
+    perfect inference of the opponent's hand could give at most. Raises RuntimeError if asked to
+    decide without having been shown the deal (:meth:`see`)."""
 
     name = ORACLE
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(seed, samples=1, min_samples=1, prune=False)
+    def __init__(self, seed: int | None = None, hand_only: bool = False) -> None:
+        if hand_only:
+            super().__init__(seed, budget_ms=50.0)
+        else:
+            super().__init__(seed, samples=1, min_samples=1, prune=False)
+        self.hand_only = hand_only
         self.layout: tuple[int, list[int]] | None = None
 
     def see(self, m: MatchState, seat: int) -> None:
@@ -52,18 +60,22 @@ class OracleBot(StrongV1Bot):
     def _world(self, pub: PublicDeal, rng: random.Random, infer: Inference | None) -> tuple[int, list[int]]:
         if self.layout is None:
             raise RuntimeError("the oracle decides only in bench strong's harness, which shows it the deal")
-        return self.layout[0], list(self.layout[1])
+        talon = list(self.layout[1])
+        if self.hand_only:
+            rng.shuffle(talon)
+        return self.layout[0], talon
 
 
 def bench_bot(spec: str, seed: int | None) -> Any:
-    """:func:`bummerl_client.bots.make_bot`, plus ``oracle`` (which takes no options)."""
+    """:func:`bummerl_client.bots.make_bot`, plus ``oracle`` and ``oracle:hand`` (ValueError for
+    any other option of the oracle)."""
     from bummerl_client.bots import make_bot
 
     name, _, opts = spec.strip().partition(":")
     if name.strip() == ORACLE:
-        if opts.strip():
-            raise ValueError(f"bot {ORACLE!r} takes no options (got {opts.strip()!r})")
-        return OracleBot(seed)
+        if opts.strip() not in ("", "hand"):
+            raise ValueError(f"bot {ORACLE!r} takes no options but 'hand' (oracle:hand), not {opts.strip()!r}")
+        return OracleBot(seed, hand_only=opts.strip() == "hand")
     return make_bot(spec, seed)
 
 

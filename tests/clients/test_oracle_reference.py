@@ -73,8 +73,37 @@ def test_the_oracle_decides_on_the_real_cards_and_only_in_the_harness() -> None:
     with pytest.raises(ValueError, match="unknown bot 'oracle'"):
         make_bot("oracle")
     assert isinstance(bench_bot("strong-v1:samples=2", 1), StrongV1Bot)
-    with pytest.raises(ValueError, match="takes no options"):
+    with pytest.raises(ValueError, match="takes no options but 'hand'"):
         bench_bot("oracle:samples=3", 1)
+    hand = bench_bot("oracle:hand", 1)
+    assert isinstance(hand, OracleBot) and hand.hand_only
+
+
+def test_the_hand_oracle_sees_the_hand_but_samples_the_talon_order() -> None:
+    """``oracle:hand``: every world it searches has the opponent's real hand and the real talon
+    cards, in orders of its own drawing (not always the real one)."""
+    rules = find_variant("schnapsen-at").configure({})
+    m = MatchState(rules, 777, max_deals=1)
+    worlds: list[tuple[int, list[int]]] = []
+
+    class Spy(OracleBot):
+        def _world(self, pub, rng, infer):  # type: ignore[no-untyped-def]
+            w = super()._world(pub, rng, infer)
+            worlds.append(w)
+            return w
+
+    bot = Spy(3, hand_only=True)
+    bot.samples, bot.budget_ms = 8, 0.0  # a count of worlds, no clock: deterministic
+    other_order = 0
+    while not m.over and m.deal.tpos < len(m.deal.talon) - 3:
+        seat = m.to_act
+        bot.see(m, seat)
+        hand, talon = hidden_layout(m, seat)
+        worlds.clear()
+        m.apply(int(bot.choose(InfoSet(information_set(m, seat)))))
+        assert all(w[0] == hand and sorted(w[1]) == sorted(talon) for w in worlds)
+        other_order += sum(w[1] != talon for w in worlds)
+    assert other_order > 0
 
 
 def test_clairvoyance_beats_the_same_search_on_sampled_deals() -> None:
