@@ -326,3 +326,32 @@ async def test_spectators_gauge_counts_open_watch_streams(rt: Runtime) -> None:
     assert gauge() == before + 1
     await stream.aclose()
     assert gauge() == before
+
+
+@pytest.mark.parametrize("variant", ["talonschnapsen", "snapszer-hu-3p-sopron"])
+async def test_watch_a_match_with_face_down_lay_aways_TS_TAL_1_HU3S_TAL_1(rt: Runtime, variant: str) -> None:
+    """A card laid away face down makes no public event (keys.NO_EVENT, an empty payload in the
+    match's stream): a spectator following the match live, and one who opens it once it is over,
+    both get every frame to the end, never an INTERNAL error (it was one from the first lay-away
+    on, over gRPC and REST alike)."""
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        created = await stub.CreateMatch(game_pb2.CreateMatchRequest(
+            variant=variant, seed=9, seats=[game_pb2.SeatSpec(name=f"bot{i}") for i in range(3)]))
+
+        async def watch() -> list[game_pb2.WatchUpdate]:
+            return [u async for u in stub.WatchMatch(game_pb2.WatchMatchRequest(match_id=created.match_id))]
+
+        live = asyncio.create_task(watch())
+        await asyncio.sleep(0.05)
+        async with AsyncClient(rt.target) as client:
+            await asyncio.gather(*(play_seat(client, created.match_id, s, created.seat_tokens[s].token,
+                                             make_bot("greedy", seed=s)) for s in range(3)))
+        frames = await asyncio.wait_for(live, 10)
+        after = await asyncio.wait_for(watch(), 10)
+        rec = await stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=created.match_id))
+    silent = set(range(2, rec.version + 1)) - {e.version for f in frames for e in f.events}
+    assert silent  # versions that made no public event (the cards laid away face down) were watched through
+    for got in (frames, after):
+        assert got[-1].version == rec.version and got[-1].public_view.match.over
+    assert [e for f in after for e in f.events] == [e for f in frames for e in f.events]  # the same events

@@ -313,11 +313,15 @@ class Spectators:
                           ld.history_memo if shares else None)
 
     def _decode(self, match_id: str, ld: _Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
-        """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators)."""
+        """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators).
+        A version without a public event (a card laid away face down, TS-TAL-1, HU3S-TAL-1) has
+        one empty payload (:data:`bummerl.store.keys.NO_EVENT`): skipped, it decodes to nothing."""
         spec = ld.state.rules.spec
         sizes = [spec.hand_size] * spec.num_players
         out: list[Event] = []
         for v, p in got:
+            if not p:
+                continue
             key = (match_id, v, p)
             e = self._events.get(key)
             if e is None:

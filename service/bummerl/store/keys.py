@@ -71,7 +71,8 @@ EVENT_FIELD = b"e"
 NO_EVENT = b""
 """The payload of a version that made no public event (e.g. one card of a lay-away, TS-TAL-1,
 HU3S-TAL-1): every commit appends at least one stream entry, so that every stream learns of
-every version; readers of events skip it (:func:`public_payloads`)."""
+every version; every reader of events skips it (the streams of ``core.matches``, the
+spectators' ``core.spectate``)."""
 MAX_SEQ = 2**64 - 1
 """Largest sequence part of a stream id: ``<v>-MAX_SEQ`` is the last id of version v."""
 
