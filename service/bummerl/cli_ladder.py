@@ -49,6 +49,19 @@ def _fmt(x: Any, spec: str = ".1f") -> str:
     return "inf" if v is None else format(v, spec)
 
 
+def time_control_fields(text: str, prog: str) -> dict[str, Any]:
+    """A ``--tc`` text (seconds, e.g. ``5+0.1`` or ``move=2``: :meth:`TimeControl.parse`) as the
+    ``time_control`` of a CreateLadder request (milliseconds, the scope as its proto enum name).
+    SystemExit naming ``prog`` and the flag for a bad one."""
+    from bummerl.core.clocks import TimeControl, TimeControlError
+
+    try:
+        tc = TimeControl.parse(text).to_dict()
+    except TimeControlError as e:
+        raise SystemExit(f"{prog}: --tc: {e}") from None
+    return {**tc, "scope": "TIME_CONTROL_SCOPE_" + str(tc["scope"]).upper()}
+
+
 def _sprt(text: str | None) -> dict[str, float]:
     out = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
     for part in (text or "").split(","):
@@ -159,12 +172,7 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
     err = Console(stderr=True)
     tc = None
     if args.tc:
-        from bummerl.core.clocks import TimeControl, TimeControlError
-
-        try:
-            tc = TimeControl.parse(args.tc).to_dict()
-        except TimeControlError as e:
-            raise SystemExit(f"bummerl ladder run: --tc: {e}") from None
+        tc = time_control_fields(args.tc, "bummerl ladder run")
     tag = secrets.token_hex(3)
     async with AsyncClient(target) as c:
         await c.wait_ready(15)
@@ -197,7 +205,7 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
             "concurrency": args.concurrency, "options": dict(o.split("=", 1) for o in args.option),
         }
         if tc:
-            fields["time_control"] = {**tc, "scope": "TIME_CONTROL_SCOPE_" + tc["scope"].upper()}
+            fields["time_control"] = tc
         if args.format == "sprt":
             fields["sprt"] = _sprt(args.sprt)
         if args.seed is not None:
@@ -271,7 +279,7 @@ async def ladder_export(args: argparse.Namespace) -> int:
     from bummerl import transcript
     from bummerl_client import AsyncClient
 
-    async with AsyncClient(args.server) as c:
+    async with AsyncClient(cli_organize.server_of(args)) as c:
         await c.wait_ready(15)
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
         token = args.admin_token or os.environ.get("BUMMERL_ADMIN_TOKEN")
@@ -315,11 +323,12 @@ async def bot_run(args: argparse.Namespace) -> int:
         print(line, flush=True)
 
     kind = args.bot.split(":", 1)[0]  # never the command line of an exec: bot (it may hold secrets)
-    async with AsyncClient(args.server) as c:
+    server = cli_organize.server_of(args)
+    async with AsyncClient(server) as c:
         try:
             await c.wait_ready(15)
         except Exception:  # noqa: BLE001 - not up yet: run_bot retries and says so
-            status(f"server {args.server} unreachable: retrying")
+            status(f"server {server} unreachable: retrying")
         await run_bot(c, token, lambda: bot_from_spec(args.bot, process_model=args.process_model), on_done=done,
                       on_status=status,
                       client_info=f"bummerl bot run ({kind})")
@@ -383,10 +392,10 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--format", choices=["round_robin", "gauntlet", "sprt"], default="round_robin",
                    help="default round_robin")
     g = r.add_mutually_exclusive_group()
-    g.add_argument("--deals", type=int, default=0,
+    g.add_argument("--deals", type=cli_organize.positive_int, default=0,
                    help="single-deal games: N duplicate pairs per pairing = 2N games (3-4 seats: N duplicate sets "
                         "per table = 6N or 24N games; with --no-duplicate N games)")
-    g.add_argument("--matches", type=int, default=1,
+    g.add_argument("--matches", type=cli_organize.positive_int, default=1,
                    help="whole matches (Bummerls) per pairing, duplicated likewise: 2N games (default 1)")
     r.add_argument("--no-duplicate", action="store_true",
                    help="do not replay decks with the seats swapped (3-4 seats: under every seating)")
@@ -394,7 +403,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--timeout-policy", default="forfeit-match", choices=["forfeit-match", "forfeit-deal", "default-move"],
                    help="what happens when a bot runs out of time (default forfeit-match)")
     r.add_argument("--sprt", default=None, help="elo0=0,elo1=10,alpha=0.05,beta=0.05 (format sprt; these defaults)")
-    r.add_argument("--concurrency", type=int, default=4, help="games at once (default 4)")
+    r.add_argument("--concurrency", type=cli_organize.positive_int, default=4, help="games at once (default 4)")
     r.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
     r.add_argument("--name", default=None, help="ladder name (default: variant and format)")
     r.add_argument("--seed", type=int, default=None, help="seed of the schedule and decks (default: secret random)")
@@ -407,7 +416,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     e = lsub.add_parser("export", help="the match records of a ladder (JSON lines, JSON or transcripts)")
     e.add_argument("--ladder", required=True, help="ladder id")
-    e.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
+    e.add_argument("--server", default=None, help="HOST:PORT (default: BUMMERL_SERVER or localhost:50051)")
     e.add_argument("--out", default=None, help="file to write (default: standard output)")
     e.add_argument("--format", choices=["jsonl", "json", "text"], default="jsonl",
                    help="jsonl (default): one {ladder_id, game, pair, leg, bots, record} a line; json: one array; "
@@ -438,7 +447,7 @@ def add_parsers(sub: Any) -> None:
     br.add_argument("--process-model", choices=["match", "reuse"], default=None,
                     help="exec: bots: a new process per match (match), or a process that finished a match cleanly "
                          "gets the next one (reuse) (default: BUMMERL_BOT_PROCESS_MODEL or match)")
-    br.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
+    br.add_argument("--server", default=None, help="HOST:PORT (default: BUMMERL_SERVER or localhost:50051)")
 
 
 def dispatch(args: argparse.Namespace) -> int:

@@ -36,7 +36,20 @@ FORMATS = {"round_robin": "LADDER_FORMAT_ROUND_ROBIN", "gauntlet": "LADDER_FORMA
            "sprt": "LADDER_FORMAT_SPRT"}
 
 
-def _server(args: argparse.Namespace) -> str:
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (``--deals 0`` is not "whole matches", ``--concurrency 0``
+    not "the default")."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
+def server_of(args: argparse.Namespace) -> str:
+    """``--server``, else ``BUMMERL_SERVER``, else ``localhost:50051``."""
     return str(args.server or os.environ.get("BUMMERL_SERVER") or "localhost:50051")
 
 
@@ -79,7 +92,7 @@ class Organizer:
         from bummerl_client import AsyncClient
 
         self.args = args
-        self.client = AsyncClient(_server(args))
+        self.client = AsyncClient(server_of(args))
         self.console = Console()
         self.admin = _admin(args)
 
@@ -135,8 +148,7 @@ class Organizer:
 
     # ---------------------------------------------------------------- ladders
     async def ladder_create(self) -> None:
-        from bummerl.cli_ladder import _sprt
-        from bummerl.core.clocks import TimeControl
+        from bummerl.cli_ladder import _sprt, time_control_fields
 
         a = self.args
         ids = [await self.bot_id(n.strip()) for n in a.bots.split(",") if n.strip()]
@@ -149,8 +161,7 @@ class Organizer:
         if a.connect_timeout:
             fields["connect_timeout_ms"] = str(int(a.connect_timeout * 1000))
         if a.tc:
-            fields["time_control"] = {k: (str(v) if k.endswith("_ms") else v)
-                                      for k, v in TimeControl.parse(a.tc).to_dict().items()}
+            fields["time_control"] = time_control_fields(a.tc, "bummerl ladder create")
         if a.format == "sprt":
             fields["sprt"] = _sprt(a.sprt)
         for opt in a.option:
@@ -361,15 +372,15 @@ def add_ladder_parsers(lsub: Any) -> None:
     p.add_argument("--name", default="", help="ladder name (default: its id)")
     p.add_argument("--format", choices=list(FORMATS), default="round_robin", help="default round_robin")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--deals", type=int, default=0, help="single-deal games: N duplicate pairs (sets) per pairing "
+    g.add_argument("--deals", type=positive_int, default=0, help="single-deal games: N duplicate pairs (sets) per pairing "
                                                         "(table), i.e. 2N games a pair (6N or 24N a table)")
-    g.add_argument("--matches", type=int, default=1, help="whole matches per pairing (table), duplicated likewise "
+    g.add_argument("--matches", type=positive_int, default=1, help="whole matches per pairing (table), duplicated likewise "
                                                           "(default 1)")
     p.add_argument("--no-duplicate", action="store_true", help="no duplicate deals (default: duplicate)")
     p.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=2 (default none)")
     p.add_argument("--timeout-policy", default="forfeit-match",
                    choices=["forfeit-match", "forfeit-deal", "default-move"], help="default forfeit-match")
-    p.add_argument("--concurrency", type=int, default=4, help="games at once (default 4)")
+    p.add_argument("--concurrency", type=positive_int, default=4, help="games at once (default 4)")
     p.add_argument("--sprt", default=None, help="with --format sprt: elo0=0,elo1=10,alpha=0.05,beta=0.05")
     p.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
     p.add_argument("--start-when-connected", action="store_true",

@@ -9,6 +9,8 @@ import json
 import uuid
 from typing import Any
 
+import pytest
+
 from bummerl.__main__ import main
 from bummerl.app import Runtime
 from bummerl.cli_organize import MIN_PAIRS_FOR_ELO, elo_cell
@@ -56,6 +58,20 @@ async def test_the_organizers_commands(rt: Runtime, capsys: Any, monkeypatch: An
     assert await asyncio.wait_for(asyncio.to_thread(main, ["ladder", "watch", lid, "--json"]), 20) == 0
     events = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert events[0]["type"] == "created" and events[-1]["type"] == "finished"
+    # export finds the server through BUMMERL_SERVER too (it had its own default, localhost:50051)
+    assert await asyncio.wait_for(asyncio.to_thread(main, ["ladder", "export", "--ladder", lid]), 20) == 0
+    assert all(json.loads(x)["ladder_id"] == lid for x in capsys.readouterr().out.splitlines())
+    # --tc: both forms make a ladder under that time control (it failed with a ParseError of the scope)
+    for tc, field, ms in (("5+0.1", "base_ms", "5000"), ("move=2", "move_cap_ms", "2000")):
+        timed = await run(capsys, "ladder", "create", "--bots", f"a-{tag},b-{tag}", "--deals", "1", "--tc", tc)
+        assert timed["time_control"]["scope"] == "TIME_CONTROL_SCOPE_MATCH" and timed["time_control"][field] == ms, timed
+        await run(capsys, "ladder", "stop", timed["ladder_id"])
+    for bad in (["--deals", "0"], ["--matches", "0"], ["--concurrency", "0"]):  # not whole matches / the default
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as stop:
+            await asyncio.to_thread(main, ["ladder", "create", "--bots", f"a-{tag},b-{tag}", *bad])
+        assert stop.value.code == 2
+        assert f"argument {bad[0]}: must be at least 1, not 0" in capsys.readouterr().err
     new = await run(capsys, "bot", "rotate-token", f"a-{tag}")
     assert new["bot_token"] != a["bot_token"]
     assert (await run(capsys, "bot", "revoke", f"b-{tag}"))["revoked"]
