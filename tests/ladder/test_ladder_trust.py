@@ -323,3 +323,24 @@ def test_bench_leaderboard_reports_both_figures() -> None:
 
     r = bench_leaderboard(results=400, bots=4)
     assert r["results"] == 400 and r["full_ms"] > 0 and r["incremental_read_ms"] > 0
+
+
+def test_pairs_are_seen_from_the_bot_listed_first_so_the_sprt_tests_it() -> None:
+    """An SPRT ladder tests its first bot against the second whatever their ids (it took the lower
+    id, so the same ``ladder run --bots random,greedy`` tested either bot, by the ids it drew);
+    the same for a 3-seat table's head to head. Results with swapped ids give the mirrored pair."""
+    from bummerl.ladder.standings import pair_table
+
+    sprt = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    for first, second in (("zz-strong", "aa-weak"), ("aa-strong", "zz-weak")):
+        results = [{"game": 2 * p + leg, "pair": p, "leg": leg, "bots": [first, second] if leg == 0 else [second, first],
+                    "scores": [1.0, 0.0] if leg == 0 else [0.0, 1.0]} for p in range(60) for leg in (0, 1)]
+        cfg = {"ladder_id": "l", "bot_ids": [first, second], "bot_names": {}, "duplicate_deals": True, "sprt": sprt}
+        [pair] = pair_table(cfg, results)
+        assert (pair["a"], pair["b"]) == (first, second)
+        assert pair["elo"] > 0 and pair["sprt_result"] == "H1"  # the first bot is stronger: H1, from its side
+    seated = [{"game": 0, "pair": 0, "leg": 0, "bots": ["zz", "mm", "aa"], "placements": [1, 2, 3], "teams": [0, 1, 2],
+               "scores": [1.0, 0.5, 0.0]}]
+    cfg = {"ladder_id": "l", "bot_ids": ["zz", "mm", "aa"], "bot_names": {}, "duplicate_deals": False, "sprt": None}
+    assert [(p["a"], p["b"]) for p in pair_table(cfg, seated)] == [("zz", "mm"), ("zz", "aa"), ("mm", "aa")]
+    assert all(p["elo"] > 0 for p in pair_table(cfg, seated))  # each a placed ahead of its b

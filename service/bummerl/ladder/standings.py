@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import botstats
@@ -92,7 +92,9 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     as in :func:`seated_result`.
 
     ``pairs``: per pairing ``{"a", "b", "elo", "elo_ci95", "los", "deal_pairs", "games",
-    "pentanomial", "sprt_llr", "sprt_result"}`` from ``a``'s side (see :mod:`bummerl.ladder.stats`):
+    "pentanomial", "sprt_llr", "sprt_result"}`` from ``a``'s side (see :mod:`bummerl.ladder.stats`),
+    ``a`` the bot listed first in the ladder's ``bot_ids`` (so an SPRT tests its first bot against
+    the second, as a gauntlet's first bot is the one under test; by id for bots not listed):
     from complete duplicate pairs (pentanomial) when the ladder plays them, else from games.
     Three or four seats: head to head of every two bots that sat at one table as opponents
     (partners are left out): a game scores ``a`` 1 if it placed ahead of ``b``, 1/2 on the same
@@ -164,6 +166,11 @@ def pair_table(cfg: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[
     """The ``pairs`` of :func:`leaderboard` alone (no ratings): what an SPRT ladder needs after
     every result."""
     names = cfg.get("bot_names", {})
+    listed = {b: i for i, b in enumerate(cfg.get("bot_ids") or ())}
+
+    def order(bot: str) -> tuple[int, str]:  # a = the bot listed first: the SPRT's (gauntlet's) bot under test
+        return listed.get(bot, len(listed)), bot
+
     by_pair: dict[Any, list[dict[str, Any]]] = {}
     for r in results:
         by_pair.setdefault(r["pair"], []).append(r)
@@ -173,16 +180,16 @@ def pair_table(cfg: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[
     for games in by_pair.values():
         if len(games[0]["bots"]) != 2:
             seated = True
-            _pair_seated(pairings, games, bool(cfg.get("duplicate_deals")))
+            _pair_seated(pairings, games, bool(cfg.get("duplicate_deals")), order)
             continue
-        a, b = sorted(games[0]["bots"])
+        a, b = sorted(games[0]["bots"], key=order)
         side = pairings.setdefault((a, b), {"pairs": [], "games": []})
         own = [g["scores"][g["bots"].index(a)] for g in games]
         side["games"].extend(own)
         if cfg.get("duplicate_deals") and len(games) == 2:
             side["pairs"].append(sum(own) / 2)
     pairs = []
-    for (a, b), side in sorted(pairings.items()):
+    for (a, b), side in sorted(pairings.items(), key=lambda kv: (order(kv[0][0]), order(kv[0][1]))):
         units = side["pairs"] if cfg.get("duplicate_deals") else side["games"]
         est = estimate(units)
         # two-seat duplicate pairs score 0, 1/4 ... 1 (pentanomial), single games 0, 1/2, 1
@@ -218,15 +225,15 @@ def _rate_seated(model: Any, ratings: dict[str, Any], tally: dict[str, dict[str,
 
 
 def _pair_seated(pairings: dict[tuple[str, str], dict[str, list[float]]], games: list[dict[str, Any]],
-                 duplicate: bool) -> None:
+                 duplicate: bool, order: Callable[[str], Any]) -> None:
     """Add the head-to-head scores of one duplicate set (or one game) of 3 or 4 seats to
-    ``pairings`` (``(a, b)`` with ``a < b`` -> ``{"pairs": set means, "games": game scores}``,
-    from ``a``'s side); a set counts as a unit only when complete (``seats!`` games)."""
+    ``pairings`` (``(a, b)`` with ``a`` first by ``order`` -> ``{"pairs": set means, "games": game
+    scores}``, from ``a``'s side); a set counts as a unit only when complete (``seats!`` games)."""
     own: dict[tuple[str, str], list[float]] = {}
     for g in games:
         bots = g["bots"]
         for i, j in itertools.combinations(range(len(bots)), 2):
-            if bots[i] > bots[j]:
+            if order(bots[i]) > order(bots[j]):
                 i, j = j, i
             x = head_to_head(g["placements"], g["teams"], i, j)
             if x is not None:
