@@ -185,6 +185,15 @@ async def test_errors_carry_error_info_reasons_over_grpc_and_rest(rt: Runtime) -
     status, _, out = parse(await raw_http(rt.http_port, post(f"/v1/matches/{m.match_id}/seats/{seat}/actions", body,
                                                              f"Authorization: Bearer {m.tokens[seat]}\r\n")))
     assert status == 409 and out["reason"] == "ILLEGAL_ACTION" and "[" not in out["message"]
+    # the reasons README and docs/CLIENTS.md list for a bad table (they came back as INVALID_ARGUMENT)
+    for req, want, text in (({"variant": "nope"}, "UNKNOWN_VARIANT", "unknown variant 'nope'"),
+                            ({"variant": "schnapsen-at", "options": {"bogus": "1"}}, "INVALID_OPTION", "option 'bogus'")):
+        status, _, out = parse(await raw_http(rt.http_port, post("/v1/matches", json.dumps(req).encode())))
+        assert status == 400 and out["reason"] == want and out["message"].startswith(text), out
+    with pytest.raises(BummerlError) as err:
+        async with AsyncClient(rt.target) as c:
+            await c.create_match("schnapsen-at", options={"marriages_per_lead": "many"})
+    assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT and err.value.reason == "INVALID_OPTION"
 
 
 async def test_an_authorization_header_that_is_not_utf8_is_401_not_500(

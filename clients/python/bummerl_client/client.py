@@ -39,13 +39,34 @@ CURRENT_VERSION_KEY = "bummerl-current-version"
 
 
 class BummerlError(Exception):
-    """An RPC failed: ``code`` (grpc.StatusCode), ``details``; ``current_version`` on ABORTED."""
+    """An RPC failed: ``code`` (grpc.StatusCode), ``details``; ``current_version`` on ABORTED;
+    ``reason``: the server's machine-readable reason (``google.rpc.ErrorInfo.reason``, e.g.
+    ``ILLEGAL_ACTION``, ``STALE_VERSION``, ``UNKNOWN_VARIANT``, ``INVALID_OPTION``: the table in
+    docs/CLIENTS.md), "" when the error carries none (e.g. a connection failure)."""
 
-    def __init__(self, code: grpc.StatusCode, details: str, current_version: int | None = None) -> None:
+    def __init__(self, code: grpc.StatusCode, details: str, current_version: int | None = None,
+                 reason: str = "") -> None:
         super().__init__(f"{code.name}: {details}")
         self.code = code
         self.details = details
         self.current_version = current_version
+        self.reason = reason
+
+
+def _reason(e: grpc.RpcError) -> str:
+    """The ErrorInfo reason of the ``google.rpc.Status`` in ``grpc-status-details-bin``, or ""."""
+    try:
+        from google.rpc import error_details_pb2
+        from grpc_status import rpc_status
+
+        st = rpc_status.from_call(e)
+        for detail in st.details if st is not None else ():
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                return str(info.reason)
+    except Exception:  # noqa: BLE001 - the details are optional
+        pass
+    return ""
 
 
 def _convert(e: grpc.RpcError) -> BummerlError:
@@ -58,7 +79,7 @@ def _convert(e: grpc.RpcError) -> BummerlError:
                 current = int(v)
     except Exception:  # noqa: BLE001 - metadata is optional
         pass
-    return BummerlError(code, details or "", current)
+    return BummerlError(code, details or "", current, _reason(e))
 
 
 def to_dict(msg: Message) -> dict[str, Any]:

@@ -16,6 +16,8 @@ VersionConflictError   ABORTED              409
 NotFoundError          NOT_FOUND            404
 MatchNotFoundError     NOT_FOUND            404
 MatchExistsError       ALREADY_EXISTS       409
+UnknownVariantArgumentError INVALID_ARGUMENT 400  (reason UNKNOWN_VARIANT; an InvalidArgumentError)
+InvalidOptionArgumentError  INVALID_ARGUMENT 400  (reason INVALID_OPTION; an InvalidArgumentError)
 InvalidArgumentError   INVALID_ARGUMENT     400
 InvalidActionError     INVALID_ARGUMENT     400
 InvalidOptionError     INVALID_ARGUMENT     400
@@ -55,6 +57,7 @@ from bummerl.api.metadata import peer_host
 from bummerl.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
+    InvalidOptionArgumentError,
     MatchOverError,
     NotFoundError,
     NotYourTurnError,
@@ -65,6 +68,7 @@ from bummerl.core.errors import (
     StaleVersionError,
     TimeoutLostError,
     UnauthenticatedError,
+    UnknownVariantArgumentError,
 )
 from bummerl.rules.base.errors import (
     IllegalActionError,
@@ -107,6 +111,8 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str], ...] = (
     (NotFoundError, grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
     (MatchNotFoundError, grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
     (MatchExistsError, grpc.StatusCode.ALREADY_EXISTS, "ALREADY_EXISTS"),
+    (UnknownVariantArgumentError, grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_VARIANT"),  # an InvalidArgumentError
+    (InvalidOptionArgumentError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTION"),  # an InvalidArgumentError
     (InvalidArgumentError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT"),
     (InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ACTION"),
     (InvalidOptionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTION"),

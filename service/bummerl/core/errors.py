@@ -20,6 +20,30 @@ class InvalidArgumentError(ServiceError, ValueError):
     the table. -> INVALID_ARGUMENT."""
 
 
+class UnknownVariantArgumentError(InvalidArgumentError):
+    """A request names no known variant (the engine's UnknownVariantError, as a request error).
+    -> INVALID_ARGUMENT, reason UNKNOWN_VARIANT."""
+
+
+class InvalidOptionArgumentError(InvalidArgumentError):
+    """A request's table option is unknown or out of range (the engine's InvalidOptionError, as a
+    request error). -> INVALID_ARGUMENT, reason INVALID_OPTION."""
+
+
+def table_error(e: Exception) -> InvalidArgumentError:
+    """The request error for the engine's error ``e`` about a variant or its options (its message
+    kept): :class:`UnknownVariantArgumentError`, :class:`InvalidOptionArgumentError`, else a plain
+    :class:`InvalidArgumentError` (e.g. a bad time control)."""
+    from bummerl.rules import InvalidOptionError, UnknownVariantError
+
+    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)  # a KeyError's str() is quoted
+    if isinstance(e, UnknownVariantError):
+        return UnknownVariantArgumentError(msg)
+    if isinstance(e, InvalidOptionError):
+        return InvalidOptionArgumentError(msg)
+    return InvalidArgumentError(msg)
+
+
 class UnauthenticatedError(ServiceError):
     """No token, or a token that matches no seat of the match. -> UNAUTHENTICATED."""
 

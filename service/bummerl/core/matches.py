@@ -85,6 +85,7 @@ from .errors import (
     StaleVersionError,
     TimeoutLostError,
     UnauthenticatedError,
+    table_error,
 )
 from .limits import Limit, OpenCounts, RateLimiter
 from .log import RESIGN, LogEntry, log_actions
@@ -344,7 +345,7 @@ class MatchService:
             spec = find_variant(variant)
             rules = spec.configure(dict(options or {}))
         except (UnknownVariantError, InvalidOptionError) as e:
-            raise InvalidArgumentError(str(e)) from None
+            raise table_error(e) from None
         names = list(seat_names) or [f"seat{i}" for i in range(spec.num_players)]
         if len(names) != spec.num_players:
             raise InvalidArgumentError(f"{spec.id} needs {spec.num_players} seats, got {len(names)}")

@@ -55,6 +55,7 @@ from bummerl.core.errors import (
     NotFoundError,
     ResourceExhaustedError,
     UnauthenticatedError,
+    table_error,
 )
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
@@ -424,7 +425,7 @@ class LadderService:
             rules = variant.configure(dict(spec.options or {}))
             tc = TimeControl.from_dict(spec.time_control) if spec.time_control else None
         except (UnknownVariantError, InvalidOptionError, TimeControlError) as e:
-            raise InvalidArgumentError(str(e)) from None
+            raise table_error(e) from None
         seats = variant.num_players
         fmt = find_format(spec.format)
         if spec.timeout_policy not in TIMEOUT_POLICIES:
