@@ -99,8 +99,12 @@ class Organizer:
     def out(self, data: Any, table: Callable[[], Table | str]) -> None:
         if self.args.json:
             print(json.dumps(data))
+            return
+        shown = table()
+        if isinstance(shown, str):  # plain lines (ids, tokens): never wrapped at the terminal's width
+            self.console.print(shown, soft_wrap=True, markup=False, highlight=False)
         else:
-            self.console.print(table())
+            self.console.print(shown)
 
     async def bot_id(self, name_or_id: str) -> str:
         for b in await self.client.list_bots():

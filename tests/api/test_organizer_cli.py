@@ -74,6 +74,10 @@ async def test_the_organizers_commands(rt: Runtime, capsys: Any, monkeypatch: An
         assert f"argument {bad[0]}: must be at least 1, not 0" in capsys.readouterr().err
     new = await run(capsys, "bot", "rotate-token", f"a-{tag}")
     assert new["bot_token"] != a["bot_token"]
+    monkeypatch.setenv("COLUMNS", "40")  # a narrow terminal: the token shown once stays on one line
+    assert await asyncio.to_thread(main, ["bot", "rotate-token", f"a-{tag}"]) == 0
+    [shown] = [x.rsplit(" ", 1)[-1] for x in capsys.readouterr().out.splitlines() if "token" in x]
+    assert shown.startswith(a["bot_id"] + ".") and len(shown) == len(new["bot_token"])
     assert (await run(capsys, "bot", "revoke", f"b-{tag}"))["revoked"]
     assert (await run(capsys, "bot", "delete", f"b-{tag}"))["deleted"]
     capsys.readouterr()
