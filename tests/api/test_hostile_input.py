@@ -275,3 +275,33 @@ def test_expected_faults_log_one_line_per_kind_and_interval_with_a_count(caplog:
     got = [r.getMessage() for r in caplog.records]
     assert got == ["gateway: client went away (1.2.3.4)", "gateway: other fault (5.6.7.8)",
                    "gateway: client went away (1.2.3.4); 3 more in the last 61 s"]
+
+
+async def test_a_spectator_leaving_mid_stream_is_not_an_error(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    """Clients that open a REST stream (the watch, NDJSON) and hang up after the first line while
+    moves keep coming: an expected end of the call, never logged as an ERROR with a traceback."""
+    from bummerl_client import play_seat
+    from bummerl_client.bots import make_bot
+
+    assert rt.http_port
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("schnapsen-at", seed=3)
+        caplog.set_level(logging.ERROR)
+
+        async def hang_up() -> None:
+            reader, writer = await asyncio.open_connection("127.0.0.1", rt.http_port)
+            writer.write(f"GET /v1/matches/{m.match_id}/watch HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            await writer.drain()
+            await reader.readuntil(b"\r\n\r\n")
+            await reader.readline()
+            writer.transport.abort()  # gone at once, without reading the rest
+
+        async def spectators() -> None:
+            for _ in range(12):
+                await hang_up()
+                await asyncio.sleep(0.01)
+
+        await asyncio.gather(spectators(), *(play_seat(c, m.match_id, s, m.tokens[s], make_bot("random", seed=s))
+                                             for s in range(2)))
+        await asyncio.sleep(0.3)  # the gateway notices the last closed connections
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]

@@ -520,7 +520,12 @@ class _JsonErrorHandler(RequestHandler):
 
     def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
-        if status >= 500:
+        if status >= 500 and isinstance(exc, ConnectionError):
+            # the client went away mid-answer (a spectator closing its watch): the call's expected
+            # end, not a server fault (aiohttp's ClientConnectionResetError is a ConnectionResetError)
+            log.debug("gateway: %s closed the connection during the answer (%s)", request.remote, exc)
+            code, reason, text = grpc.StatusCode.CANCELLED, "CANCELLED", "the client closed the connection"
+        elif status >= 500:
             log.error("gateway: error handling a request from %s", request.remote, exc_info=exc)
             code, reason, text = grpc.StatusCode.INTERNAL, "INTERNAL", "internal error"
         else:
