@@ -150,11 +150,12 @@ def _pairs_table(board: dict[str, Any], names: dict[str, str], seats: int = 2) -
     if seats > 2:
         title = "Head to head as opponents (Elo of a placing ahead of b, 95% CI; LOS)"
     t = Table(title=title)
-    for col in ("a", "b", "Elo", "+/-", "LOS", "pairs" if seats == 2 else "sets", "games", "SPRT"):
+    for col in ("a", "b", "Elo +/- 95% CI", "LOS", "pairs" if seats == 2 else "sets", "games", "SPRT"):
         t.add_column(col)
     for p in board.get("pairs", []):
-        t.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), _fmt(p["elo"]),
-                  _fmt(p["elo_ci95"]), _fmt(p["los"], ".3f"), str(p.get("deal_pairs", 0)),
+        # as `ladder leaderboard` and the ladder page show it: n/a below MIN_PAIRS_FOR_ELO pairs
+        t.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), cli_organize.elo_cell(p),
+                  _fmt(p["los"], ".3f"), str(p.get("deal_pairs", 0)),
                   str(p.get("games", 0)), p.get("sprt_result", "") or "-")
     return t
 

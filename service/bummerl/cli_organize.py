@@ -67,13 +67,16 @@ def _ms(ts: Any) -> str:
 
 
 def elo_cell(p: dict[str, Any]) -> str:
-    """The Elo of a pair row: ``+35.2 +/- 20.1``, or ``n/a (needs N pairs)`` when it rests on
-    fewer than :data:`MIN_PAIRS_FOR_ELO` units or is not finite."""
+    """The Elo of a pair row: ``+35.2 +/- 20.1``; ``n/a (needs N pairs)`` when it rests on fewer
+    than :data:`MIN_PAIRS_FOR_ELO` units; ``n/a (unbounded so far)`` when it is not finite (one
+    bot scored everything). The ladder web page shows it the same way (``web/ladder.js``)."""
     units = int(p.get("deal_pairs") or 0) or int(p.get("games") or 0)
     elo, ci = float(p.get("elo", "nan")), float(p.get("elo_ci95", "nan"))
     unit = "pairs" if int(p.get("deal_pairs") or 0) or not p.get("games") else "games"
-    if units < MIN_PAIRS_FOR_ELO or not (math.isfinite(elo) and math.isfinite(ci)):
+    if units < MIN_PAIRS_FOR_ELO:
         return f"n/a (needs {MIN_PAIRS_FOR_ELO} {unit})"
+    if not (math.isfinite(elo) and math.isfinite(ci)):
+        return "n/a (unbounded so far)"
     return f"{elo:+.1f} +/- {ci:.1f}"
 
 

@@ -89,6 +89,21 @@ def test_too_few_pairs_say_na_instead_of_infinity() -> None:
     assert elo_cell({"elo": "Infinity", "elo_ci95": "Infinity", "deal_pairs": 2, "games": 4}) == \
         f"n/a (needs {MIN_PAIRS_FOR_ELO} pairs)"
     assert elo_cell({"elo": 35.0, "elo_ci95": 20.0, "deal_pairs": 40, "games": 80}) == "+35.0 +/- 20.0"
+    assert elo_cell({"elo": "Infinity", "elo_ci95": "Infinity", "deal_pairs": 0, "games": 12}) == "n/a (unbounded so far)"
+
+
+def test_ladder_run_shows_pairs_as_the_leaderboard_does() -> None:
+    """``ladder run``'s pair table uses the same cell (it printed ``inf`` and ``-70.4 +/- 307.5``)."""
+    from rich.console import Console
+
+    from bummerl.cli_ladder import _pairs_table
+
+    board = {"pairs": [{"a": "x", "b": "y", "elo": float("inf"), "elo_ci95": float("inf"), "los": 1.0,
+                        "deal_pairs": 2, "games": 4, "sprt_result": ""}]}
+    console = Console(width=200, record=True)
+    console.print(_pairs_table(board, {"x": "greedy", "y": "random"}))
+    text = console.export_text()
+    assert "n/a (needs 10 pairs)" in text and "inf" not in text
 
 
 def test_named_bot_specs() -> None:

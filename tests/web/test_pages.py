@@ -314,6 +314,9 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
     assert all("/" in c for c in (cells[1], cells[2])), cells
     assert [int(c.split("/")[1]) for c in (cells[1], cells[2])] == [12, 12]
     assert float(cells[1].split("/")[0]) + float(cells[2].split("/")[0]) == 12
+    # greedy won every game: an unbounded Elo shows as the CLI shows it (it was "Infinity ± Infinity")
+    text = await page.text_content("#pairs") or ""
+    assert "n/a (unbounded so far)" in text and "Infinity" not in text and "NaN" not in text, text
     await page.screenshot(path=_shot(tmp_path, "ladder.png"), full_page=True)
 
 

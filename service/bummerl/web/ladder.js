@@ -4,6 +4,18 @@
 import { esc } from "./cards.js";
 
 const f1 = (x) => Number(x).toFixed(1);
+/** Pairs (duplicate pairs, or games without them) an Elo needs before it is shown: the CLI's rule
+ * (bummerl.cli_organize.MIN_PAIRS_FOR_ELO), so that a few results never show as "Infinity ± Infinity". */
+const MIN_PAIRS_FOR_ELO = 10;
+/** The Elo of a pair row from a's side (sign -1: b's side): "+35.2 ± 20.1", "n/a (needs 10 pairs)",
+ * or "n/a (unbounded so far)" (one bot scored everything: the interval reaches an infinite Elo). */
+const eloCell = (p, sign = 1) => {
+  const pairsDone = Number(p.deal_pairs) || 0, units = pairsDone || Number(p.games) || 0;
+  const elo = sign * Number(p.elo), ci = Number(p.elo_ci95);
+  if (units < MIN_PAIRS_FOR_ELO) return `n/a (needs ${MIN_PAIRS_FOR_ELO} ${pairsDone || !Number(p.games) ? "pairs" : "games"})`;
+  if (!Number.isFinite(elo) || !Number.isFinite(ci)) return "n/a (unbounded so far)";
+  return `${elo >= 0 ? "+" : ""}${f1(elo)} ± ${f1(ci)}`;
+};
 const f2 = (x) => Number(x).toFixed(2);
 
 function sprtBounds(sprt) {
@@ -88,12 +100,11 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
       if (!leader || e.bot_id === leader.bot_id) return "—";
       const p = pairs.find((q) => (q.a === leader.bot_id && q.b === e.bot_id) || (q.b === leader.bot_id && q.a === e.bot_id));
       if (!p || !Number(p.games)) return "";
-      const elo = p.a === e.bot_id ? Number(p.elo) : -Number(p.elo);
-      return `${elo >= 0 ? "+" : ""}${f1(elo)} ± ${f1(p.elo_ci95)}`;
+      return eloCell(p, p.a === e.bot_id ? 1 : -1);
     };
     const standings = entries.map((e) => `<tr><td>${e.rank}</td><td>${esc(e.name)}</td><td>${f2(e.mu)}</td><td>${f2(e.sigma)}</td>`
       + `<td>${f2(e.ordinal)}</td><td>${vsLeader(e)}</td><td>${e.games}</td><td>${e.wins}/${e.draws}/${e.losses}</td><td>${f1(e.score)}</td></tr>`).join("");
-    const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${f1(p.elo)} ± ${f1(p.elo_ci95)}</td>`
+    const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${eloCell(p)}</td>`
       + `<td>${(Number(p.los) * 100).toFixed(1)}%</td><td>${p.games}</td><td>${p.deal_pairs}</td><td>${f2(p.sprt_llr)}</td><td>${esc(p.sprt_result || "")}</td></tr>`).join("");
     let sprt = "";
     if ((l.format || "").endsWith("SPRT") && pairs.length) {
