@@ -31,3 +31,39 @@ def test_play_rejects_a_bad_time_control_in_one_line() -> None:
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == ["bummerl play: --tc: bad time control part '5+x': expected BASE[+INC] "
                                                 "in seconds, move=S, lag=S or scope=match|deal"]
+
+
+SLOW_ONCE = """
+import json, os, sys, time
+marker = sys.argv[1]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") != "decide":
+        continue
+    if not os.path.exists(marker):  # the first decision of the whole match only, whatever the process
+        open(marker, "w").close()
+        time.sleep(3)
+    print(msg["information_set"]["legal_actions"][0]["id"], flush=True)
+"""
+
+
+def test_a_bot_that_misses_one_deadline_plays_on_under_forfeit_deal_and_default_move(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--timeout-policy forfeit-deal`` / ``default-move``: the server applies the policy and the
+    match goes on, so the runner does not resign the seat: the exec bot (killed when it missed its
+    deadline) is started again and plays to the end (it was resigned, reason timeout)."""
+    script = tmp_path / "slow_once.py"
+    script.write_text(SLOW_ONCE)
+    for policy in ("forfeit-deal", "default-move"):
+        marker = tmp_path / f"{policy}.marker"
+        proc = subprocess.run(
+            [sys.executable, "-m", "bummerl", "play", "--variant", "schnapsen-at", "--bots",
+             f"exec:{sys.executable} {script} {marker},random", "--tc", "move=1", "--timeout-policy", policy,
+             "--seed", "4", "--json"],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert marker.exists()
+        assert [f["kind"] for f in result["faults"]] == ["timeout"] and result["faults"][0]["seat"] == 0, result
+        assert result["reason"] not in ("timeout", "resigned"), result  # the match was played out
+        assert "Traceback" not in proc.stderr

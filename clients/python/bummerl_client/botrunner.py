@@ -17,7 +17,7 @@ import grpc
 
 from .bot import Bot, BotFault
 from .client import AsyncClient, BummerlError
-from .runner import FAULT_REASONS, IN_DOUBT, Backoff, play_seat
+from .runner import FAULT_REASONS, IN_DOUBT, Backoff, play_seat_through_timeouts
 from .stdio import close_idle
 
 FATAL = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND,
@@ -32,12 +32,19 @@ def bot_id_of(token: str) -> str:
 async def play_assignment(client: AsyncClient, assignment: dict[str, Any], bot_token: str, bot: Bot) -> dict[str, Any]:
     """Play one assigned seat to the end; returns ``{"match_id", "seat", "ladder_id", "winner",
     "outcome" (won, lost, drawn), "reason", "game_points", "fault"}``. A bot fault resigns the seat
-    with the fault's reason."""
+    with the fault's reason, but a missed deadline under the ``forfeit-deal`` or ``default-move``
+    policy only costs what the server's policy takes (:func:`~.runner.play_seat_through_timeouts`);
+    ``fault`` names the last fault either way."""
     mid, seat = assignment["match_id"], int(assignment["seat"])
     final: dict[str, Any] | None = None
     fault = ""
+
+    def timed_out(f: BotFault) -> None:
+        nonlocal fault
+        fault = f"{f.kind}: {f.detail}"
+
     try:
-        final = await play_seat(client, mid, seat, bot_token, bot)
+        final = await play_seat_through_timeouts(client, mid, seat, bot_token, bot, timed_out)
     except BotFault as f:
         fault = f"{f.kind}: {f.detail}"
         with contextlib.suppress(BummerlError):

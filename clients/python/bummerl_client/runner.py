@@ -155,6 +155,35 @@ async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, b
             await backoff.sleep()
 
 
+PLAYS_ON_AFTER_TIMEOUT = frozenset({"forfeit-deal", "default-move"})
+"""Timeout policies under which the match goes on after a seat runs out of time (README: Time
+controls and timeouts): the seat keeps playing, it is not resigned."""
+
+
+async def play_seat_through_timeouts(client: AsyncClient, match_id: str, seat: int, token: str, bot: Bot,
+                                     on_timeout: Callable[[BotFault], None] | None = None) -> dict[str, Any]:
+    """:func:`play_seat`, surviving the bot's missed deadlines when the match's timeout policy
+    goes on without the seat losing the match (``forfeit-deal``, ``default-move``): the server has
+    applied the policy, so the bot is reset (``aclose``: an ``exec:`` bot's process, killed when it
+    missed the deadline, is replaced by a fresh one at the next decision) and the seat plays on;
+    ``on_timeout`` is told of each such fault. Under ``forfeit-match``, and for every other fault,
+    the BotFault is raised as :func:`play_seat` raises it (the caller resigns the seat)."""
+    policy: str | None = None
+    while True:
+        try:
+            return await play_seat(client, match_id, seat, token, bot)
+        except BotFault as f:
+            if f.kind != "timeout":
+                raise
+            if policy is None:
+                policy = str((await client.match_record(match_id, token)).get("timeout_policy") or "")
+            if policy not in PLAYS_ON_AFTER_TIMEOUT:
+                raise
+            if on_timeout is not None:
+                on_timeout(f)
+            await bot.aclose(None)
+
+
 async def _decide(info: InfoSet, seat: int, bot: Bot, acted_at: int) -> int | None:
     """The bot's checked action when ``info`` gives ``seat`` the turn at a version it has not acted
     at yet, else None. Raises BotFault (``seat`` set); a bot's own exception is a ``crash``."""
@@ -197,8 +226,10 @@ async def play_match(
     """Create a match of ``variant`` and play it with one bot per seat; returns the match record.
     ``create_kwargs`` go to :meth:`AsyncClient.create_match` (``time_control``, ``timeout_policy``,
     ``idle_limit_ms``, ``admin_token``). A seat whose bot fails is resigned (unless the server
-    already ended the match, e.g. on time) so that the match ends; the record then has
-    ``"faults": [{"seat", "kind", "detail"}]``. ``on_deal`` is called with each deal's result
+    already ended the match, e.g. on time) so that the match ends, but a bot that only missed a
+    deadline under the ``forfeit-deal`` or ``default-move`` policy plays on
+    (:func:`play_seat_through_timeouts`); the record then has ``"faults": [{"seat", "kind",
+    "detail"}]`` (each fault, also those the seat survived). ``on_deal`` is called with each deal's result
     (the ``DealResult`` dict: ``deal_number`` 0-based, ``winner``, ``game_points``, ``reason``,
     ``deal_points``, ``tricks_won``...) as the deal ends, from seat 0's StreamMatch."""
     created = await client.create_match(variant, options, [b.name for b in bots], seed, **create_kwargs)
@@ -207,10 +238,13 @@ async def play_match(
     faults: list[dict[str, Any]] = []
     watcher = asyncio.create_task(_watch_deals(client, created.match_id, created.tokens[0], on_deal)) if on_deal else None
 
+    def timed_out(f: BotFault) -> None:
+        faults.append({"seat": f.seat, "kind": f.kind, "detail": f.detail})
+
     async def seat_task(seat: int, token: str, bot: Bot) -> None:
         final = None
         try:
-            final = await play_seat(client, created.match_id, seat, token, bot)
+            final = await play_seat_through_timeouts(client, created.match_id, seat, token, bot, timed_out)
         except BotFault as f:
             faults.append({"seat": seat, "kind": f.kind, "detail": f.detail})
             try:
