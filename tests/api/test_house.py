@@ -87,6 +87,8 @@ def test_plan_caps_the_strong_budget_and_the_seats() -> None:
     assert house.plan(["house:strong:budget_ms=20"]) == {0: "strong:budget_ms=20"}
     with pytest.raises(InvalidArgumentError, match="unknown option 'depth'"):
         house.plan(["house:strong:depth=3"])
+    with pytest.raises(InvalidArgumentError, match=r"^seat 0: bot 'strong': option budget_ms='abc' is not a valid number$"):
+        house.plan(["house:strong:budget_ms=abc"])  # it said: could not convert string to float: 'abc'
     with pytest.raises(ResourceExhaustedError):
         house.plan(["house:random", "house:random"])
 

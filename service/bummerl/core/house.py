@@ -159,6 +159,7 @@ class HouseBots:
             try:
                 options = parse_options(opts)
                 if bot == "strong":
+                    make_bot(bot + (":" + opts if opts else ""), 0)  # each option checked as the bot states it
                     asked = float(options.get("budget_ms", "0") or 0)
                     cap = self.settings.budget_ms
                     options["budget_ms"] = f"{min(asked, cap) if asked > 0 else cap:g}"
