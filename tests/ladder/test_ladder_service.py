@@ -102,6 +102,9 @@ async def test_bot_tokens_and_admin_rules(ladders: LadderService) -> None:
     for spec, needle in ((LadderSpec("a", "schnapsen-at", ids[:1]), "two different"),
                          (LadderSpec("a", "schnapsen-at", ids, format="swiss"), "format"),
                          (LadderSpec("a", "nope", ids), "nope"),
+                         # the bad field by name (one message listed every range)
+                         (LadderSpec("a", "schnapsen-at", ids, deals_per_game=-3), "deals_per_game must be 0..1000, not -3"),
+                         (LadderSpec("a", "schnapsen-at", ids, concurrency=5000), "concurrency must be 1..1000, not 5000"),
                          (LadderSpec("a", "schnapsen-at", ids, format="sprt", sprt={"elo0": 5, "elo1": 0}), "elo1")):
         with pytest.raises(InvalidArgumentError, match=needle):
             await ladders.create_ladder(spec, admin_token="adm")

@@ -139,7 +139,7 @@ async def test_every_ladder_has_a_cap_on_planned_games(ladders: LadderService) -
                  LadderSpec("c", "schnapsen-at", ids, format="gauntlet", rounds=60_000)):  # 240,000 games
         with pytest.raises(InvalidArgumentError, match=f"at most {MAX_GAMES}"):
             await ladders.create_ladder(spec, admin_token="adm")
-    with pytest.raises(InvalidArgumentError, match="rounds must be 1..100000"):  # an SPRT: at most 200,000 games
+    with pytest.raises(InvalidArgumentError, match="rounds must be 1..100000, not 100001"):  # an SPRT: at most 200,000 games
         await ladders.create_ladder(LadderSpec("c", "schnapsen-at", ids[:2], format="sprt", rounds=100_001,
                                                sprt={"elo0": 0, "elo1": 5}), admin_token="adm")
 

@@ -439,8 +439,10 @@ class LadderService:
         fmt.validate(bots, seats)
         if not 0 <= spec.connect_timeout_ms <= 7 * 24 * 3600 * 1000:
             raise InvalidArgumentError("connect_timeout_ms must be in 0 .. 7 days (ms)")
-        if not 1 <= spec.rounds <= 100_000 or not 1 <= spec.concurrency <= 1000 or not 0 <= spec.deals_per_game <= 1000:
-            raise InvalidArgumentError("rounds must be 1..100000, concurrency 1..1000, deals_per_game 0..1000")
+        for name, value, low, high in (("rounds", spec.rounds, 1, 100_000), ("concurrency", spec.concurrency, 1, 1000),
+                                       ("deals_per_game", spec.deals_per_game, 0, 1000)):
+            if not low <= value <= high:
+                raise InvalidArgumentError(f"{name} must be {low}..{high}, not {value}")
         if (total := planned_games(fmt, len(bots), seats, spec.rounds, spec.duplicate_deals)) > MAX_GAMES:
             raise InvalidArgumentError(f"this ladder would plan {total} games (at most {MAX_GAMES}): fewer bots or "
                                        f"rounds, or no duplicate deals ({math.factorial(seats)} games a set)")
