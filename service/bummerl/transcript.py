@@ -97,7 +97,7 @@ def entries(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
         out += _replayed(rec, names)
     else:
         out += _public(rec, names)
-    if rec.get("match_result") and not any(e["kind"] == "event" and e["text"].startswith("match ends") for e in out):
+    if rec.get("match_result") and not any(e["kind"] == "event" and e["text"].lstrip().startswith("match ends") for e in out):
         out.append({"kind": "event", "deal_number": -1,
                     "text": describe({"match_ended": {"result": rec["match_result"]}}, names)})
     return out
