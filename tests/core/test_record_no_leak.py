@@ -118,8 +118,11 @@ async def test_verify_catches_a_tampered_record(asvc: MatchService) -> None:
 
     result = copy.deepcopy(rec)  # a result the actions do not give
     result["match_result"]["winner"] = 1 - int(rec["match_result"]["winner"])
-    with pytest.raises(VerificationError, match="match result"):
+    with pytest.raises(VerificationError, match="match result") as bad:
         verify_record(result)
+    # both winners named (a winner 0, left out of proto3 JSON, was shown as None)
+    true_winner = int(rec["match_result"]["winner"])
+    assert f"winner: recorded {1 - true_winner}, replayed {true_winner}" in str(bad.value)
 
     acts = copy.deepcopy(rec)  # an action swapped for another legal-looking one
     first_play = next(a for a in acts["actions"] if a["action_text"].startswith("play"))

@@ -146,4 +146,13 @@ def _same(a: Any, b: Any) -> bool:
 def _diff(a: Any, b: Any) -> str:
     na, nb = _norm(a or {}), _norm(b or {})
     keys = sorted(k for k in set(na) | set(nb) if na.get(k) != nb.get(k))
-    return ", ".join(f"{k}: recorded {na.get(k)!r}, replayed {nb.get(k)!r}" for k in keys[:3])
+    return ", ".join(f"{k}: recorded {_shown(a, k)!r}, replayed {_shown(b, k)!r}" for k in keys[:3])
+
+
+def _shown(d: Any, key: str) -> Any:
+    """``d[key]`` as a record means it: a proto3 JSON record leaves a default value out (winner 0,
+    an empty list), so a missing key is shown as 0, not None."""
+    v = (d or {}).get(key)
+    if v is None:
+        return 0
+    return int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v
