@@ -48,6 +48,16 @@ def positive_int(text: str) -> int:
     return n
 
 
+WHOLE_COLUMNS = frozenset({"id", "name", "bot", "bots", "match", "a", "b"})
+"""Table columns never wrapped or cut (ids and names are copied from them); the others give way
+on a narrow terminal."""
+
+
+def _add_columns(t: Table, cols: tuple[str, ...]) -> None:
+    for col in cols:
+        t.add_column(col, no_wrap=col in WHOLE_COLUMNS, overflow="fold")
+
+
 def server_of(args: argparse.Namespace) -> str:
     """``--server``, else ``BUMMERL_SERVER``, else ``localhost:50051``."""
     return str(args.server or os.environ.get("BUMMERL_SERVER") or "localhost:50051")
@@ -128,9 +138,8 @@ class Organizer:
 
         def table() -> Table:
             t = Table(title="Bots")
-            for col in ("name", "id", "connected", "since", "client", "status", "games", "W/D/L", "faults",
-                        "think p50/p99 ms"):
-                t.add_column(col)
+            _add_columns(t, ("name", "id", "connected", "since", "client", "status", "games", "W/D/L", "faults",
+                             "think p50/p99 ms"))
             for b in bots:
                 status = "deleted" if b.get("deleted") else "revoked" if b.get("revoked") else "active"
                 st = b.get("stats") or {}
@@ -182,8 +191,7 @@ class Organizer:
 
         def table() -> Table:
             t = Table(title="Ladders")
-            for col in ("id", "name", "variant", "format", "status", "played", "running", "total", "absent bots"):
-                t.add_column(col)
+            _add_columns(t, ("id", "name", "variant", "format", "status", "played", "running", "total", "absent bots"))
             for lad in ladders:
                 t.add_row(lad["ladder_id"], lad.get("name", ""), lad["variant"],
                           _short(lad.get("format"), "LADDER_FORMAT_"), _short(lad.get("status"), "LADDER_STATUS_"),
@@ -201,16 +209,14 @@ class Organizer:
         outer = Table.grid()
         outer.add_row(_table(board, names, int(lad.get("num_players", 2))))
         pairs = Table(title="Pairs (Elo of a over b, 95% CI; LOS)")
-        for col in ("a", "b", "Elo", "LOS", "pairs/sets", "games", "SPRT LLR", "SPRT"):
-            pairs.add_column(col)
+        _add_columns(pairs, ("a", "b", "Elo", "LOS", "pairs/sets", "games", "SPRT LLR", "SPRT"))
         for p in board.get("pairs", []):
             pairs.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), elo_cell(p),
                           f"{float(p.get('los', 0.5)):.3f}", str(p.get("deal_pairs", 0)), str(p.get("games", 0)),
                           f"{float(p.get('sprt_llr', 0.0)):.2f}", p.get("sprt_result", "") or "-")
         outer.add_row(pairs)
         stats = Table(title="Bot statistics (this ladder)")
-        for col in ("bot", "games", "W/D/L", "faults", "think p50/p99 ms", "time left ms"):
-            stats.add_column(col)
+        _add_columns(stats, ("bot", "games", "W/D/L", "faults", "think p50/p99 ms", "time left ms"))
         for e in board.get("entries", []):
             st = e.get("stats") or {}
             left = int(st.get("time_left_ms", -1))
@@ -271,8 +277,7 @@ class Organizer:
 
         def table() -> Table:
             t = Table(title=f"Games of {self.args.id}")
-            for col in ("game", "set", "leg", "bots", "state", "match"):
-                t.add_column(col)
+            _add_columns(t, ("game", "set", "leg", "bots", "state", "match"))
             for g in games:
                 t.add_row(str(g.get("game", 0)), str(g.get("pair", 0)), str(g.get("leg", 0)),
                           " vs ".join(names.get(b, b) for b in g["bots"]), g["state"], g.get("match_id") or "-")

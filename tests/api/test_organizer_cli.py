@@ -46,6 +46,13 @@ async def test_the_organizers_commands(rt: Runtime, capsys: Any, monkeypatch: An
     assert paused["status"] == "LADDER_STATUS_PAUSED"
     games = await run(capsys, "ladder", "games", lid, "--state", "planned")
     assert len(games) >= 3 and all(g["state"] == "planned" for g in games)
+    monkeypatch.setenv("COLUMNS", "80")  # tables on an 80-column terminal: ids and names whole (they were cut with '…')
+    for argv in (["ladder", "list"], ["bot", "list"]):
+        capsys.readouterr()
+        assert await asyncio.to_thread(main, argv) == 0
+        shown = capsys.readouterr().out
+        assert (lid if argv[0] == "ladder" else f"a-{tag}") in shown and "…" not in shown, shown
+    monkeypatch.delenv("COLUMNS")
     assert (await run(capsys, "ladder", "resume", lid))["status"] == "LADDER_STATUS_RUNNING"
     assert lid in [x["ladder_id"] for x in await run(capsys, "ladder", "list")]
     board = await run(capsys, "ladder", "leaderboard", lid)
