@@ -24,7 +24,8 @@ the machine and its load; both bots of a game play in the same process one after
 the same conditions.
 With ``--pairs 100`` and ``--jobs 2`` (and the default ``--v1-pairs 400``) the whole run took 33
 minutes on a quiet two-core machine (load average about 2; 59 minutes on a shared one before
-table 4 existed), table 4 about 19 of them; ``--pairs 30 --v1-pairs 100`` takes about a third,
+table 4 existed), table 4 about 19 of them; table 5 (``--tables oracle``) took 28 minutes more
+on its own; ``--pairs 30 --v1-pairs 100`` takes about a third,
 with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
 over pair or set scores).
 """
