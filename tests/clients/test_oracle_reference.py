@@ -20,6 +20,19 @@ from bummerl_client.bots.strong import StrongV1Bot
 VARIANTS = [v.id for v in list_variants() if v.num_players == 2]
 
 
+class SpyOracle(OracleBot):
+    """The oracle, keeping every world its search asked for (``worlds``)."""
+
+    def __init__(self, seed: int, hand_only: bool = False) -> None:
+        super().__init__(seed, hand_only)
+        self.worlds: list[tuple[int, list[int]]] = []
+
+    def _world(self, pub, rng, infer):  # type: ignore[no-untyped-def]
+        w = super()._world(pub, rng, infer)
+        self.worlds.append(w)
+        return w
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_oracle_is_shown_the_real_deal_SRV_RECALL(variant: str) -> None:
     """At every decision of random single-deal games (suits relabelled as in a duplicate pair's
@@ -48,15 +61,8 @@ def test_the_oracle_decides_on_the_real_cards_and_only_in_the_harness() -> None:
     when nobody showed it the deal (a match or a ladder never does)."""
     rules = find_variant("schnapsen-at").configure({})
     m = MatchState(rules, 12345, max_deals=1)
-    worlds: list[tuple[int, list[int]]] = []
-
-    class Spy(OracleBot):
-        def _world(self, pub, rng, infer):  # type: ignore[no-untyped-def]
-            w = super()._world(pub, rng, infer)
-            worlds.append(w)
-            return w
-
-    bot = Spy(1)
+    bot = SpyOracle(1)
+    worlds = bot.worlds
     with pytest.raises(RuntimeError, match="harness"):
         bot.choose(InfoSet(information_set(m, m.to_act)))
     searched = 0
@@ -84,15 +90,8 @@ def test_the_hand_oracle_sees_the_hand_but_samples_the_talon_order() -> None:
     cards, in orders of its own drawing (not always the real one)."""
     rules = find_variant("schnapsen-at").configure({})
     m = MatchState(rules, 777, max_deals=1)
-    worlds: list[tuple[int, list[int]]] = []
-
-    class Spy(OracleBot):
-        def _world(self, pub, rng, infer):  # type: ignore[no-untyped-def]
-            w = super()._world(pub, rng, infer)
-            worlds.append(w)
-            return w
-
-    bot = Spy(3, hand_only=True)
+    bot = SpyOracle(3, hand_only=True)
+    worlds = bot.worlds
     bot.samples, bot.budget_ms = 8, 0.0  # a count of worlds, no clock: deterministic
     other_order = 0
     while not m.over and m.deal.tpos < len(m.deal.talon) - 3:
