@@ -205,3 +205,33 @@ async def test_a_hub_follows_each_shard_with_waiters_and_only_those(redis_client
         await redis_client.delete(*(layout.feed_key(k) for k in range(4)),  # type: ignore[attr-defined]
                                   *(layout.active_key(k) for k in range(4)))
         await store.aclose()
+
+
+async def test_a_waiter_cancelled_while_its_shard_reader_starts_does_not_stall_the_others(
+        store: MatchStore, match_id: str) -> None:
+    """The first waiter of a shard starts its reader; if that waiter is cancelled meanwhile (a
+    spectator hanging up during its first wait), the start goes on for the others: it put the
+    CancelledError on the start shared with them, and every Play/StreamMatch stream of the shard's
+    matches waiting then died silently (a whole match stalled: seen on a cluster under spectators)."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store) as hub:
+        real = store.client.xrevrange
+        slow = asyncio.Event()
+
+        async def slow_xrevrange(*args, **kwargs):  # type: ignore[no-untyped-def]
+            await slow.wait()  # the reader's start is under way until the test lets it go on
+            return await real(*args, **kwargs)
+
+        store.client.xrevrange = slow_xrevrange  # type: ignore[method-assign]
+        first = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await _settle()
+        second = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await _settle()
+        first.cancel()
+        await _settle()
+        slow.set()
+        await _settle()
+        store.client.xrevrange = real  # type: ignore[method-assign]
+        await store.commit(match_id, 1, b"s2", [b"b"])
+        assert await asyncio.wait_for(second, 5) == [(2, b"b")]
+        assert first.cancelled()

@@ -95,7 +95,7 @@ class StreamHub:
         self._waiters: dict[str, list[_Waiter]] = {}
         self._seen: OrderedDict[str, int] = OrderedDict()  # match -> newest version the reader passed
         self._shards: dict[int, _ShardReader] = {}
-        self._starting: dict[int, asyncio.Future[_ShardReader]] = {}
+        self._starting: dict[int, asyncio.Task[_ShardReader]] = {}
         self._open = False
 
     @property
@@ -109,34 +109,42 @@ class StreamHub:
         return self
 
     async def _shard(self, shard: int) -> _ShardReader:
-        """The reader of ``shard``, started on first use (one ``XREVRANGE`` for the feed's end)."""
+        """The reader of ``shard``, started on first use (one ``XREVRANGE`` for the feed's end).
+        The start runs as a task of its own that every caller awaits shielded: a caller cancelled
+        meanwhile (a spectator hanging up) leaves it running for the others, who would otherwise
+        get that caller's CancelledError and die without a word. Raises the start's Redis error."""
         reader = self._shards.get(shard)
         if reader is not None:
             return reader
-        pending = self._starting.get(shard)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        fut: asyncio.Future[_ShardReader] = asyncio.get_running_loop().create_future()
-        self._starting[shard] = fut
-        try:
-            feed_key = self.store.layout.feed_key(shard)
-            await ensure_ready(self._reader)
-            tail: Any = await self.store.client.xrevrange(feed_key, count=1)
-            reader = _ShardReader(shard, feed_key, tail[0][0] if tail else "0-0")
-            if self._open:
-                reader.task = asyncio.create_task(self._run(reader), name=f"bummerl-stream-hub-{shard}")
-            self._shards[shard] = reader
-            fut.set_result(reader)
-            return reader
-        except BaseException as e:
-            fut.set_exception(e)
-            fut.exception()  # retrieved: other awaiters get it, nobody logs it as never retrieved
-            raise
-        finally:
-            del self._starting[shard]
+        start = self._starting.get(shard)
+        if start is None:
+            start = self._starting[shard] = asyncio.create_task(self._start_shard(shard),
+                                                                name=f"bummerl-stream-hub-start-{shard}")
+            start.add_done_callback(lambda t: self._started(shard, t))
+        return await asyncio.shield(start)
+
+    def _started(self, shard: int, start: asyncio.Task[_ShardReader]) -> None:
+        if self._starting.get(shard) is start:
+            del self._starting[shard]  # done: a failed start is tried again by the next caller
+        if not start.cancelled():
+            start.exception()  # retrieved: a failure nobody awaited any more is not logged as lost
+
+    async def _start_shard(self, shard: int) -> _ShardReader:
+        feed_key = self.store.layout.feed_key(shard)
+        await ensure_ready(self._reader)
+        tail: Any = await self.store.client.xrevrange(feed_key, count=1)
+        reader = _ShardReader(shard, feed_key, tail[0][0] if tail else "0-0")
+        if self._open:
+            reader.task = asyncio.create_task(self._run(reader), name=f"bummerl-stream-hub-{shard}")
+        self._shards[shard] = reader
+        return reader
 
     async def aclose(self) -> None:
         self._open = False
+        for start in list(self._starting.values()):
+            start.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await start
         for reader in self._shards.values():
             if reader.task is not None:
                 reader.task.cancel()
