@@ -54,3 +54,32 @@ async def test_a_refused_action_ends_the_call_and_changes_nothing(rt: Runtime) -
                 async for _ in call:
                     pass
         assert ei.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_a_stream_that_dies_ends_the_call_instead_of_leaving_it_silent(rt: Runtime) -> None:
+    """If the seat's update stream ends with a CancelledError that is not the call's own end (the
+    stream hub once handed one waiter's cancellation to the others), the Play call ends
+    (UNAVAILABLE, which the SDK's runner retries) instead of waiting forever for an update."""
+    service = rt.service  # type: ignore[attr-defined]
+    real = service.stream
+
+    async def dying(*args, **kwargs):  # type: ignore[no-untyped-def]
+        async for u in real(*args, **kwargs):
+            yield u
+            raise asyncio.CancelledError  # after the snapshot: as a lost stream did
+
+    async with AsyncClient(rt.target) as c:
+        cm = await c.create_match("schnapsen-at", seed=4)
+        service.stream = dying
+        try:
+            with pytest.raises(BummerlError) as ei:
+                async with c.play(cm.match_id, 0, cm.tokens[0]) as call:
+                    await asyncio.wait_for(_drain(call), 10)
+        finally:
+            service.stream = real
+    assert ei.value.code == grpc.StatusCode.UNAVAILABLE and "call Play again" in ei.value.details
+
+
+async def _drain(call) -> None:  # type: ignore[no-untyped-def]
+    async for _ in call:
+        pass

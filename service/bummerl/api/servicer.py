@@ -180,20 +180,29 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                         raise InvalidArgumentError("a Play request after the first carries action_id or action_text")
                     action = req.action_id if which == "action_id" else req.action_text
                     await self.service.submit_action(match_id, seat, token, req.expected_version, action)
-            except Exception as e:  # noqa: BLE001 - ends the call with the action's status
+            except BaseException as e:  # noqa: BLE001 - ends the call with the action's status
+                # a CancelledError too: when it is not this call's own end, the call must not wait
+                # for an update that will never come (it ends UNAVAILABLE, which clients retry)
                 out.put_nowait(e)
+                if isinstance(e, asyncio.CancelledError):
+                    raise
 
         async def updates() -> None:
             try:
                 async for u in self.service.stream(match_id, seat, token, first.from_version):
                     out.put_nowait(u)
                 out.put_nowait(None)
-            except Exception as e:  # noqa: BLE001 - ends the call with the stream's status
+            except BaseException as e:  # noqa: BLE001 - ends the call with the stream's status (see actions)
                 out.put_nowait(e)
+                if isinstance(e, asyncio.CancelledError):
+                    raise
 
         tasks = [asyncio.create_task(actions()), asyncio.create_task(updates())]
         try:
             while (item := await out.get()) is not None:
+                if isinstance(item, asyncio.CancelledError):  # a task of this call died, the call did not end
+                    await context.abort(grpc.StatusCode.UNAVAILABLE, "this call's update stream ended unexpectedly; "
+                                                                     "call Play again (from_version resumes it)")
                 if isinstance(item, BaseException):
                     raise item
                 yield update_message(item)
