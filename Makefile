@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 VARIANT ?= schnapsen-at
 PROTOS := $(wildcard proto/bummerl/v1/*.proto)
 
-.PHONY: setup proto run test test-cluster lint typecheck bench strong-results demo clean
+.PHONY: setup serve-deps proto run test test-cluster lint typecheck bench strong-results demo clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,14 @@ setup: $(VENV)/.installed service/bummerl/v1/__init__.py $(NODE_DEPS) $(VENV)/.c
 proto: $(VENV)/.installed  ## regenerate bummerl.v1 from proto/
 	$(PY) proto/generate.py service
 
-run: setup  ## serve on :50051 with embedded Valkey, play one demo Bummerl greedy vs random, serve until Ctrl-C
+# What the server needs (make run, make demo): the virtualenv and the protobuf code; not the tests'
+# Node packages or Chromium (npm's registry and apt-get are not needed to run a server).
+serve-deps: $(VENV)/.installed service/bummerl/v1/__init__.py
+
+run: serve-deps  ## serve on :50051 with embedded Valkey, play one demo Bummerl greedy vs random, serve until Ctrl-C
 	$(PY) -m bummerl serve --demo greedy,random --variant $(VARIANT)
 
-demo: setup
+demo: serve-deps
 	$(PY) -m bummerl play --variant $(VARIANT) --bots greedy,random
 
 lint: setup

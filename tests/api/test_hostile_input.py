@@ -136,6 +136,12 @@ async def test_malformed_protobuf_is_invalid_argument_counted_and_not_logged_as_
         with caplog.at_level(logging.ERROR), pytest.raises(grpc.aio.AioRpcError) as e:
             await call(b"\xff\xff\xff\xff\x0f garbage")
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "malformed request" in (e.value.details() or "")
+    from google.rpc import error_details_pb2  # the reason docs/CLIENTS.md lists for it (it had no ErrorInfo)
+
+    st = rpc_status.from_call(e.value)
+    assert st is not None
+    info = error_details_pb2.ErrorInfo()
+    assert st.details[0].Unpack(info) and info.reason == "MALFORMED_REQUEST" and info.domain == "bummerl.v1"
     for _ in range(200):  # the server counts the call as it ends, which may be just after the client has the status
         if metrics.GRPC_SERVER_HANDLED.labels(*labels)._value.get() > before:
             break
@@ -189,6 +195,11 @@ async def test_errors_carry_error_info_reasons_over_grpc_and_rest(rt: Runtime) -
     status, _, out = parse(await raw_http(rt.http_port, post(f"/v1/matches/{m.match_id}/seats/{seat}/actions", body,
                                                              f"Authorization: Bearer {m.tokens[seat]}\r\n")))
     assert status == 409 and out["reason"] == "ILLEGAL_ACTION" and "[" not in out["message"]
+    # no expected_version: a malformed request, not a stale one (it was 409 "stale expected_version")
+    body = json.dumps({"action_id": 40}).encode()
+    status, _, out = parse(await raw_http(rt.http_port, post(f"/v1/matches/{m.match_id}/seats/{seat}/actions", body,
+                                                             f"Authorization: Bearer {m.tokens[seat]}\r\n")))
+    assert status == 400 and out["reason"] == "INVALID_ARGUMENT" and "expected_version is required" in out["message"]
     # the reasons README and docs/CLIENTS.md list for a bad table (they came back as INVALID_ARGUMENT)
     for req, want, text in (({"variant": "nope"}, "UNKNOWN_VARIANT", "unknown variant 'nope'"),
                             ({"variant": "schnapsen-at", "options": {"bogus": "1"}}, "INVALID_OPTION", "option 'bogus'")):

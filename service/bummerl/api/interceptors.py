@@ -13,6 +13,7 @@ import grpc
 import grpc.aio
 
 from bummerl import metrics
+from bummerl.api import errors
 
 Clock = Callable[[], float]
 
@@ -204,6 +205,14 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
     return safe
 
 
+async def _abort_malformed(context: Any, request: _Malformed) -> None:
+    """INVALID_ARGUMENT with the ErrorInfo reason ``MALFORMED_REQUEST`` (docs/CLIENTS.md), as the
+    REST gateway answers request bodies it cannot read."""
+    status = errors.Status(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})",
+                           reason="MALFORMED_REQUEST")
+    await context.abort(status.code, status.details, status.rich_metadata())
+
+
 class MalformedRequestInterceptor(_WrappingInterceptor):
     """Answers request bytes that do not decode as the RPC's request message with
     INVALID_ARGUMENT (instead of grpc's UNKNOWN and a logged traceback). Put it inside the
@@ -220,7 +229,7 @@ class MalformedRequestInterceptor(_WrappingInterceptor):
 
             async def unary(request: Any, context: Any) -> Any:
                 if isinstance(request, _Malformed):
-                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
+                    await _abort_malformed(context, request)
                 return await behavior(request, context)
 
             return grpc.unary_unary_rpc_method_handler(unary, **ser)
@@ -228,7 +237,7 @@ class MalformedRequestInterceptor(_WrappingInterceptor):
 
         async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
             if isinstance(request, _Malformed):
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request message ({request.error})")
+                await _abort_malformed(context, request)
             async for item in stream_behavior(request, context):
                 yield item
 

@@ -431,7 +431,8 @@ class MatchService:
     ) -> Update:
         """Apply ``action`` (id or text) of ``seat`` chosen at ``expected_version``.
 
-        One CAS commit. A retry of the action already applied at ``expected_version`` is answered
+        One CAS commit. ``expected_version`` < 1 (missing) raises InvalidArgumentError. A retry of
+        the action already applied at ``expected_version`` is answered
         with ``duplicate=True`` and changes nothing; any other stale version raises
         StaleVersionError(current); an illegal action raises IllegalActionError (state unchanged).
 
@@ -440,6 +441,9 @@ class MatchService:
         first (one round trip instead of two): the compare-and-set refuses it if another replica
         moved the match on, and the answer is then the one a fresh read gives.
         """
+        if expected_version < 1:  # proto3 reads a missing field as 0; versions start at 1
+            raise InvalidArgumentError("expected_version is required: the version of the information set the action "
+                                       "was chosen at (versions start at 1)")
         a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
         cached = self.versions.get(match_id)
         if cached is not None and cached.version == expected_version:
