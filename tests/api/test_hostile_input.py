@@ -200,6 +200,18 @@ async def test_errors_carry_error_info_reasons_over_grpc_and_rest(rt: Runtime) -
     status, _, out = parse(await raw_http(rt.http_port, post(f"/v1/matches/{m.match_id}/seats/{seat}/actions", body,
                                                              f"Authorization: Bearer {m.tokens[seat]}\r\n")))
     assert status == 400 and out["reason"] == "INVALID_ARGUMENT" and "expected_version is required" in out["message"]
+    # protobuf's JSON parse errors in the API's terms: snake_case fields (it listed camelCase ones),
+    # a string where a SeatSpec object belongs, a map value that must be a string
+    for path, req, text in (
+            (f"/v1/matches/{m.match_id}/seats/{seat}/actions", {"expected_version": "1", "action": "play TC"},
+             "unknown field 'action' (SubmitActionRequest); its fields: match_id, seat, expected_version, action_id, "
+             "action_text"),
+            ("/v1/matches", {"variant": "schnapsen-at", "seats": ["a", "b"]}, "seats[0]: expected a SeatSpec object"),
+            ("/v1/matches", {"variant": "schnapsen-at", "options": {"match_target": 5}},
+             "options: every value must be a JSON string")):
+        status, _, out = parse(await raw_http(rt.http_port, post(path, json.dumps(req).encode(),
+                                                                 f"Authorization: Bearer {m.tokens[seat]}\r\n")))
+        assert status == 400 and out["message"].startswith(text) and "Id'" not in out["message"], out
     # the reasons README and docs/CLIENTS.md list for a bad table (they came back as INVALID_ARGUMENT)
     for req, want, text in (({"variant": "nope"}, "UNKNOWN_VARIANT", "unknown variant 'nope'"),
                             ({"variant": "schnapsen-at", "options": {"bogus": "1"}}, "INVALID_OPTION", "option 'bogus'")):

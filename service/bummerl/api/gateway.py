@@ -392,6 +392,35 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+_UNKNOWN_FIELD = re.compile(r'(?:Failed to parse (?P<outer>\w+) field: )?Message type "(?:[\w.]+\.)?(?P<type>\w+)" has no '
+                            r'field named "(?P<field>[^"]*)" at "(?P<at>[^"]*)"\.\s*Available Fields\(except '
+                            r'extensions\): "\[(?P<fields>[^\]]*)\]"')
+_NOT_A_STRING = re.compile(r"Failed to parse (?P<field>\w+) field: expected string or bytes-like object, got '(?P<got>\w+)'")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _json_error_text(text: str) -> str:
+    """A protobuf JSON parse error in the API's own terms: field names in snake_case as the docs
+    and the JSON answers write them (protobuf's message lists camelCase names), a string where an
+    object was expected said so, and a map whose values must be strings said so; anything else as
+    protobuf wrote it."""
+    m = _UNKNOWN_FIELD.search(text)
+    if m:
+        known = ", ".join(_snake(f.strip(" '")) for f in m["fields"].split(",") if f.strip(" '"))
+        where = m["at"].split(".", 1)[1] if "." in m["at"] else ""
+        if m["outer"] and where.endswith("]"):  # a repeated message field given as strings, e.g. "seats": ["a"]
+            return (f"{where}: expected a {m['type']} object with the fields {known}, e.g. {{\"{known.split(', ')[0]}\": "
+                    f"...}}, not {m['field']!r}")
+        return f"unknown field {m['field']!r}{' in ' + where if where else ''} ({m['type']}); its fields: {known}"
+    m = _NOT_A_STRING.search(text)
+    if m:
+        return f"{m['field']}: every value must be a JSON string (e.g. \"5\", not 5), got {m['got']}"
+    return text
+
+
 def build_request(route: Route, path_params: Mapping[str, str], query: str, body: bytes) -> Message:
     """The RPC request message from path params (field path -> raw text), query string and body.
     Raises :class:`BadRequest`."""
@@ -414,7 +443,7 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
                 else:
                     json_format.ParseDict({route.body: data}, msg)
             except (json_format.ParseError, TypeError, AttributeError, RecursionError) as exc:
-                raise BadRequest(errors.clip(str(exc), 300)) from None
+                raise BadRequest(errors.clip(_json_error_text(str(exc)), 300)) from None
     elif body.strip():
         raise BadRequest(f"{route.http_method} {route.template} takes no body")
     if query:
