@@ -93,3 +93,15 @@ def test_the_process_model_is_selectable(tmp_path: Path) -> None:
         assert len(hellos) == 3 and len({m for _, m in hellos}) == 3  # one hello per match
         pids[model] = {p for p, _ in hellos}
     assert len(pids["match"]) == 3 and len(pids["reuse"]) == 1
+
+
+def test_an_exec_bot_is_named_after_its_script_not_its_interpreter() -> None:
+    """``exec:sh clients/examples/random.sh`` shows as ``exec:random.sh`` in match records and
+    results (it showed as ``exec:sh``); an inline program keeps the interpreter's name."""
+    from bummerl_client.stdio import StdioBot
+
+    assert StdioBot("sh clients/examples/random.sh").name == "exec:random.sh"
+    assert StdioBot(["python3.11", "-u", "bots/mine.py"]).name == "exec:mine.py"
+    assert StdioBot("node --no-warnings clients/examples/random.mjs").name == "exec:random.mjs"
+    assert StdioBot("./my_bot --fast").name == "exec:my_bot"
+    assert StdioBot(["sh", "-c", "while read l; do echo 0; done"]).name == "exec:sh"

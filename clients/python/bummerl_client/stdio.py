@@ -31,6 +31,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import shlex
 import shutil
 import time
@@ -163,6 +164,24 @@ async def close_idle() -> int:
     return len(procs)
 
 
+INTERPRETERS = frozenset({"sh", "bash", "dash", "zsh", "python", "python3", "node", "deno", "ruby", "perl", "php",
+                          "java", "lua", "Rscript", "julia", "bun", "env"})
+"""Commands named after the script they run (``exec:sh random.sh`` is ``exec:random.sh``)."""
+
+
+def program_name(argv: Sequence[str]) -> str:
+    """The name a bot's command line goes by: the program's file name, or for an interpreter
+    (:data:`INTERPRETERS`) the first argument that is not an option (its script)."""
+    name = Path(argv[0]).name
+    if re.sub(r"[\d.]+$", "", name) in INTERPRETERS or name in INTERPRETERS:
+        for a in argv[1:]:
+            if a in ("-c", "-e", "--eval"):  # an inline program: no script to be named after
+                break
+            if not a.startswith("-"):
+                return Path(a).name
+    return name
+
+
 class StdioBot(Bot):
     """A :class:`Bot` whose decisions come from a child process (``argv`` or a shell-like string).
 
@@ -181,7 +200,7 @@ class StdioBot(Bot):
         self.argv = shlex.split(argv) if isinstance(argv, str) else list(argv)
         if not self.argv:
             raise ValueError("exec: needs a command, e.g. exec:./my_bot")
-        self.name = f"exec:{Path(self.argv[0]).name}"
+        self.name = f"exec:{program_name(self.argv)}"
         self.decision_timeout_s = decision_timeout_s
         self.grace_s = grace_s
         self.log_path = Path(log_path) if log_path else None
