@@ -208,7 +208,7 @@ async def test_errors_carry_error_info_reasons_over_grpc_and_rest(rt: Runtime) -
              "action_text"),
             ("/v1/matches", {"variant": "schnapsen-at", "seats": ["a", "b"]}, "seats[0]: expected a SeatSpec object"),
             ("/v1/matches", {"variant": "schnapsen-at", "options": {"match_target": 5}},
-             "options: every value must be a JSON string")):
+             "options: the value of 'match_target' must be a JSON string (e.g. \"5\", not 5), got 5")):
         status, _, out = parse(await raw_http(rt.http_port, post(path, json.dumps(req).encode(),
                                                                  f"Authorization: Bearer {m.tokens[seat]}\r\n")))
         assert status == 400 and out["message"].startswith(text) and "Id'" not in out["message"], out

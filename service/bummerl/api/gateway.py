@@ -398,6 +398,22 @@ _UNKNOWN_FIELD = re.compile(r'(?:Failed to parse (?P<outer>\w+) field: )?Message
 _NOT_A_STRING = re.compile(r"Failed to parse (?P<field>\w+) field: expected string or bytes-like object, got '(?P<got>\w+)'")
 
 
+def _check_string_maps(data: Any, descriptor: Any) -> None:
+    """A top-level ``map<string, string>`` field (a table's ``options``) whose JSON value is not a
+    string: :class:`BadRequest` naming the key (protobuf's own error names no key)."""
+    if not isinstance(data, dict):
+        return
+    for field in descriptor.fields:
+        value = data.get(field.name, data.get(field.json_name))
+        entry = field.message_type
+        if (isinstance(value, dict) and entry is not None and entry.GetOptions().map_entry
+                and entry.fields_by_name["value"].type == entry.fields_by_name["value"].TYPE_STRING):
+            for k, v in value.items():
+                if not isinstance(v, str):
+                    raise BadRequest(f"{field.name}: the value of {k!r} must be a JSON string (e.g. \"5\", not 5), "
+                                     f"got {json.dumps(v)[:40]}")
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
@@ -437,6 +453,7 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
                 raise BadRequest(f"body is nested deeper than {MAX_JSON_DEPTH} levels")
             if route.body == "*" and not isinstance(data, dict):
                 raise BadRequest(f"body must be a JSON object, got {type(data).__name__.replace('NoneType', 'null')}")
+            _check_string_maps(data if route.body == "*" else {route.body: data}, msg.DESCRIPTOR)
             try:
                 if route.body == "*":
                     json_format.ParseDict(data, msg)
