@@ -173,7 +173,7 @@ def program_name(argv: Sequence[str]) -> str:
     """The name a bot's command line goes by: the program's file name, or for an interpreter
     (:data:`INTERPRETERS`) the first argument that is not an option (its script)."""
     name = Path(argv[0]).name
-    if re.sub(r"[\d.]+$", "", name) in INTERPRETERS or name in INTERPRETERS:
+    if re.sub(r"[\d.]+$", "", name) in INTERPRETERS:  # python3.11 is python
         for a in argv[1:]:
             if a in ("-c", "-e", "--eval"):  # an inline program: no script to be named after
                 break

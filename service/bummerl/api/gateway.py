@@ -395,7 +395,6 @@ def _depth(value: Any) -> int:
 _UNKNOWN_FIELD = re.compile(r'(?:Failed to parse (?P<outer>\w+) field: )?Message type "(?:[\w.]+\.)?(?P<type>\w+)" has no '
                             r'field named "(?P<field>[^"]*)" at "(?P<at>[^"]*)"\.\s*Available Fields\(except '
                             r'extensions\): "\[(?P<fields>[^\]]*)\]"')
-_NOT_A_STRING = re.compile(r"Failed to parse (?P<field>\w+) field: expected string or bytes-like object, got '(?P<got>\w+)'")
 
 
 def _check_string_maps(data: Any, descriptor: Any) -> None:
@@ -421,8 +420,8 @@ def _snake(name: str) -> str:
 def _json_error_text(text: str) -> str:
     """A protobuf JSON parse error in the API's own terms: field names in snake_case as the docs
     and the JSON answers write them (protobuf's message lists camelCase names), a string where an
-    object was expected said so, and a map whose values must be strings said so; anything else as
-    protobuf wrote it."""
+    object was expected said so; anything else as protobuf wrote it (a map value that is not a
+    string is caught before, by :func:`_check_string_maps`: every request map is top-level)."""
     m = _UNKNOWN_FIELD.search(text)
     if m:
         known = ", ".join(_snake(f.strip(" '")) for f in m["fields"].split(",") if f.strip(" '"))
@@ -431,9 +430,6 @@ def _json_error_text(text: str) -> str:
             return (f"{where}: expected a {m['type']} object with the fields {known}, e.g. {{\"{known.split(', ')[0]}\": "
                     f"...}}, not {m['field']!r}")
         return f"unknown field {m['field']!r}{' in ' + where if where else ''} ({m['type']}); its fields: {known}"
-    m = _NOT_A_STRING.search(text)
-    if m:
-        return f"{m['field']}: every value must be a JSON string (e.g. \"5\", not 5), got {m['got']}"
     return text
 
 

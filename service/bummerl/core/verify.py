@@ -153,6 +153,4 @@ def _shown(d: Any, key: str) -> Any:
     """``d[key]`` as a record means it: a proto3 JSON record leaves a default value out (winner 0,
     an empty list), so a missing key is shown as 0, not None."""
     v = (d or {}).get(key)
-    if v is None:
-        return 0
-    return int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v
+    return 0 if v is None else _norm(v)
