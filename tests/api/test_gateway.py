@@ -211,6 +211,60 @@ async def test_errors_map_to_http(servers, method, path, body, token, http_statu
     assert error["code"] == code and error["message"]
 
 
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (f"/v1/matches/{MATCH}/seats/zero/information-set", "seat must be an integer (int32), got 'zero'"),
+        (f"/v1/matches/{MATCH}/seats/1.5/information-set", "seat must be an integer (int32), got '1.5'"),
+        (f"/v1/matches/{MATCH}/seats/99999999999/information-set",
+         "seat must be an integer in -2147483648..2147483647 (int32), got 99999999999"),
+        (f"/v1/matches/{MATCH}/seats/0/stream?from_version=soon", "from_version must be an integer (int64), got 'soon'"),
+    ],
+)
+async def test_a_bad_path_or_query_value_names_the_field_and_the_type_expected(servers, path, message) -> None:
+    """No Python internals ("invalid literal for int() with base 10") in a 400 of the API."""
+    _, _, base = servers
+    status, _, payload = await http("GET", base + path)
+    assert status == 400
+    assert json.loads(payload) == {"code": "INVALID_ARGUMENT", "message": message, "reason": "INVALID_ARGUMENT"}
+
+
+def test_path_and_query_values_of_every_scalar_type_parse_or_say_what_is_expected() -> None:
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
+    from bummerl.api.gateway import BadRequest, _parse_scalar
+
+    f = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(name="scalars_test.proto", package="scalars_test")
+    enum = proto.enum_type.add(name="Color")
+    for i, name in enumerate(["COLOR_UNSPECIFIED", "RED"]):
+        enum.value.add(name=name, number=i)
+    msg = proto.message_type.add(name="M")
+    for i, (name, kind) in enumerate([("flag", f.TYPE_BOOL), ("ratio", f.TYPE_DOUBLE), ("count", f.TYPE_UINT32),
+                                      ("blob", f.TYPE_BYTES), ("color", f.TYPE_ENUM)], start=1):
+        msg.field.add(name=name, number=i, type=kind, label=f.LABEL_OPTIONAL,
+                      type_name=".scalars_test.Color" if kind == f.TYPE_ENUM else None)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    fields = pool.FindMessageTypeByName("scalars_test.M").fields_by_name
+    assert _parse_scalar(fields["flag"], "TRUE", "flag") is True and _parse_scalar(fields["ratio"], "0.5", "ratio") == 0.5
+    assert _parse_scalar(fields["count"], "+7", "count") == 7 and _parse_scalar(fields["blob"], "aGk", "blob") == b"hi"
+    assert _parse_scalar(fields["color"], "RED", "color") == 1 and _parse_scalar(fields["color"], "1", "color") == 1
+    for name, text, message in [
+        ("flag", "yes", "flag must be true or false, got 'yes'"),
+        ("ratio", "half", "ratio must be a number, got 'half'"),
+        ("count", "-1", "count must be an integer in 0..4294967295 (uint32), got -1"),
+        ("count", "1_000", "count must be an integer (uint32), got '1_000'"),
+        ("count", "\u0661", "count must be an integer (uint32), got '\u0661'"),  # an Arabic-Indic digit
+        ("blob", "a", "blob must be URL-safe base64, got 'a'"),
+        ("color", "BLUE", "color must be one of COLOR_UNSPECIFIED, RED, got 'BLUE'"),
+        ("color", "7", "color must be one of COLOR_UNSPECIFIED, RED, got '7'"),
+    ]:
+        with pytest.raises(BadRequest) as err:
+            _parse_scalar(fields[name], text, name)
+        assert str(err.value) == message
+
+
 async def test_stale_version_is_409_with_current_version(servers) -> None:
     _, _, base = servers
     status, headers, payload = await http(

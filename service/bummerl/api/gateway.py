@@ -330,29 +330,61 @@ def _field_path(descriptor: Any, path: str) -> list[Any]:
     return fields
 
 
-def _parse_scalar(field: Any, text: str) -> Any:
+_F = FieldDescriptor
+_INT_KINDS = {
+    _F.TYPE_INT32: ("int32", -2**31, 2**31 - 1), _F.TYPE_SINT32: ("int32", -2**31, 2**31 - 1),
+    _F.TYPE_SFIXED32: ("int32", -2**31, 2**31 - 1), _F.TYPE_UINT32: ("uint32", 0, 2**32 - 1),
+    _F.TYPE_FIXED32: ("uint32", 0, 2**32 - 1), _F.TYPE_INT64: ("int64", -2**63, 2**63 - 1),
+    _F.TYPE_SINT64: ("int64", -2**63, 2**63 - 1), _F.TYPE_SFIXED64: ("int64", -2**63, 2**63 - 1),
+    _F.TYPE_UINT64: ("uint64", 0, 2**64 - 1), _F.TYPE_FIXED64: ("uint64", 0, 2**64 - 1),
+}
+
+
+def _parse_scalar(field: Any, text: str, path: str) -> Any:
+    """``text`` (a path segment or query value) as the value of ``field``; BadRequest names
+    ``path`` and the type expected, e.g. ``seat must be an integer (int32), got 'x'``."""
     t = field.type
-    try:
-        if t == FieldDescriptor.TYPE_STRING:
-            return text
-        if t == FieldDescriptor.TYPE_BOOL:
-            if text.lower() in ("true", "1"):
-                return True
-            if text.lower() in ("false", "0"):
-                return False
-            raise ValueError(text)
-        if t in (FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE):
+    if t == _F.TYPE_STRING:
+        return text
+    if t == _F.TYPE_BOOL:
+        if text.lower() in ("true", "1"):
+            return True
+        if text.lower() in ("false", "0"):
+            return False
+        raise BadRequest(f"{path} must be true or false, got {text!r}")
+    if t in (_F.TYPE_FLOAT, _F.TYPE_DOUBLE):
+        try:
             return float(text)
-        if t == FieldDescriptor.TYPE_ENUM:
-            value = field.enum_type.values_by_name.get(text)
-            return value.number if value is not None else int(text)
-        if t == FieldDescriptor.TYPE_BYTES:
+        except ValueError:
+            raise BadRequest(f"{path} must be a number, got {text!r}") from None
+    if t == _F.TYPE_ENUM:
+        value = field.enum_type.values_by_name.get(text)
+        if value is not None:
+            return value.number
+        if field.enum_type.values_by_number.get(_int_or_none(text)) is not None:
+            return int(text)
+        names = ", ".join(v.name for v in field.enum_type.values)
+        raise BadRequest(f"{path} must be one of {names}, got {text!r}")
+    if t == _F.TYPE_BYTES:
+        try:
             return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        if t == FieldDescriptor.TYPE_MESSAGE:
-            raise ValueError("message fields cannot be set from the path or query")
-        return int(text)
-    except ValueError as exc:
-        raise BadRequest(f"bad value {text!r} for {field.name}: {exc}") from None
+        except ValueError:
+            raise BadRequest(f"{path} must be URL-safe base64, got {text!r}") from None
+    if t == _F.TYPE_MESSAGE:
+        raise BadRequest(f"{path} is a message field: it cannot be set from the path or query")
+    kind, lo, hi = _INT_KINDS[t]
+    n = _int_or_none(text)
+    if n is None:
+        raise BadRequest(f"{path} must be an integer ({kind}), got {text!r}")
+    if not lo <= n <= hi:
+        raise BadRequest(f"{path} must be an integer in {lo}..{hi} ({kind}), got {text}")
+    return n
+
+
+def _int_or_none(text: str) -> int | None:
+    """``text`` as a decimal integer (an optional sign, digits only), else None."""
+    body = text[1:] if text[:1] in "+-" else text
+    return int(text) if body.isascii() and body.isdigit() else None
 
 
 def _set_path(msg: Message, path: str, values: list[str]) -> None:
@@ -366,14 +398,11 @@ def _set_path(msg: Message, path: str, values: list[str]) -> None:
     if last.message_type is not None:
         raise BadRequest(f"{path!r} is a message field")
     if last.is_repeated:
-        getattr(target, last.name).extend(_parse_scalar(last, v) for v in values)
+        getattr(target, last.name).extend(_parse_scalar(last, v, path) for v in values)
     else:
         if len(values) != 1:
             raise BadRequest(f"{path!r} given {len(values)} times")
-        try:
-            setattr(target, last.name, _parse_scalar(last, values[0]))
-        except (TypeError, ValueError) as exc:
-            raise BadRequest(f"bad value for {path!r}: {exc}") from None
+        setattr(target, last.name, _parse_scalar(last, values[0], path))
 
 
 def _depth(value: Any) -> int:
