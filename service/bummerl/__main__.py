@@ -87,6 +87,7 @@ def page_link(web: str | None, kind: str, ident: str) -> str:
 
 async def _play(client: Any, variant: str, bot_names: list[str], seed: int | None, options: dict[str, str],
                 as_json: bool, web: str | None = None, **create_kwargs: Any) -> dict[str, Any]:
+    from bummerl.cli_organize import counted
     from bummerl_client import play_match
     from bummerl_client.__main__ import bot_from_spec
 
@@ -121,7 +122,8 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
         who = ", ".join(f"seat {s} ({names[s]})" for s in firsts) or "nobody"
         print(f"result: {who} {'wins' if len(firsts) == 1 else 'win'}, game points {res['game_points']}"
               f"{', sets ' + str(res['sets_won']) if max(res['sets_won']) > 1 else ''}"
-              f"{' (Schneider)' if res['match_schneider'] else ''}; {summary['deals']} deals, {summary['actions']} actions")
+              f"{' (Schneider)' if res['match_schneider'] else ''}; {counted(summary['deals'], 'deal')}, "
+              f"{counted(summary['actions'], 'action')}")
     return summary
 
 

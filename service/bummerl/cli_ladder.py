@@ -358,8 +358,9 @@ def bot_check(args: argparse.Namespace) -> int:
     else:
         for p in report.problems:
             print(f"FAULT {p.variant} seat {p.seat} version {p.version}: {p.kind}: {p.detail}")
-        print(f"{'the bot complies' if report.ok else f'{len(report.problems)} fault(s)'}: {report.matches} "
-              f"match(es) played to the end, {report.decisions} decisions; slowest decision "
+        print(f"{'the bot complies' if report.ok else cli_organize.counted(len(report.problems), 'fault')}: "
+              f"{cli_organize.counted(report.matches, 'match', 'matches')} played to the end, "
+              f"{cli_organize.counted(report.decisions, 'decision')}; slowest decision "
               f"{max(report.slowest_ms.values(), default=0):.0f} ms")
     return 0 if report.ok else 1
 

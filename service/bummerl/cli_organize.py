@@ -76,6 +76,12 @@ def _ms(ts: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t / 1000)) if t else "-"
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` and ``word`` in the number it needs: ``counted(1, "deal")`` = "1 deal",
+    ``counted(2, "match", "matches")`` = "2 matches"."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
 def elo_cell(p: dict[str, Any]) -> str:
     """The Elo of a pair row: ``+35.2 +/- 20.1``; ``n/a (needs N pairs)`` when it rests on fewer
     than :data:`MIN_PAIRS_FOR_ELO` units; ``n/a (unbounded so far)`` when it is not finite (one

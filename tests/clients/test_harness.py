@@ -60,9 +60,13 @@ def test_bot_check_command(tmp_path: Path, capsys: Any) -> None:
     good.write_text(FIRST_LEGAL)
     bad.write_text(NONSENSE)
     assert main(["bot", "check", "--bot", f"exec:{sys.executable} {good}", "--variant", "schnapsen-at"]) == 0
-    assert "complies" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the bot complies: 1 match played to the end, " in out and " decisions; slowest decision " in out
     assert main(["bot", "check", "--bot", f"exec:{sys.executable} {bad}", "--variant", "schnapsen-at"]) == 1
-    assert "unparsable" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # the fault names the answer and where the bot's stderr went; the count is in words, not "fault(s)"
+    assert "unparsable: 'play ZZ' is not an action" in out and "(its stderr is in " in out and "seat0.log)" in out
+    assert "1 fault: 0 matches played to the end, 0 decisions;" in out
 
 
 PID_PER_MATCH = '''

@@ -4,6 +4,7 @@ traceback. A real server on port 0 and a real Valkey."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from bummerl.app import Runtime
 from bummerl.config import Settings
 from bummerl_client import AsyncClient, play_match
 from bummerl_client.bots import make_bot
-from bummerl_client.stdio import StdioBot
+from bummerl_client.stdio import StdioBot, default_log_dir
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"
 
@@ -66,8 +67,10 @@ async def test_bot_faults_end_the_match_and_are_reported(rt: Runtime, tmp_path: 
     assert rec["actions"][-1]["kind"] == "OUTCOME_KIND_" + {"timeout": "TIMEOUT", "illegal": "ILLEGAL", "disconnect": "DISCONNECT"}[expected]
     [fault] = rec["faults"]
     assert fault["seat"] == 1 and fault["kind"] == kind and needle in fault["detail"]
+    # every fault says where the bot's own stderr went: that is where its author looks first
+    assert fault["detail"].endswith(f" (its stderr is in {log})")
     if kind == "crash":
-        assert "bye" in log.read_text() and str(log) in fault["detail"]
+        assert "bye" in log.read_text()
 
 
 async def test_a_server_clock_timeout_is_the_servers_policy_not_a_resignation(rt: Runtime, tmp_path: Path) -> None:
@@ -98,8 +101,11 @@ async def test_join_reads_the_token_from_the_environment_and_exits_with_one_line
     assert proc.returncode == 4, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
     assert "unparsable" in proc.stderr and "seat resigned" in proc.stderr
+    assert f"(its stderr is in {Path(default_log_dir()) / m.match_id / 'seat0.log'})" in proc.stderr
     assert m.tokens[0] not in proc.stderr + proc.stdout
-    assert '"fault": "unparsable"' in proc.stdout
+    result = json.loads(proc.stdout)  # as docs/ENGINE_PROTOCOL.md shows it
+    assert result["fault"] == "unparsable" and result["match_id"] == m.match_id and result["seat"] == 0
+    assert result["winner"] == 1 and set(result) == {"match_id", "seat", "winner", "game_points", "fault"}
     assert other.returncode == 0
 
 

@@ -117,6 +117,11 @@ class Bot:
         for a decision that cannot be made."""
         return self.choose(info)
 
+    def fault_note(self) -> str:
+        """Appended to the detail of a fault found in this bot's answer (an unparsable or illegal
+        action): where to look, e.g. ``" (its stderr is in PATH)"`` for an ``exec:`` bot; default ""."""
+        return ""
+
     async def aclose(self, final: dict[str, Any] | None = None) -> None:
         """Called once when the seat's match is over (``final``: the last information set) or the
         runner stops; default: nothing."""

@@ -115,7 +115,10 @@ class BotTestHarness:
                 started = time.perf_counter()
                 try:
                     answer = await bots[seat].achoose(InfoSet(info))
-                    action = checked_action(InfoSet(info), answer)
+                    try:
+                        action = checked_action(InfoSet(info), answer)
+                    except BotFault as f:  # where an exec: bot's own log is, with the answer's fault
+                        raise BotFault(f.kind, f.detail + bots[seat].fault_note()) from None
                 except BotFault as f:
                     if seat != mine:
                         raise

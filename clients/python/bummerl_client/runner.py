@@ -190,12 +190,16 @@ async def _decide(info: InfoSet, seat: int, bot: Bot, acted_at: int) -> int | No
     if info.over or info.to_act != seat or not info.legal_actions or info.version <= acted_at:
         return None
     try:
-        return checked_action(info, await bot.achoose(info))
+        answer = await bot.achoose(info)
     except BotFault as f:
         f.seat = seat
         raise
     except Exception as e:  # noqa: BLE001 - a bot's own bug is a crash of the bot
         raise BotFault("crash", f"{type(e).__name__}: {str(e)[:200]}", seat) from e
+    try:
+        return checked_action(info, answer)
+    except BotFault as f:
+        raise BotFault(f.kind, f.detail + bot.fault_note(), seat) from None
 
 
 async def _watch_deals(client: AsyncClient, match_id: str, token: str,

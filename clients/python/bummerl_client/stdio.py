@@ -212,7 +212,8 @@ class StdioBot(Bot):
         self._copier: asyncio.Task[None] | None = None
         self._faulted = False
 
-    def _where(self) -> str:
+    def fault_note(self) -> str:
+        """`` (its stderr is in PATH)`` once the process has a log file, else ""."""
         return f" (its stderr is in {self.log_path})" if self.log_path else ""
 
     async def _start(self, info: InfoSet) -> asyncio.subprocess.Process:
@@ -257,7 +258,7 @@ class StdioBot(Bot):
             self.proc.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
             await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
-            raise BotFault("crash", f"{self.name} closed its stdin (exit code {await self._exit_code()}){self._where()}") from None
+            raise BotFault("crash", f"{self.name} closed its stdin (exit code {await self._exit_code()}){self.fault_note()}") from None
 
     async def _exit_code(self) -> int | None:
         if self.proc is None:
@@ -290,18 +291,19 @@ class StdioBot(Bot):
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()  # a bot that missed its deadline is not trusted with another decision
             raise BotFault("timeout", f"{self.name} gave no answer within {limit:.1f} s; a bot must print one line "
-                                      f"per decision and flush stdout{self._where()}") from None
+                                      f"per decision and flush stdout{self.fault_note()}") from None
         except ValueError:  # a line longer than the stream limit
-            raise BotFault("unparsable", f"{self.name} printed a line longer than 4 MiB") from None
+            raise BotFault("unparsable", f"{self.name} printed a line longer than 4 MiB{self.fault_note()}") from None
         if not line:
             raise BotFault("crash", f"{self.name} exited (code {await self._exit_code()}) instead of answering"
-                                    f"{self._where()}")
+                                    f"{self.fault_note()}")
         try:
             text = line.decode("utf-8").strip()
         except UnicodeDecodeError:
-            raise BotFault("unparsable", f"{self.name} printed a line that is not UTF-8") from None
+            raise BotFault("unparsable", f"{self.name} printed a line that is not UTF-8{self.fault_note()}") from None
         if not text:
-            raise BotFault("unparsable", f"{self.name} printed an empty line")
+            raise BotFault("unparsable", f"{self.name} printed an empty line; a bot must print one action per "
+                                          f"decision{self.fault_note()}")
         return int(text) if text.lstrip("-").isdigit() else text
 
     async def aclose(self, final: dict[str, Any] | None = None) -> None:
