@@ -107,10 +107,12 @@ def _action_entry(act: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any
     seat = _int(act.get("seat"))
     think = _int(act.get("think_ms"), -1)
     who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-    kind = str(act.get("kind") or "NORMAL")
+    from bummerl.core.verify import outcome_kind
+
+    kind = outcome_kind(act.get("kind") or "NORMAL")
     text = f"v{_int(act.get('version'))} {who}: {act.get('action_text', '')}"
-    if kind not in ("NORMAL", "OUTCOME_KIND_NORMAL"):
-        text += f" [{kind.replace('OUTCOME_KIND_', '')}]"
+    if kind != "NORMAL":
+        text += f" [{kind}]"
     if think >= 0:
         text += f" ({think} ms)"
     return {"kind": "action", "deal_number": _int(act.get("deal_number")), "version": _int(act.get("version")),

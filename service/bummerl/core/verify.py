@@ -42,6 +42,20 @@ CONCESSIONS = {"resign": {"RESIGN": "resigned", "ILLEGAL": "illegal", "DISCONNEC
 (:data:`bummerl.core.matches.RESIGN_REASONS`, the timeout policies)."""
 
 
+OUTCOME_KINDS = ("UNSPECIFIED", "NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")
+"""The record's ``kind`` by its number in ``bummerl.v1.OutcomeKind`` (``common.proto``)."""
+
+
+def outcome_kind(kind: Any) -> str:
+    """A record action's ``kind`` in the short form of the stored log (``"ILLEGAL"``), from any
+    spelling a record may carry: the stored ``"ILLEGAL"``, the API's enum name
+    ``"OUTCOME_KIND_ILLEGAL"`` (``GetMatchRecord``, ``ladder export``) or its number (4)."""
+    if isinstance(kind, int) and not isinstance(kind, bool):
+        return OUTCOME_KINDS[kind] if 0 <= kind < len(OUTCOME_KINDS) else str(kind)
+    text = str(kind or "")
+    return text.removeprefix("OUTCOME_KIND_")
+
+
 class VerificationError(ValueError):
     """A record that does not check out; the message names the first mismatch."""
 
@@ -118,7 +132,7 @@ def _replay_one(m: MatchState, act: Mapping[str, Any], i: int, mid: str) -> None
         elif text == "forfeit-deal":
             m.forfeit_deal(seat)
         elif text in CONCESSIONS:
-            reason = CONCESSIONS[text].get(str(act.get("kind") or ""))
+            reason = CONCESSIONS[text].get(outcome_kind(act.get("kind")))
             if reason is None:
                 raise VerificationError(f"{where}: unknown kind {act.get('kind')!r} for {text!r}")
             m.concede(seat, reason)
