@@ -28,14 +28,14 @@ from bummerl.rules import apply, information_set, list_variants, new_match
 from bummerl.v1 import common_pb2
 
 from .bot import Bot, BotFault, InfoSet
+from .client import to_dict
 from .runner import checked_action
 
 
 def served_json(info: dict[str, Any]) -> dict[str, Any]:
     """The engine's information set dict as the server sends it (proto3 JSON: int64 as strings,
     every field printed)."""
-    msg = json_format.ParseDict(info, common_pb2.InformationSet())
-    return json_format.MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    return to_dict(json_format.ParseDict(info, common_pb2.InformationSet()))
 
 
 @dataclass
