@@ -79,6 +79,11 @@ def _print_deal(res: dict[str, Any]) -> None:
           f"deal points {res.get('deal_points')}, tricks {res.get('tricks_won')}", flush=True)
 
 
+CONCEDED = ("resigned", "illegal", "disconnect", "timeout", "abandoned")
+"""Match end reasons of a match that did not end at the table (a seat gave up, faulted or timed
+out under ``forfeit-match``, or nobody acted): ``bummerl play`` names them in its result line."""
+
+
 def page_link(web: str | None, kind: str, ident: str) -> str:
     """The web page of a match or ladder (``kind`` "match" / "ladder") on the pages at ``web``
     (the REST gateway's base URL, e.g. ``http://localhost:8080``); "" without one."""
@@ -120,10 +125,14 @@ async def _play(client: Any, variant: str, bot_names: list[str], seed: int | Non
         print(json.dumps(summary))
     else:
         who = ", ".join(f"seat {s} ({names[s]})" for s in firsts) or "nobody"
+        early = ""
+        if res["reason"] in CONCEDED:  # the match did not end at the table: say how it ended
+            early = f"; ended early: {res['reason']}" + "".join(
+                f" (seat {f['seat']}'s bot: {f['kind']})" for f in summary["faults"][-1:])
         print(f"result: {who} {'wins' if len(firsts) == 1 else 'win'}, game points {res['game_points']}"
               f"{', sets ' + str(res['sets_won']) if max(res['sets_won']) > 1 else ''}"
               f"{' (Schneider)' if res['match_schneider'] else ''}; {counted(summary['deals'], 'deal')}, "
-              f"{counted(summary['actions'], 'action')}")
+              f"{counted(summary['actions'], 'action')}{early}")
     return summary
 
 
@@ -317,17 +326,28 @@ async def _play_cmd(args: argparse.Namespace) -> int:
             except TimeoutError:
                 raise SystemExit(f"bummerl play: cannot reach the server at {args.server} (no connection in 5 s)") from None
             admin = args.admin_token or Settings.from_env().admin_token
-            await _play(client, args.variant, bots, args.seed, options, args.json, args.web, admin_token=admin, **create)
-        return 0
+            summary = await _play(client, args.variant, bots, args.seed, options, args.json, args.web,
+                                  admin_token=admin, **create)
+        return _play_exit_code(summary)
     from bummerl.app import Runtime
 
     logging.basicConfig(level=logging.ERROR)
     settings = Settings.from_env(port=0, http_port=0, metrics_port=0, reaper_poll_ms=10)
     async with Runtime(settings) as rt:
         async with AsyncClient(rt.target) as client:
-            await _play(client, args.variant, bots, args.seed, options, args.json, admin_token=settings.admin_token,
-                        **create)
-    return 0
+            summary = await _play(client, args.variant, bots, args.seed, options, args.json,
+                                  admin_token=settings.admin_token, **create)
+    return _play_exit_code(summary)
+
+
+def _play_exit_code(summary: dict[str, Any]) -> int:
+    """``bummerl play``'s exit code: 0 when no bot faulted, else that of ``bummerl_client join`` for
+    the first fault (3 timeout, 4 an illegal or unparsable answer, 5 a crash), also when the
+    match went on after it (timeout policy ``default-move`` / ``forfeit-deal``)."""
+    from bummerl_client.__main__ import EXIT_CODES
+
+    faults = summary.get("faults") or []
+    return EXIT_CODES.get(faults[0]["kind"], 5) if faults else 0
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -94,7 +94,20 @@ def test_play_prints_each_deal_as_it_finishes(redis_url: str) -> None:
     assert deals and [int(d.split()[1].rstrip(":")) for d in deals] == list(range(1, len(deals) + 1))
     result = [line for line in lines if line.startswith("result: ")]
     assert len(result) == 1 and lines.index(result[0]) > lines.index(deals[-1])
-    assert f"{len(deals)} deals" in result[0]
+    assert f"{len(deals)} deal{'s' if len(deals) > 1 else ''}, " in result[0] and "ended early" not in result[0]
+
+
+def test_play_names_a_bot_fault_in_its_result_line_and_exit_code(redis_url: str) -> None:
+    """A walkthrough: a match lost to an unparsable answer printed the same result line and exit
+    code 0 as one played out; now the line says how it ended and the code is ``join``'s (4)."""
+    out = subprocess.run([sys.executable, "-m", "bummerl", "play", "--seed", "4", "--bots",
+                          "exec:sh -c 'while read l; do echo hello; done',greedy"], env=env_with(redis_url),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 4, out.stderr
+    assert "bot unparsable: 'hello' is not an action" in out.stderr and "(its stderr is in " in out.stderr
+    [result] = [line for line in out.stdout.splitlines() if line.startswith("result: ")]
+    assert result.startswith("result: seat 1 (greedy) wins, ")
+    assert result.endswith("; ended early: illegal (seat 0's bot: unparsable)")
 
 
 def test_serve_workers_share_one_port_one_redis_and_one_metrics_endpoint(redis_url: str) -> None:
