@@ -245,7 +245,7 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
         out = final_json(board, names)
         out["ladder_id"] = lid
         if not args.json:
-            con = Console()
+            con = cli_organize.out_console()
             con.print(_table(board, names, seats))
             con.print(_pairs_table(board, names, seats))
             if args.format == "sprt" and board.get("pairs"):

@@ -76,6 +76,27 @@ def _ms(ts: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t / 1000)) if t else "-"
 
 
+PIPE_WIDTH = 250
+"""Columns of the CLI's tables when stdout is no terminal and ``COLUMNS`` is unset (rich would
+use 80 and wrap narrow cells one letter a line)."""
+
+
+def out_console() -> Console:
+    """The console of a command's output: the terminal's width, or :data:`PIPE_WIDTH` when piped."""
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=PIPE_WIDTH)
+    return console
+
+
+def _absent(lad: dict[str, Any]) -> list[str]:
+    """Names of the ladder's bots that hold no assignment stream, while it runs (once it ended,
+    every bot has left, and ``ladder run``'s throwaway bots are gone: nobody is missing)."""
+    if _short(lad.get("status"), "LADDER_STATUS_") != "running":
+        return []
+    return [lad.get("bot_names", {}).get(b, b) for b in lad.get("absent_bots", [])]
+
+
 def counted(n: int, word: str, plural: str | None = None) -> str:
     """``n`` and ``word`` in the number it needs: ``counted(1, "deal")`` = "1 deal",
     ``counted(2, "match", "matches")`` = "2 matches"."""
@@ -112,7 +133,7 @@ class Organizer:
 
         self.args = args
         self.client = AsyncClient(server_of(args))
-        self.console = Console()
+        self.console = out_console()
         self.admin = _admin(args)
 
     def out(self, data: Any, table: Callable[[], Table | str]) -> None:
@@ -190,7 +211,9 @@ class Organizer:
             k, _, v = opt.partition("=")
             fields.setdefault("options", {})[k] = v
         lad = await self.client.create_ladder(admin_token=self.admin, **fields)
-        self.out(lad, lambda: f"{lad['ladder_id']}  ({lad['matches_total']} games)")
+        self.out(lad, lambda: lad["ladder_id"])  # the id alone, for L=$(bummerl ladder create ...)
+        if not self.args.json:
+            print(f"ladder {lad['ladder_id']}: {counted(int(lad['matches_total']), 'game')}", file=sys.stderr)
 
     async def ladder_list(self) -> None:
         ladders = await self.client.list_ladders()
@@ -203,7 +226,7 @@ class Organizer:
                           _short(lad.get("format"), "LADDER_FORMAT_"), _short(lad.get("status"), "LADDER_STATUS_"),
                           str(lad.get("matches_played", 0)), str(lad.get("matches_running", 0)),
                           str(lad.get("matches_total", 0)),
-                          ", ".join(lad.get("bot_names", {}).get(b, b) for b in lad.get("absent_bots", [])) or "-")
+                          ", ".join(_absent(lad)) or "-")
             return t
 
         self.out(ladders, table)
@@ -314,7 +337,7 @@ class Organizer:
             status = _short(lad.get("status"), "LADDER_STATUS_")
             head = (f"{lad.get('name') or lid} ({lad['variant']}): {status}, {lad.get('matches_played', 0)}/"
                     f"{lad.get('matches_total', 0)} played, {lad.get('matches_running', 0)} running")
-            absent = [lad.get("bot_names", {}).get(b, b) for b in lad.get("absent_bots", [])]
+            absent = _absent(lad)
             grid.add_row(head + (f"; absent: {', '.join(absent)}" if absent else ""))
             grid.add_row(self.board_tables(lad, board))
             grid.add_row("\n".join(last[-8:]) or "(no result yet)")

@@ -61,6 +61,17 @@ async def test_the_organizers_commands(rt: Runtime, capsys: Any, monkeypatch: An
     assert set(cross) == {f"a-{tag}", f"b-{tag}"}
     stopped = await run(capsys, "ladder", "stop", lid)
     assert stopped["status"] == "LADDER_STATUS_STOPPED" and int(stopped["matches_running"]) == 0
+    capsys.readouterr()  # piped (no terminal, no COLUMNS): rows stay whole, not one letter a line at 80 columns
+    assert await asyncio.to_thread(main, ["ladder", "list"]) == 0
+    [row] = [x for x in capsys.readouterr().out.splitlines() if lid in x]
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert cells[0] == lid and cells[4] == "stopped" and cells[-1] == "-"  # a stopped ladder misses no bot
+    # `ladder create` prints the id alone (L=$(bummerl ladder create ...)); the count goes to stderr
+    assert await asyncio.to_thread(main, ["ladder", "create", "--bots", f"a-{tag},b-{tag}", "--deals", "1"]) == 0
+    out = capsys.readouterr()
+    second = out.out.strip()
+    assert out.out == second + "\n" and second.startswith("l") and out.err == f"ladder {second}: 2 games\n"
+    await run(capsys, "ladder", "stop", second)
     capsys.readouterr()  # watch --json: every event as a line, until the ladder's end
     assert await asyncio.wait_for(asyncio.to_thread(main, ["ladder", "watch", lid, "--json"]), 20) == 0
     events = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
