@@ -258,7 +258,9 @@ class StdioBot(Bot):
             self.proc.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
             await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
-            raise BotFault("crash", f"{self.name} closed its stdin (exit code {await self._exit_code()}){self.fault_note()}") from None
+            code = await self._exit_code()
+            what = "closed its stdin" if code is None else f"exited (code {code})"  # still running / gone
+            raise BotFault("crash", f"{self.name} {what} before reading the next message{self.fault_note()}") from None
 
     async def _exit_code(self) -> int | None:
         if self.proc is None:
