@@ -25,6 +25,8 @@ async def test_every_variant_plays_to_the_end_on_streams(rt: Runtime, variant: s
     async with AsyncClient(rt.target) as c:
         rec = await asyncio.wait_for(play_match(c, variant, bots, seed=7), 30)
     assert rec["over"] and "faults" not in rec
+    # seats whose bots share a name are told apart in the record (and so in transcripts and pages)
+    assert [s["name"] for s in rec["seats"]] == [f"random#{i}" for i in range(n)]
     assert len(rec["actions"]) == int(rec["version"]) - 1
     assert verify_record(rec)["actions"] == len(rec["actions"])  # the SDK's record checks out
     if variant in ("talonschnapsen", "snapszer-hu-3p-sopron"):  # the case that stalled: a lay-away

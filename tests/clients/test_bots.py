@@ -91,3 +91,11 @@ def test_greedy_declares_only_with_66() -> None:
     for seed in range(10):
         m = play("snaps-original66", ("greedy", "greedy"), seed + rng.randrange(1000))
         assert all(r.reason != "false_declaration" for r in m.results)
+
+
+def test_seat_names_tell_seats_with_the_same_bot_apart() -> None:
+    from bummerl_client.runner import seat_names
+
+    assert seat_names(["strong", "greedy"]) == ["strong", "greedy"]
+    assert seat_names(["strong", "greedy", "strong", "x" * 64, "x" * 64]) == [
+        "strong#0", "greedy", "strong#2", "x" * 60 + "#3", "x" * 60 + "#4"]

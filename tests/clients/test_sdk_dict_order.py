@@ -55,3 +55,4 @@ def test_served_information_sets_and_updates_keep_field_order_in_every_variant()
             m.apply(sorted(m.legal_actions())[0])  # the lowest id: action 0 is often legal
         update = game_pb2.MatchUpdate(version=2, information_set=json_format.ParseDict(info, common_pb2.InformationSet()))
         _assert_in_field_order(to_dict(update), game_pb2.MatchUpdate.DESCRIPTOR, spec.id)
+

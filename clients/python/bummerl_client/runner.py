@@ -217,6 +217,13 @@ async def _watch_deals(client: AsyncClient, match_id: str, token: str,
         return
 
 
+def seat_names(names: Sequence[str]) -> list[str]:
+    """Seat names that tell the seats apart: a name that two seats share gets its seat number
+    (``["strong", "strong"]`` -> ``["strong#0", "strong#1"]``), so records, transcripts and the
+    web pages ("strong#1 takes the trick") say which seat did what; unique names stay as they are."""
+    return [f"{n[:60]}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
 async def play_match(
     client: AsyncClient,
     variant: str,
@@ -236,7 +243,7 @@ async def play_match(
     "detail"}]`` (each fault, also those the seat survived). ``on_deal`` is called with each deal's result
     (the ``DealResult`` dict: ``deal_number`` 0-based, ``winner``, ``game_points``, ``reason``,
     ``deal_points``, ``tricks_won``...) as the deal ends, from seat 0's StreamMatch."""
-    created = await client.create_match(variant, options, [b.name for b in bots], seed, **create_kwargs)
+    created = await client.create_match(variant, options, seat_names([b.name for b in bots]), seed, **create_kwargs)
     if on_created:
         on_created(created.match_id)
     faults: list[dict[str, Any]] = []
