@@ -8,7 +8,13 @@ import json
 
 import pytest
 
-from bummerl.core.errors import FailedPreconditionError, PermissionDeniedError, UnauthenticatedError
+from bummerl.core.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+)
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService, LadderSpec
 
@@ -48,6 +54,29 @@ async def test_bots_are_listed_revoked_rotated_and_deleted(ladders: LadderServic
         await ladders.authenticate_bot(b["bot_id"], b["bot_token"])
     again = await ladders.register_bot(b["name"], admin_token="adm")  # the name is free again
     assert again["bot_id"] != b["bot_id"]
+
+
+async def test_a_new_ladder_refuses_deleted_and_revoked_bots_and_bad_names(ladders: LadderService) -> None:
+    """A walkthrough created a ladder with a deleted bot: it could never connect and lost every
+    game it was planned in. Revoked bots ("new ladders refuse it") were taken too."""
+    a, b, c = await register(ladders, 3)
+
+    async def create(bots: list[str], name: str = "") -> None:
+        await ladders.create_ladder(LadderSpec(name, "schnapsen-at", bots, deals_per_game=1), admin_token="adm")
+
+    await ladders.delete_bot(c["bot_id"], admin_token="adm")
+    with pytest.raises(NotFoundError, match=f"bot '{c['name']}' \\({c['bot_id']}\\) was deleted"):
+        await create([a["bot_id"], c["bot_id"]])
+    await ladders.revoke_bot(b["bot_id"], admin_token="adm")
+    with pytest.raises(FailedPreconditionError, match="was revoked: rotate its token"):
+        await create([a["bot_id"], b["bot_id"]])
+    await ladders.rotate_bot_token(b["bot_id"], admin_token="adm")
+    for bad in ("x" * 101, "tab\there", "bell\u0007"):
+        with pytest.raises(InvalidArgumentError, match="name must be at most 100 printable characters"):
+            await create([a["bot_id"], b["bot_id"]], bad)
+    await create([a["bot_id"], b["bot_id"]], "Ladder of the week: a vs b")  # a rotated bot plays again
+    with pytest.raises(InvalidArgumentError, match="description contains control"):
+        await ladders.register_bot("quiet", "beep\u0007", admin_token="adm")
 
 
 async def test_a_ladder_pauses_resumes_and_lists_its_games(ladders: LadderService) -> None:

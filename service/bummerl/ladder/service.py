@@ -82,6 +82,10 @@ log = logging.getLogger(__name__)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
 
 
+MAX_LADDER_NAME = 100
+"""Longest ladder name, in characters (printable, no control characters)."""
+
+
 @dataclass(frozen=True)
 class LadderSpec:
     """What ``create_ladder`` accepts (proto ``CreateLadderRequest``)."""
@@ -220,6 +224,8 @@ class LadderService:
             raise InvalidArgumentError("bot name must be 1-64 letters, digits or _.:+- (starting with a letter or digit)")
         if len(description) > 500:
             raise InvalidArgumentError("bot description is longer than 500 characters")
+        if not description.isprintable():
+            raise InvalidArgumentError("bot description contains control or non-printable characters")
         bot_id = "b" + secrets.token_hex(8)
         if not await self.redis.set(aux_key("botname", name), bot_id, nx=True):
             raise InvalidArgumentError(f"a bot named {name!r} is already registered")
@@ -417,8 +423,9 @@ class LadderService:
         ``team_of_seat`` of the variant). Any variant: a 3- or 4-seat one seats that many
         different bots a game (see the module docstring). Raises InvalidArgumentError naming the
         bad field (fewer different bots than seats, an SPRT of a 3- or 4-seat variant, more
-        than :data:`MAX_GAMES` games of one), NotFoundError for an unknown bot,
-        PermissionDeniedError."""
+        than :data:`MAX_GAMES` games of one, a name over :data:`MAX_LADDER_NAME` characters or with
+        control characters), NotFoundError for an unknown or deleted bot, FailedPreconditionError
+        for a revoked one, PermissionDeniedError."""
         self.matches.check_admin(admin_token)
         try:
             variant = find_variant(spec.variant)
@@ -450,7 +457,18 @@ class LadderService:
             sprt = Sprt(**(spec.sprt or {})) if fmt.stops_early else None
         except (TypeError, ValueError) as e:
             raise InvalidArgumentError(f"sprt: {e}") from None
-        names = {b: (await self.bot(b))["name"] for b in bots}
+        if len(spec.name) > MAX_LADDER_NAME or not spec.name.isprintable():
+            raise InvalidArgumentError(f"name must be at most {MAX_LADDER_NAME} printable characters (no control "
+                                       f"characters), got {len(spec.name)} characters")
+        names = {}
+        for b in bots:  # a deleted or revoked bot could never connect: it would lose every game it is planned in
+            bot = await self.bot(b)
+            if bot.get("deleted"):
+                raise NotFoundError(f"bot {bot['name']!r} ({b}) was deleted")
+            if bot.get("revoked"):
+                raise FailedPreconditionError(f"the token of bot {bot['name']!r} ({b}) was revoked: rotate its token "
+                                              f"(RotateBotToken) before it plays in a new ladder")
+            names[b] = bot["name"]
         ladder_id = "l" + secrets.token_hex(8)
         rng = random.Random(spec.seed if spec.seed is not None else secrets.randbits(63))
         ids = MatchIds(ladder_id, secrets.token_bytes(32))
