@@ -83,3 +83,61 @@ async def test_a_stream_that_dies_ends_the_call_instead_of_leaving_it_silent(rt:
 async def _drain(call) -> None:  # type: ignore[no-untyped-def]
     async for _ in call:
         pass
+
+
+async def test_malformed_play_calls_are_invalid_argument_and_change_nothing(rt: Runtime) -> None:
+    """A hostile-client walkthrough: an action in the first request was dropped without a word (the
+    version stayed 1), a later request naming another match was played on the first one, and a
+    call with no request at all ended OK."""
+    from bummerl.v1 import game_pb2, game_pb2_grpc
+
+    async with AsyncClient(rt.target) as c:
+        cm = await c.create_match("schnapsen-at", seed=4)
+        info = await c.information_set(cm.match_id, 0, cm.tokens[0])
+        seat = int(info["deal"]["to_act"])
+        legal = int((await c.information_set(cm.match_id, seat, cm.tokens[seat]))["legal_actions"][0]["id"])
+    meta = (("authorization", f"Bearer {cm.tokens[seat]}"),)
+    first = game_pb2.PlayRequest(match_id=cm.match_id, seat=seat)
+    cases = {
+        "no request": [],
+        "an action in the first request": [game_pb2.PlayRequest(match_id=cm.match_id, seat=seat, expected_version=1,
+                                                                action_id=legal)],
+        "another match later": [first, game_pb2.PlayRequest(match_id="zzz", expected_version=1, action_id=legal)],
+        "another seat later": [first, game_pb2.PlayRequest(seat=1 - seat or 7, expected_version=1, action_id=legal)],
+    }
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        for name, requests in cases.items():
+            async def gen(reqs=requests):  # type: ignore[no-untyped-def]
+                for r in reqs:
+                    yield r
+                    await asyncio.sleep(0.2)  # the later request after the snapshot went out
+
+            call = stub.Play(gen(), metadata=meta)
+            with pytest.raises(grpc.aio.AioRpcError) as ei:
+                async for _ in call:
+                    pass
+            assert ei.value.code() == grpc.StatusCode.INVALID_ARGUMENT, name
+            assert "Play" in (ei.value.details() or ""), (name, ei.value.details())
+    async with AsyncClient(rt.target) as c:
+        assert int((await c.information_set(cm.match_id, seat, cm.tokens[seat]))["version"]) == 1
+
+
+async def test_a_bad_action_with_a_bad_token_is_unauthenticated_and_a_finished_match_says_so(rt: Runtime) -> None:
+    """The token is checked before the action (an action id out of range with a wrong token said
+    INVALID_ARGUMENT, with a right one UNAUTHENTICATED); a stale version of a finished match is
+    MATCH_OVER, not "stale: fetch the current version"."""
+    async with AsyncClient(rt.target) as c:
+        cm = await c.create_match("schnapsen-at", seed=4)
+        for action in (99, "play XX"):
+            with pytest.raises(BummerlError) as ei:
+                await c.submit_action(cm.match_id, 0, "wrong-token", 1, action)
+            assert ei.value.code == grpc.StatusCode.UNAUTHENTICATED, action
+            with pytest.raises(BummerlError) as ei:  # with the right token: the action's own error
+                await c.submit_action(cm.match_id, 0, cm.tokens[0], 1, action)
+            assert ei.value.code == grpc.StatusCode.INVALID_ARGUMENT, action
+        await c.resign(cm.match_id, 1, cm.tokens[1])
+        with pytest.raises(BummerlError) as ei:
+            await c.submit_action(cm.match_id, 0, cm.tokens[0], 1, 0)
+        assert ei.value.code == grpc.StatusCode.FAILED_PRECONDITION and ei.value.reason == "MATCH_OVER"
+        assert "the match is over (at version 2)" in ei.value.details

@@ -145,8 +145,6 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def SubmitAction(self, request: game_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:
         which = request.WhichOneof("action")
         if which is None:
-            from bummerl.core.errors import InvalidArgumentError
-
             raise InvalidArgumentError("set action_id or action_text")
         action = request.action_id if which == "action_id" else request.action_text
         u = await self.service.submit_action(
@@ -168,7 +166,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         token = bearer_token(context)
         first = await anext(aiter(request_iterator), None)
         if first is None:
-            return
+            raise InvalidArgumentError("Play: the first request names match_id and seat (and from_version); none came")
+        if first.WhichOneof("action") is not None:
+            raise InvalidArgumentError("Play: the first request names the match and seat only; send the action in a "
+                                       "later request, with the expected_version of the update it answers")
         match_id, seat = first.match_id, first.seat
         out: asyncio.Queue[Update | BaseException | None] = asyncio.Queue()  # None: the match ended
 
@@ -178,6 +179,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                     which = req.WhichOneof("action")
                     if which is None:
                         raise InvalidArgumentError("a Play request after the first carries action_id or action_text")
+                    if (req.match_id and req.match_id != match_id) or (req.seat and req.seat != seat):
+                        raise InvalidArgumentError(f"a Play call plays one seat: match {match_id!r}, seat {seat} "
+                                                   f"(named by its first request); this request names match "
+                                                   f"{req.match_id or match_id!r}, seat {req.seat or seat}")
                     action = req.action_id if which == "action_id" else req.action_text
                     await self.service.submit_action(match_id, seat, token, req.expected_version, action)
             except BaseException as e:  # noqa: BLE001 - ends the call with the action's status

@@ -53,6 +53,7 @@ import orjson
 
 from bummerl import metrics
 from bummerl.rules import (
+    InvalidActionError,
     InvalidOptionError,
     MatchState,
     UnknownVariantError,
@@ -434,7 +435,10 @@ class MatchService:
         One CAS commit. ``expected_version`` < 1 (missing) raises InvalidArgumentError. A retry of
         the action already applied at ``expected_version`` is answered
         with ``duplicate=True`` and changes nothing; any other stale version raises
-        StaleVersionError(current); an illegal action raises IllegalActionError (state unchanged).
+        StaleVersionError(current), or MatchOverError once the match is over; an illegal action
+        raises IllegalActionError (state unchanged). The seat's token is checked before the
+        action: an action that is no action (InvalidActionError) with a wrong token raises
+        UnauthenticatedError / PermissionDeniedError.
 
         When this process holds ``expected_version`` of the match (it committed or loaded it) and
         the action passes every check on it, the action is committed without reading the match
@@ -444,7 +448,12 @@ class MatchService:
         if expected_version < 1:  # proto3 reads a missing field as 0; versions start at 1
             raise InvalidArgumentError("expected_version is required: the version of the information set the action "
                                        "was chosen at (versions start at 1)")
-        a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
+        try:
+            a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
+        except InvalidActionError:  # who asks comes first: a wrong token hears UNAUTHENTICATED, not about the action
+            ld = await self._load(match_id)
+            self._authorize(ld, seat, token)
+            raise
         cached = self.versions.get(match_id)
         if cached is not None and cached.version == expected_version:
             done = await self._submit_on_cached(match_id, cached, seat, token, a)
@@ -508,7 +517,7 @@ class MatchService:
     def _retry_answer(self, match_id: str, ld: _Loaded, seat: int, expected_version: int, a: int) -> Update:
         """The answer to an action chosen at an older ``expected_version``: ``duplicate=True`` if
         this very action of this seat was applied there; TimeoutLostError if the seat timed out
-        there; else StaleVersionError(current)."""
+        there; MatchOverError once the match is over; else StaleVersionError(current)."""
         idx = expected_version - 1
         if 0 <= idx < len(ld.entries):
             done = LogEntry.of(ld.entries[idx])
@@ -518,6 +527,8 @@ class MatchService:
             if done.seat == seat and done.outcome in ("TIMEOUT", "ABANDONED"):
                 raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
                                        f"the server applied the {ld.meta.get('timeout_policy')} policy")
+        if ld.state.over:  # nothing to choose again: say so rather than "stale, fetch the current version"
+            raise MatchOverError(f"the match is over (at version {ld.version})")
         raise StaleVersionError(ld.version)
 
     async def resign(self, match_id: str, seat: int, token: str | None, reason: str = "") -> Update:

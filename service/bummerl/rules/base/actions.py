@@ -121,9 +121,9 @@ def action_kind(a: int) -> str:
 
 
 def bid_id(name: str) -> int:
-    """Action id of ``bid NAME`` (a name of :data:`CONTRACTS`); raises InvalidActionError."""
+    """Action id of ``bid NAME`` (a name of :data:`CONTRACTS`, any case); raises InvalidActionError."""
     try:
-        return BID + CONTRACTS.index(name)
+        return BID + CONTRACTS.index(name.lower())
     except ValueError:
         raise InvalidActionError(f"not a contract: {name!r} (known: {', '.join(CONTRACTS)})") from None
 
@@ -185,21 +185,22 @@ def _parse_action(text: str) -> int:
         return KONTRA + KONTRA_CALLS.index(parts[0])
     if len(parts) == 2:
         verb, arg = parts
+        given = text.split()[1]  # as sent: a refusal quotes it in the client's own case
         if verb == "play":
-            return PLAY + parse_card(arg)
+            return PLAY + parse_card(given)
         if verb == "marriage":
-            c = parse_card(arg)
+            c = parse_card(given)
             if c % 6 not in (2, 3):
                 raise InvalidActionError(f"a marriage leads its king or queen, not {arg.upper()!r}")
             return marriage_id(c)
         if verb == "announce":
-            return ANNOUNCE + parse_suit(arg)
+            return ANNOUNCE + parse_suit(given)
         if verb == "trump":
-            return TRUMP + parse_suit(_SUIT_WORDS.get(arg, arg))
+            return TRUMP + parse_suit(_SUIT_WORDS.get(arg, given))
         if verb == "discard":
-            return DISCARD + parse_card(arg)
+            return DISCARD + parse_card(given)
         if verb == "bid":
-            return bid_id(arg)
+            return bid_id(given)
     raise InvalidActionError(
         f"not an action: {text!r} (expected 'play QH', 'marriage KH', 'announce H', "
         "'exchange', 'close', 'declare', 'draw', 'pass', 'trump H', 'discard QH', 'bid NAME' or 'kontra')"
