@@ -712,3 +712,17 @@ def test_views_and_events_hold_only_plain_data_to_the_end_of_the_match(variant: 
             break
     assert m.over and information_set(m, 0)["match"]["deals"]  # finished deals were shown
     assert all(_only_plain_data(r.to_dict()) == [] for r in m.results)  # as records show them too
+
+
+def test_a_refused_action_text_is_quoted_as_sent() -> None:
+    """Refusals quote the client's own text (they quoted it lowercased: 'play XXXX' -> 'xxxx');
+    parsing stays case-insensitive."""
+    from bummerl.rules import parse_action
+    from bummerl.rules.base.actions import InvalidActionError as Refused
+
+    assert parse_action("Play qH") == parse_action("play QH") and parse_action("BID Gang") == parse_action("bid gang")
+    for text, quoted in [("play XXXX", "'XXXX'"), ("discard Zz", "'Zz'"), ("announce Q", "'Q'"), ("bid NOPE", "'NOPE'"),
+                         ("marriage AH", "'AH'")]:
+        with pytest.raises(Refused) as err:
+            parse_action(text)
+        assert quoted in str(err.value), (text, str(err.value))
