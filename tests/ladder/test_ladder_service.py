@@ -96,8 +96,10 @@ async def test_bot_tokens_and_admin_rules(ladders: LadderService) -> None:
     bots = await register(ladders, 2)
     with pytest.raises(InvalidArgumentError, match="already registered"):
         await ladders.register_bot(f"{bots[0]['name']}", admin_token="adm")
-    with pytest.raises(UnauthenticatedError):
+    with pytest.raises(PermissionDeniedError, match="this is the token of bot"):  # valid, but not this bot's
         await ladders.authenticate_bot(bots[0]["bot_id"], bots[1]["bot_token"])
+    with pytest.raises(UnauthenticatedError):
+        await ladders.authenticate_bot(bots[0]["bot_id"], bots[1]["bot_token"] + "0")
     ids = [b["bot_id"] for b in bots]
     for spec, needle in ((LadderSpec("a", "schnapsen-at", ids[:1]), "two different"),
                          (LadderSpec("a", "schnapsen-at", ids, format="swiss"), "format"),

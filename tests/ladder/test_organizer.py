@@ -79,6 +79,25 @@ async def test_a_new_ladder_refuses_deleted_and_revoked_bots_and_bad_names(ladde
         await ladders.register_bot("quiet", "beep\u0007", admin_token="adm")
 
 
+async def test_valid_tokens_that_do_not_act_here_are_permission_denied(ladders: LadderService) -> None:
+    """Another bot's token on a bot's assignments, the admin token on a seat: both valid tokens,
+    so PERMISSION_DENIED (as another seat's token is), not "missing or wrong token"."""
+    a, b = await register(ladders, 2)
+    with pytest.raises(PermissionDeniedError, match=f"this is the token of bot '{b['bot_id']}', not of bot "):
+        await ladders.authenticate_bot(a["bot_id"], b["bot_token"])
+    for forged in (b["bot_id"] + ".forged", "nodot", ""):
+        with pytest.raises(UnauthenticatedError):
+            await ladders.authenticate_bot(a["bot_id"], forged)
+    svc = ladders.matches
+    c = await svc.create_match("schnapsen-at", admin_token="adm")
+    with pytest.raises(PermissionDeniedError, match="the admin token does not act for a seat"):
+        await svc.information_set(c.match_id, 0, "adm")
+    with pytest.raises(PermissionDeniedError, match="another seat"):
+        await svc.information_set(c.match_id, 0, c.tokens[1])
+    with pytest.raises(UnauthenticatedError):
+        await svc.information_set(c.match_id, 0, "adm-not")
+
+
 async def test_a_ladder_pauses_resumes_and_lists_its_games(ladders: LadderService) -> None:
     bots = await register(ladders, 2)
     tokens = {x["bot_id"]: x["bot_token"] for x in bots}

@@ -868,8 +868,11 @@ class MatchService:
         self._remember(match_id, ld)
         return ld
 
-    @staticmethod
-    def _authorize(ld: _Loaded, seat: int, token: str | None) -> None:
+    def _authorize(self, ld: _Loaded, seat: int, token: str | None) -> None:
+        """Pass if ``token`` is the seat's token (or the bot token of the bot seated there);
+        InvalidArgumentError for a seat not at the table, UnauthenticatedError for a missing or
+        unknown token, PermissionDeniedError for a valid token that does not act for this seat
+        (another seat's, the admin token)."""
         hashes = ld.meta["seat_tokens"]
         if not 0 <= seat < len(hashes):
             raise InvalidArgumentError(f"seat {seat} is not at this table (0..{len(hashes) - 1})")
@@ -883,6 +886,8 @@ class MatchService:
             return  # the bot token of the bot assigned to this seat (ladders)
         if any(hmac.compare_digest(h, x) for x in [*hashes, *bots]):
             raise PermissionDeniedError(f"this token belongs to another seat, not seat {seat}")
+        if self._admin_hash is not None and hmac.compare_digest(h, self._admin_hash):
+            raise PermissionDeniedError("the admin token does not act for a seat: use the seat's token")
         raise UnauthenticatedError("invalid seat token")
 
     @staticmethod

@@ -53,6 +53,7 @@ from bummerl.core.errors import (
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
+    PermissionDeniedError,
     ResourceExhaustedError,
     UnauthenticatedError,
     table_error,
@@ -246,15 +247,28 @@ class LadderService:
         return dict(json.loads(raw))
 
     async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
-        """The bot if ``token`` is its bot token; UnauthenticatedError otherwise (also for a revoked
-        or deleted bot)."""
+        """The bot if ``token`` is its bot token; PermissionDeniedError for the valid token of
+        another bot; UnauthenticatedError otherwise (also for a revoked or deleted bot)."""
         bot = await self.bot(bot_id)
         if bot.get("deleted") or bot.get("revoked"):
             raise UnauthenticatedError(f"the token of bot {bot['name']!r} was revoked"
                                        + (" (the bot was deleted)" if bot.get("deleted") else ""))
         if not token or not hmac.compare_digest(hash_token(token), bot["token_hash"]):
+            other = token.partition(".")[0] if token and "." in token else ""
+            if token and other and other != bot_id and await self._is_token_of(other, token):
+                raise PermissionDeniedError(f"this is the token of bot {other!r}, not of bot {bot_id!r}")
             raise UnauthenticatedError("missing or wrong bot token (authorization: Bearer <bot token>)")
         return bot
+
+    async def _is_token_of(self, bot_id: str, token: str) -> bool:
+        """Whether ``token`` is the current bot token of ``bot_id`` (a bot token starts with its
+        bot's id: ``<bot id>.<secret>``)."""
+        raw = await self.redis.get(aux_key("bot", bot_id))
+        if raw is None:
+            return False
+        bot = json.loads(raw)
+        live = not (bot.get("deleted") or bot.get("revoked"))
+        return live and hmac.compare_digest(hash_token(token), bot["token_hash"])
 
     async def list_bots(self) -> list[dict[str, Any]]:
         """Every registered bot, by name: ``{"bot_id", "name", "description", "created_at_ms",
