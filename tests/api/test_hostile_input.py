@@ -333,3 +333,45 @@ async def test_a_spectator_leaving_mid_stream_is_not_an_error(rt: Runtime, caplo
             "random", seed=s)) for s in range(2))), 60)
         await asyncio.sleep(0.3)  # the gateway notices the last closed connections
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize(("path", "body", "message"), [
+    ("actions", b'{"expected_version": "abc", "action_id": 1}', 'expected_version must be an integer (int64), got "abc"'),
+    ("actions", b'{"expected_version": 1.5, "action_id": 1}', "expected_version must be an integer (int64), got 1.5"),
+    ("actions", b'{"expected_version": -1, "action_id": 1}', "expected_version must be at least 1, got -1: "),
+    ("actions", b'{"expected_version": 1, "action_id": 1, "action_text": "play QH"}',
+     "set one of action_id and action_text, not both"),
+    ("actions", b'{"expected_version": 1, "action_text": ["x"]}', 'action_text must be a string, got an array: ["x"]'),
+    ("actions", b'{"expected_version": 1, "action_id": true}', "action_id must be an integer (int32), got true"),
+    ("matches", b'{"variant": 5}', "variant must be a string, got a number: 5"),
+    ("matches", b'{}', "variant is required; known: bauernschnapsen, "),
+    ("matches", b'{"variant": "santase", "seed": "x"}', 'seed must be an integer (uint64), got "x"'),
+    ("matches", b'{"variant": "santase", "seed": -1}', "seed must be an integer in 0..18446744073709551615 (uint64), got -1"),
+    ("matches", b'{"variant": "santase", "seed": NaN}', "seed must be an integer (uint64), got NaN"),
+    ("matches", b'{"variant": "santase", "options": ["a"]}', 'options must be an object (string keys), got an array: ["a"]'),
+    ("matches", b'{"variant": "santase", "seats": "ab"}', 'seats must be an array, got a string: "ab"'),
+    ("matches", b'{"variant": "santase", "seats": [{"name": 7}]}', "seats[0].name must be a string, got a number: 7"),
+    ("matches", b'{"variant": "santase", "time_control": {"scope": "NOPE"}}',
+     'time_control.scope must be one of TIME_CONTROL_SCOPE_UNSPECIFIED, TIME_CONTROL_SCOPE_DEAL, TIME_CONTROL_SCOPE_MATCH, '
+     'got "NOPE"'),
+    ("matches", b'{"variant": "santase", "time_control": 5}',
+     "time_control: expected a TimeControl object with the fields "),
+    ("matches", b'{"variant": "\xff"}', "body is not JSON in UTF-8 (byte 13 is not UTF-8)"),
+    ("matches", '{"variant": "santase"}'.encode("utf-16"), "body is not JSON in UTF-8 (byte 0 is not UTF-8)"),
+])
+async def test_a_body_value_of_the_wrong_type_names_its_field_and_the_type_expected(
+        rt: Runtime, path: str, body: bytes, message: str) -> None:
+    """A hostile-client walkthrough: such bodies were answered in protobuf's and Python's words
+    ("invalid literal for int() with base 10", "expected string or bytes-like object",
+    "Couldn't parse integer", "'utf-8' codec can't decode"), or, UTF-16, parsed."""
+    assert rt.http_port
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("santase")
+    url = f"/v1/matches/{m.match_id}/seats/0/actions" if path == "actions" else "/v1/matches"
+    status, _, out = parse(await raw_http(rt.http_port, post(url, body, f"Authorization: Bearer {m.tokens[0]}\r\n")))
+    assert status == 400 and out["code"] == "INVALID_ARGUMENT", out
+    assert out["message"].startswith(message), out["message"]
+    for internal in ("int()", "bytes-like", "Couldn't parse", "codec", "Failed to parse"):
+        assert internal not in out["message"]
+    async with AsyncClient(rt.target) as c:  # and the match is as it was
+        assert int((await c.information_set(m.match_id, 0, m.tokens[0]))["version"]) == 1

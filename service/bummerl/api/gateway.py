@@ -426,20 +426,106 @@ _UNKNOWN_FIELD = re.compile(r'(?:Failed to parse (?P<outer>\w+) field: )?Message
                             r'extensions\): "\[(?P<fields>[^\]]*)\]"')
 
 
-def _check_string_maps(data: Any, descriptor: Any) -> None:
-    """A top-level ``map<string, string>`` field (a table's ``options``) whose JSON value is not a
-    string: :class:`BadRequest` naming the key (protobuf's own error names no key)."""
+def _shown(v: Any) -> str:
+    """A JSON value in a message, short."""
+    return errors.clip(json.dumps(v, ensure_ascii=False), 40)
+
+
+def _json_kind(v: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(v), "a number")
+
+
+def _check_json(data: Any, descriptor: Any, path: str = "") -> None:
+    """Check JSON ``data`` against the request message ``descriptor`` before protobuf parses it, so
+    that a value of the wrong type gets a :class:`BadRequest` in the API's terms that names its
+    field and the type expected (``expected_version must be an integer (int64), got 'abc'``;
+    protobuf's own errors quote Python: "invalid literal for int() with base 10", "expected string
+    or bytes-like object"). Unknown fields are left to protobuf (:func:`_json_error_text`);
+    well-known types (``google.protobuf.*``) are not looked into."""
     if not isinstance(data, dict):
         return
-    for field in descriptor.fields:
-        value = data.get(field.name, data.get(field.json_name))
-        entry = field.message_type
-        if (isinstance(value, dict) and entry is not None and entry.GetOptions().map_entry
-                and entry.fields_by_name["value"].type == entry.fields_by_name["value"].TYPE_STRING):
+    by_name = {**{f.json_name: f for f in descriptor.fields}, **{f.name: f for f in descriptor.fields}}
+    oneofs: dict[str, str] = {}
+    for key, value in data.items():
+        f = by_name.get(key)
+        if f is None or value is None:
+            continue
+        where = f"{path}.{f.name}" if path else f.name
+        if f.containing_oneof is not None:
+            other = oneofs.setdefault(f.containing_oneof.name, f.name)
+            if other != f.name:
+                raise BadRequest(f"{path + ': ' if path else ''}set one of {other} and {f.name}, not both")
+        entry = f.message_type
+        if entry is not None and entry.GetOptions().map_entry:
+            if not isinstance(value, dict):
+                raise BadRequest(f"{where} must be an object (string keys), got {_json_kind(value)}: {_shown(value)}")
+            vf = entry.fields_by_name["value"]
             for k, v in value.items():
-                if not isinstance(v, str):
-                    raise BadRequest(f"{field.name}: the value of {k!r} must be a JSON string (e.g. \"5\", not 5), "
-                                     f"got {json.dumps(v)[:40]}")
+                if vf.type == vf.TYPE_STRING and not isinstance(v, str):  # a table option given as a number
+                    raise BadRequest(f"{where}: the value of {k!r} must be a JSON string (e.g. \"5\", not 5), "
+                                     f"got {errors.clip(json.dumps(v), 40)}")
+                _check_value(vf, v, f"{where}[{k!r}]")
+        elif f.is_repeated:
+            if not isinstance(value, list):
+                raise BadRequest(f"{where} must be an array, got {_json_kind(value)}: {_shown(value)}")
+            for i, v in enumerate(value):
+                _check_value(f, v, f"{where}[{i}]")
+        else:
+            _check_value(f, value, where)
+
+
+def _check_value(f: Any, v: Any, where: str) -> None:
+    """One JSON value of field ``f`` (an element, for a repeated field); see :func:`_check_json`."""
+    t = f.type
+    if v is None:
+        return
+    if t == _F.TYPE_MESSAGE or t == _F.TYPE_GROUP:
+        m = f.message_type
+        if m.full_name.startswith("google.protobuf."):
+            return
+        if not isinstance(v, dict):
+            known = ", ".join(x.name for x in m.fields)
+            raise BadRequest(f"{where}: expected a {m.name} object with the fields {known}, e.g. "
+                             f"{{\"{m.fields[0].name}\": ...}}, not {v!r}" if isinstance(v, str) else
+                             f"{where}: expected a {m.name} object with the fields {known}, not {_json_kind(v)}: "
+                             f"{_shown(v)}")
+        _check_json(v, m, where)
+    elif t == _F.TYPE_STRING:
+        if not isinstance(v, str):
+            raise BadRequest(f"{where} must be a string, got {_json_kind(v)}: {_shown(v)}")
+    elif t == _F.TYPE_BOOL:
+        if not isinstance(v, bool):
+            raise BadRequest(f"{where} must be true or false, got {_shown(v)}")
+    elif t in (_F.TYPE_FLOAT, _F.TYPE_DOUBLE):
+        if isinstance(v, bool) or not isinstance(v, int | float | str):
+            raise BadRequest(f"{where} must be a number, got {_json_kind(v)}: {_shown(v)}")
+        if isinstance(v, str):
+            try:
+                float(v)
+            except ValueError:
+                raise BadRequest(f"{where} must be a number, got {_shown(v)}") from None
+    elif t == _F.TYPE_ENUM:
+        names = [x.name for x in f.enum_type.values]
+        if not ((isinstance(v, str) and v in names)
+                or (isinstance(v, int) and not isinstance(v, bool) and v in f.enum_type.values_by_number)):
+            raise BadRequest(f"{where} must be one of {', '.join(names)}, got {_shown(v)}")
+    elif t == _F.TYPE_BYTES:
+        if not isinstance(v, str):
+            raise BadRequest(f"{where} must be a base64 string, got {_json_kind(v)}: {_shown(v)}")
+    elif t in _INT_KINDS:
+        kind, lo, hi = _INT_KINDS[t]
+        n: int | None = None
+        if isinstance(v, int) and not isinstance(v, bool):
+            n = v
+        elif isinstance(v, float) and v.is_integer():
+            n = int(v)
+        elif isinstance(v, str):
+            n = _int_or_none(v.strip())
+        if n is None:
+            raise BadRequest(f"{where} must be an integer ({kind}), got {_shown(v)}")
+        if not lo <= n <= hi:
+            raise BadRequest(f"{where} must be an integer in {lo}..{hi} ({kind}), got {n}")
 
 
 def _snake(name: str) -> str:
@@ -450,7 +536,7 @@ def _json_error_text(text: str) -> str:
     """A protobuf JSON parse error in the API's own terms: field names in snake_case as the docs
     and the JSON answers write them (protobuf's message lists camelCase names), a string where an
     object was expected said so; anything else as protobuf wrote it (a map value that is not a
-    string is caught before, by :func:`_check_string_maps`: every request map is top-level)."""
+    string is caught before, by :func:`_check_json`)."""
     m = _UNKNOWN_FIELD.search(text)
     if m:
         known = ", ".join(_snake(f.strip(" '")) for f in m["fields"].split(",") if f.strip(" '"))
@@ -468,8 +554,10 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
     msg = route.request_class()
     if route.body:
         if body.strip():
-            try:
-                data = json.loads(body)
+            try:  # UTF-8 only (json.loads of bytes would take UTF-16 and UTF-32 as well, RFC 8259 wants UTF-8)
+                data = json.loads(body.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                raise BadRequest(f"body is not JSON in UTF-8 (byte {exc.start} is not UTF-8)") from None
             except ValueError as exc:
                 raise BadRequest(f"body is not JSON: {errors.clip(str(exc), 120)}") from None
             except RecursionError:
@@ -478,7 +566,7 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
                 raise BadRequest(f"body is nested deeper than {MAX_JSON_DEPTH} levels")
             if route.body == "*" and not isinstance(data, dict):
                 raise BadRequest(f"body must be a JSON object, got {type(data).__name__.replace('NoneType', 'null')}")
-            _check_string_maps(data if route.body == "*" else {route.body: data}, msg.DESCRIPTOR)
+            _check_json(data if route.body == "*" else {route.body: data}, msg.DESCRIPTOR)
             try:
                 if route.body == "*":
                     json_format.ParseDict(data, msg)

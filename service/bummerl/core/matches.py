@@ -352,7 +352,7 @@ class MatchService:
             raise InvalidArgumentError(f"{spec.id} needs {spec.num_players} seats, got {len(names)}")
         names = [_check_seat_name(n, i) for i, n in enumerate(names)]
         if seed is not None and not 0 <= seed < 2**63:
-            raise InvalidArgumentError("seed must be in 0 .. 2**63-1")
+            raise InvalidArgumentError(f"seed must be in 0..{2**63 - 1}, got {seed}")
         try:
             tc = TimeControl.from_dict(time_control) if isinstance(time_control, dict) else time_control
         except TimeControlError as e:
@@ -446,8 +446,10 @@ class MatchService:
         moved the match on, and the answer is then the one a fresh read gives.
         """
         if expected_version < 1:  # proto3 reads a missing field as 0; versions start at 1
-            raise InvalidArgumentError("expected_version is required: the version of the information set the action "
-                                       "was chosen at (versions start at 1)")
+            raise InvalidArgumentError(
+                ("expected_version is required" if expected_version == 0 else
+                 f"expected_version must be at least 1, got {expected_version}")
+                + ": the version of the information set the action was chosen at (versions start at 1)")
         try:
             a = parse_action(action) if isinstance(action, str) else actions.check_id(action)
         except InvalidActionError:  # who asks comes first: a wrong token hears UNAUTHENTICATED, not about the action

@@ -313,7 +313,8 @@ def find_variant(name: str) -> VariantSpec:
     except KeyError:
         known = ", ".join(v.id + (f" (or {', '.join(v.aliases)})" if v.aliases else "")
                           for v in sorted(_REGISTRY.values(), key=lambda v: v.id))
-        raise UnknownVariantError(f"unknown variant {name!r}; known: {known}") from None
+        what = f"unknown variant {name!r}" if name else "variant is required"
+        raise UnknownVariantError(f"{what}; known: {known}") from None
 
 
 _CONFIGURED: dict[tuple[str, tuple[tuple[str, OptionValue], ...]], Rules] = {}
