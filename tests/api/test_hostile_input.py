@@ -375,3 +375,29 @@ async def test_a_body_value_of_the_wrong_type_names_its_field_and_the_type_expec
         assert internal not in out["message"]
     async with AsyncClient(rt.target) as c:  # and the match is as it was
         assert int((await c.information_set(m.match_id, 0, m.tokens[0]))["version"]) == 1
+
+
+async def test_a_body_or_query_that_contradicts_the_path_is_refused(rt: Runtime) -> None:
+    """The path won in silence over a body or query naming another match or seat; repeating the
+    path's own value stays allowed."""
+    assert rt.http_port
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("santase")
+        seat = int((await c.information_set(m.match_id, 0, m.tokens[0]))["deal"]["to_act"])
+        legal = (await c.information_set(m.match_id, seat, m.tokens[seat]))["legal_actions"][0]["id"]
+    auth = f"Authorization: Bearer {m.tokens[seat]}\r\n"
+    url = f"/v1/matches/{m.match_id}/seats/{seat}/actions"
+    for req, message in (({"match_id": "zzz"}, f"match_id: the path says {m.match_id}, the body zzz (leave it out"),
+                         ({"seat": 1 - seat}, f"seat: the path says {seat}, the body {1 - seat} (leave it out")):
+        body = json.dumps({**req, "expected_version": 1, "action_id": legal}).encode()
+        status, _, out = parse(await raw_http(rt.http_port, post(url, body, auth)))
+        assert status == 400 and out["message"].startswith(message), out
+    get = (f"GET /v1/matches/{m.match_id}/seats/{seat}/information-set?seat={1 - seat} HTTP/1.1\r\nHost: x\r\n{auth}"
+           f"Connection: close\r\n\r\n").encode()
+    status, _, out = parse(await raw_http(rt.http_port, get))
+    assert status == 400 and out["message"] == f"seat: the path says {seat}, the query {1 - seat} (leave it out of the query)"
+    async with AsyncClient(rt.target) as c:
+        assert int((await c.information_set(m.match_id, seat, m.tokens[seat]))["version"]) == 1  # nothing applied
+    body = json.dumps({"match_id": m.match_id, "seat": seat, "expected_version": 1, "action_id": legal}).encode()
+    status, _, out = parse(await raw_http(rt.http_port, post(url, body, auth)))
+    assert status == 200 and out["version"] == "2", out  # the same values as the path: fine

@@ -552,6 +552,7 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
     """The RPC request message from path params (field path -> raw text), query string and body.
     Raises :class:`BadRequest`."""
     msg = route.request_class()
+    data: Any = None
     if route.body:
         if body.strip():
             try:  # UTF-8 only (json.loads of bytes would take UTF-16 and UTF-32 as well, RFC 8259 wants UTF-8)
@@ -580,12 +581,29 @@ def build_request(route: Route, path_params: Mapping[str, str], query: str, body
         if route.body == "*":
             raise BadRequest("query parameters are not accepted when the body holds the request")
         for key, values in urllib.parse.parse_qs(query, keep_blank_values=True, strict_parsing=False).items():
-            if key in path_params:
+            if key in path_params:  # the path names it: the query may repeat it, not contradict it
+                if values != [path_params[key]]:
+                    raise BadRequest(f"{key}: the path says {path_params[key]}, the query {', '.join(values)} "
+                                     f"(leave it out of the query)")
                 continue
             _set_path(msg, key, values)
+    in_body = {}
+    if route.body == "*" and isinstance(data, dict):  # the body repeats a path field: it must agree with the path
+        fields = msg.DESCRIPTOR.fields_by_name
+        in_body = {name: _get_path(msg, name) for name in path_params
+                   if name in fields and (name in data or fields[name].json_name in data)}
     for name, value in path_params.items():
         _set_path(msg, name, [value])
+        if name in in_body and in_body[name] != _get_path(msg, name):
+            raise BadRequest(f"{name}: the path says {value}, the body {in_body[name]} (leave it out of the body)")
     return msg
+
+
+def _get_path(msg: Message, path: str) -> Any:
+    for part in path.split("."):
+        msg = getattr(msg, part)
+    return msg
+
 
 
 # ---------------------------------------------------------------------------------------------
