@@ -141,3 +141,21 @@ async def test_a_bad_action_with_a_bad_token_is_unauthenticated_and_a_finished_m
             await c.submit_action(cm.match_id, 0, cm.tokens[0], 1, 0)
         assert ei.value.code == grpc.StatusCode.FAILED_PRECONDITION and ei.value.reason == "MATCH_OVER"
         assert "the match is over (at version 2)" in ei.value.details
+
+
+async def test_a_negative_from_version_is_invalid_argument(rt: Runtime) -> None:
+    """StreamMatch, Play and WatchMatch answered a from_version of -5 with the snapshot."""
+    async with AsyncClient(rt.target) as c:
+        cm = await c.create_match("santase")
+        for opened in (lambda: c.stream(cm.match_id, 0, cm.tokens[0], from_version=-5),
+                       lambda: c.watch(cm.match_id, from_version=-5)):
+            with pytest.raises(BummerlError) as ei:
+                async for _ in opened():
+                    pass
+            assert ei.value.code == grpc.StatusCode.INVALID_ARGUMENT
+            assert "from_version must be at least 0 (0 = from the start), got -5" in ei.value.details
+        with pytest.raises(BummerlError) as ei:
+            async with c.play(cm.match_id, 0, cm.tokens[0], from_version=-5) as call:
+                async for _ in call:
+                    pass
+        assert ei.value.code == grpc.StatusCode.INVALID_ARGUMENT

@@ -678,7 +678,10 @@ class MatchService:
     async def stream(self, match_id: str, seat: int, token: str | None, from_version: int = 0) -> AsyncIterator[Update]:
         """Updates for ``seat``: first a snapshot (current information set + events after
         ``from_version``), then one update per new version, until the update that ends the
-        match. Uses blocking stream reads (XREAD BLOCK), no polling of the state."""
+        match. Uses blocking stream reads (XREAD BLOCK), no polling of the state. A negative
+        ``from_version`` raises InvalidArgumentError."""
+        if from_version < 0:
+            raise InvalidArgumentError(f"from_version must be at least 0 (0 = from the start), got {from_version}")
         ld = await self._load(match_id)
         self._authorize(ld, seat, token)
         with self._open_streams.hold((match_id, seat), self.max_streams_per_seat,

@@ -337,7 +337,10 @@ class Spectators:
         shows the end of the match. Waits on the match's event stream (no polling of the state)
         and reads the match again only when this process does not hold the version the events
         name. Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
-        PermissionDeniedError, ResourceExhaustedError (:attr:`max_watchers`) before the first frame."""
+        PermissionDeniedError, ResourceExhaustedError (:attr:`max_watchers`) before the first frame;
+        InvalidArgumentError for a negative ``from_version``."""
+        if from_version < 0:
+            raise InvalidArgumentError(f"from_version must be at least 0 (0 = from the start), got {from_version}")
         with self._watching.hold(match_id, self.max_watchers, "this match has as many spectators on this server as "
                                  "it takes; retry later", retry_after_ms=5000):
             metrics.spectator(1)
