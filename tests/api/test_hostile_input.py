@@ -18,7 +18,7 @@ from grpc_status import rpc_status
 from bummerl import metrics
 from bummerl.app import Runtime
 from bummerl.config import Settings
-from bummerl.v1 import game_pb2
+from bummerl.v1 import game_pb2, game_pb2_grpc
 from bummerl_client import AsyncClient, BummerlError
 
 
@@ -401,3 +401,22 @@ async def test_a_body_or_query_that_contradicts_the_path_is_refused(rt: Runtime)
     body = json.dumps({"match_id": m.match_id, "seat": seat, "expected_version": 1, "action_id": legal}).encode()
     status, _, out = parse(await raw_http(rt.http_port, post(url, body, auth)))
     assert status == 200 and out["version"] == "2", out  # the same values as the path: fine
+
+
+async def test_two_authorization_entries_are_refused_over_grpc_and_rest(rt: Runtime) -> None:
+    """With two, the last one counted; now neither does (UNAUTHENTICATED, 401)."""
+    async with AsyncClient(rt.target) as c:
+        m = await c.create_match("santase")
+    async with grpc.aio.insecure_channel(rt.target) as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        with pytest.raises(grpc.aio.AioRpcError) as ei:
+            await stub.GetInformationSet(game_pb2.GetInformationSetRequest(match_id=m.match_id, seat=0),
+                                         metadata=(("authorization", "Bearer wrong"),
+                                                   ("authorization", f"Bearer {m.tokens[0]}")))
+        assert ei.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert ei.value.details() == "2 authorization headers; send one: Bearer <token>"
+    assert rt.http_port
+    get = (f"GET /v1/matches/{m.match_id}/seats/0/information-set HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n"
+           f"Authorization: Bearer {m.tokens[0]}\r\nConnection: close\r\n\r\n").encode()
+    status, _, out = parse(await raw_http(rt.http_port, get))
+    assert status == 401 and out["code"] == "UNAUTHENTICATED" and "2 authorization headers" in out["message"]

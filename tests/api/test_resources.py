@@ -84,6 +84,16 @@ async def test_open_streams_per_seat_are_capped_without_shutting_others_out(redi
             async for _ in c.stream(m.match_id, 0, m.tokens[0]):
                 pass
         assert e.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "open streams" in e.value.details
+        from bummerl.v1 import game_pb2, game_pb2_grpc
+
+        async with grpc.aio.insecure_channel(rt.target) as ch:  # a retry-after that does not invite a retry at once
+            call = game_pb2_grpc.GameServiceStub(ch).StreamMatch(
+                game_pb2.StreamMatchRequest(match_id=m.match_id, seat=0),
+                metadata=(("authorization", f"Bearer {m.tokens[0]}"),))
+            with pytest.raises(grpc.aio.AioRpcError) as raw:
+                async for _ in call:
+                    pass
+            assert dict(raw.value.trailing_metadata() or ()).get("bummerl-retry-after-ms") == "1000"
         other = c.stream(m.match_id, 1, m.tokens[1])  # the other seat is not shut out
         assert int((await other.__anext__())["version"]) == 1
         await other.aclose()

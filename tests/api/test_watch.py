@@ -263,6 +263,8 @@ async def test_list_matches_running_and_recent_public_only(rt: Runtime) -> None:
         a = await _create(stub, seed=1)
         b = await _create(stub, seed=2)
         hidden = await _create(stub, seed=3, access="token")
+        assert rt.service is not None  # a ladder's game is listed by its ladder, not here (it was among "running")
+        ladder_game = await rt.service.create_match("schnapsen-at", seed=5, trusted=True, ladder_id="l0123456789abcdef")
         await stub.Resign(game_pb2.ResignRequest(match_id=a.match_id, seat=0),
                           metadata=[("authorization", f"Bearer {a.seat_tokens[0].token}")])
         got = await stub.ListMatches(game_pb2.ListMatchesRequest(limit=100))
@@ -273,6 +275,7 @@ async def test_list_matches_running_and_recent_public_only(rt: Runtime) -> None:
     assert recent.index(b.match_id) < recent.index(a.match_id) and hidden.match_id not in recent
     running = {m.match_id for m in got.running}
     assert b.match_id in running and a.match_id not in running and hidden.match_id not in running
+    assert ladder_game.match_id not in running | set(recent)
     listed = next(m for m in got.recent if m.match_id == a.match_id)
     assert listed.over and list(listed.seat_names) == ["bot0", "bot1"] and listed.variant == "schnapsen-at"
 

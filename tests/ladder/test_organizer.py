@@ -75,6 +75,13 @@ async def test_a_new_ladder_refuses_deleted_and_revoked_bots_and_bad_names(ladde
         with pytest.raises(InvalidArgumentError, match="name must be at most 100 printable characters"):
             await create([a["bot_id"], b["bot_id"]], bad)
     await create([a["bot_id"], b["bot_id"]], "Ladder of the week: a vs b")  # a rotated bot plays again
+    with pytest.raises(InvalidArgumentError, match="sprt: settings for format sprt only, this ladder's format is "
+                                                   "round_robin"):
+        await ladders.create_ladder(LadderSpec("", "schnapsen-at", [a["bot_id"], b["bot_id"]], sprt={"elo1": 5}),
+                                    admin_token="adm")
+    with pytest.raises(InvalidArgumentError, match="elo0 and elo1 must be in -1000..1000, got -1e"):
+        await ladders.create_ladder(LadderSpec("", "schnapsen-at", [a["bot_id"], b["bot_id"]], format="sprt",
+                                               sprt={"elo0": -1e308, "elo1": 1e308}), admin_token="adm")
     with pytest.raises(InvalidArgumentError, match="description contains control"):
         await ladders.register_bot("quiet", "beep\u0007", admin_token="adm")
 

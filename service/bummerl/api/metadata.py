@@ -27,8 +27,8 @@ def metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str 
 def bearer_token(context: Any) -> str | None:
     """The token of an ``authorization: Bearer <token>`` entry in ``context.invocation_metadata()``,
     or None when absent or not a Bearer credential. Works for ``grpc.aio`` and gateway contexts.
-    Never log the result. Raises UnauthenticatedError (401 over REST) when the value is not
-    printable ASCII: every token the server issues is, and a REST header that is not UTF-8
+    Never log the result. Raises UnauthenticatedError (401 over REST) for more than one
+    ``authorization`` entry, and when the value is not printable ASCII: every token the server issues is, and a REST header that is not UTF-8
     arrives with surrogate escapes that no hash accepts.
 
     >>> class Ctx:
@@ -37,6 +37,9 @@ def bearer_token(context: Any) -> str | None:
     >>> bearer_token(Ctx())
     's3cret'
     """
+    entries = [v for k, v in context.invocation_metadata() or () if k.lower() == AUTHORIZATION]
+    if len(entries) > 1:  # which one counts would be a guess: refuse (one token names one caller)
+        raise UnauthenticatedError(f"{len(entries)} authorization headers; send one: Bearer <token>")
     value = metadata_value(context.invocation_metadata(), AUTHORIZATION)
     if value is None:
         return None

@@ -96,6 +96,9 @@ from .versions import LATEST_CACHE, VersionCache
 RESIGN_REASONS = {"": ("resigned", "RESIGN"), "illegal": ("illegal", "ILLEGAL"),
                   "disconnect": ("disconnect", "DISCONNECT"), "timeout": ("timeout", "TIMEOUT")}
 """Resign reasons a client may give -> (match end reason, record kind)."""
+STREAM_CAP_RETRY_MS = 1000
+"""``bummerl-retry-after-ms`` of a stream refused at the cap per seat: an immediate retry would be
+refused again (a stream of the seat has to end first)."""
 MAX_SEAT_NAME = 64
 """Longest seat name, in characters (printable, no control characters)."""
 
@@ -686,7 +689,7 @@ class MatchService:
         self._authorize(ld, seat, token)
         with self._open_streams.hold((match_id, seat), self.max_streams_per_seat,
                                      f"seat {seat} already has {self.max_streams_per_seat} open streams of this "
-                                     f"match on this server; close one first"):
+                                     f"match on this server; close one first", retry_after_ms=STREAM_CAP_RETRY_MS):
             async for u in self._stream(match_id, seat, ld, from_version):
                 yield u
 

@@ -66,7 +66,7 @@ updates of many spectators do not all queue ahead of the seats' next calls (peop
 not see 50 ms; a bot waiting for its answer does)."""
 MAX_WATCHERS = 2000
 """Default cap of open WatchMatch streams per match and process (RESOURCE_EXHAUSTED beyond)."""
-_LISTED_META = (b"variant", b"seats", b"created_at_ms", b"over", b"watch")
+_LISTED_META = (b"variant", b"seats", b"created_at_ms", b"over", b"watch", b"ladder_id")
 
 
 def new_watch(access: str = "", delay_moves: int = 0) -> tuple[dict[str, Any], str]:
@@ -394,7 +394,7 @@ class Spectators:
         """``{"running": [...], "recent": [...]}`` of ``MatchListing`` dicts (match_id, variant,
         seat_names, created_at_ms, over): up to ``limit`` (1..:data:`MAX_LIST`, 0 = 20) matches not
         yet over, and the most recently created ones, newest first; matches watched by token only
-        are left out. Raises InvalidArgumentError for a bad limit."""
+        and ladder games (listed by their ladder) are left out. Raises InvalidArgumentError for a bad limit."""
         if not 0 <= limit <= MAX_LIST:
             raise InvalidArgumentError(f"limit must be in 0..{MAX_LIST}, got {limit}")
         limit = limit or 20
@@ -414,8 +414,8 @@ class Spectators:
             if raw[0] is None:
                 continue  # expired
             meta = [orjson.loads(x) if x is not None else None for x in raw]
-            if (meta[4] or {}).get("access", "public") != "public":
-                continue
+            if (meta[4] or {}).get("access", "public") != "public" or meta[5]:
+                continue  # watched by token only; a ladder's game (its ladder lists it)
             found[mid] = {"match_id": mid, "variant": meta[0], "seat_names": list(meta[1] or []),
                           "created_at_ms": int(meta[2] or 0), "over": bool(meta[3])}
         run = [found[m] for m in dict.fromkeys(running) if m in found and not found[m]["over"]]

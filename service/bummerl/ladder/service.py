@@ -467,6 +467,8 @@ class LadderService:
         if (total := planned_games(fmt, len(bots), seats, spec.rounds, spec.duplicate_deals)) > MAX_GAMES:
             raise InvalidArgumentError(f"this ladder would plan {total} games (at most {MAX_GAMES}): fewer bots or "
                                        f"rounds, or no duplicate deals ({math.factorial(seats)} games a set)")
+        if spec.sprt and not fmt.stops_early:
+            raise InvalidArgumentError(f"sprt: settings for format sprt only, this ladder's format is {fmt.name}")
         try:
             sprt = Sprt(**(spec.sprt or {})) if fmt.stops_early else None
         except (TypeError, ValueError) as e:

@@ -177,12 +177,17 @@ def cells_of(values: Sequence[float]) -> tuple[float, ...]:
     return TRINOMIAL if all(x in TRINOMIAL for x in values) else PENTANOMIAL
 
 
+MAX_SPRT_ELO = 1000.0
+"""Largest Elo difference an SPRT's hypotheses may name (a 1000-point edge wins ~99.7% of games)."""
+
+
 @dataclass(frozen=True)
 class Sprt:
     """SPRT settings: H0 ``elo <= elo0``, H1 ``elo >= elo1`` (logistic Elo), error rates
     ``alpha`` (accepting H1 at ``elo0``) and ``beta`` (accepting H0 at ``elo1``), and ``prior``,
     the count added to every cell of the result table before the LLR is taken (see the module
-    docstring). Raises ValueError on ``elo1 <= elo0``, rates outside (0, 0.5) or ``prior <= 0``."""
+    docstring). Raises ValueError on ``elo1 <= elo0``, an Elo outside +/-:data:`MAX_SPRT_ELO` (or not
+    finite), rates outside (0, 0.5) or ``prior <= 0``."""
 
     elo0: float = 0.0
     elo1: float = 10.0
@@ -191,6 +196,8 @@ class Sprt:
     prior: float = 0.5
 
     def __post_init__(self) -> None:
+        if not all(math.isfinite(x) and -MAX_SPRT_ELO <= x <= MAX_SPRT_ELO for x in (self.elo0, self.elo1)):
+            raise ValueError(f"sprt elo0 and elo1 must be in -{MAX_SPRT_ELO:g}..{MAX_SPRT_ELO:g}, got {self.elo0:g}, {self.elo1:g}")
         if not self.elo1 > self.elo0:
             raise ValueError("sprt needs elo1 > elo0")
         if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
