@@ -5,6 +5,7 @@ JSON dict), so these tests run without a server."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +100,45 @@ def test_seat_names_tell_seats_with_the_same_bot_apart() -> None:
     assert seat_names(["strong", "greedy"]) == ["strong", "greedy"]
     assert seat_names(["strong", "greedy", "strong", "x" * 64, "x" * 64]) == [
         "strong#0", "greedy", "strong#2", "x" * 60 + "#3", "x" * 60 + "#4"]
+
+
+PY_BOT = '''
+from bummerl_client import Bot
+
+class Highest(Bot):
+    def choose(self, info):
+        return max(info.legal_actions, key=lambda a: a["id"])["id"]
+
+class Named(Highest):
+    name = "tall"
+
+class NoSeed(Bot):
+    def __init__(self):
+        super().__init__(None)
+    def choose(self, info):
+        return info.legal_actions[0]["id"]
+
+NOT_A_BOT = 3
+'''
+
+
+def test_a_python_bot_class_is_a_bot_spec(tmp_path: Path) -> None:
+    """``py:FILE.py:CLASS`` puts a Bot subclass into --bots of play, ladder run and bot run, as
+    ``exec:`` does an executable (a walkthrough had to read botrunner.py to run an SDK bot)."""
+    from bummerl_client.__main__ import bot_from_spec
+    from bummerl_client.harness import BotTestHarness
+
+    path = tmp_path / "mybots.py"
+    path.write_text(PY_BOT)
+    bot = bot_from_spec(f"py:{path}:Highest", seed=3)
+    assert bot.name == "py:Highest" and type(bot).__name__ == "Highest"
+    assert bot_from_spec(f"py:{path}:Named").name == "tall" and bot_from_spec(f"py:{path}:NoSeed").name == "py:NoSeed"
+    report = BotTestHarness(lambda: bot_from_spec(f"py:{path}:Highest"), variants=["schnapsen-at", "santase"]).run()
+    assert report.ok and report.matches == 2, report.problems
+    for spec, message in ((f"py:{tmp_path}/none.py:Highest", "py: no such file: "),
+                          (f"py:{path}:Missing", "has no Bot subclass named 'Missing'"),
+                          (f"py:{path}:NOT_A_BOT", "has no Bot subclass named 'NOT_A_BOT'"),
+                          ("py:no_such_module_here:Bot", "py: cannot import no_such_module_here: ModuleNotFoundError"),
+                          (f"py:{path}", "py: expected FILE.py:CLASS or MODULE:CLASS, got ")):
+        with pytest.raises(ValueError, match=message):
+            bot_from_spec(spec)

@@ -31,7 +31,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     name = name.strip()
     cls = BOTS.get(name)
     if cls is None:
-        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(BOTS))} (or exec:COMMAND)")
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(BOTS))} (or exec:COMMAND, py:FILE.py:CLASS)")
     options = parse_options(opts)
     if issubclass(cls, StrongBot):
         return cls.from_options(seed, options)
