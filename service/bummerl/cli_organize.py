@@ -103,6 +103,14 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
+def result_line(r: dict[str, Any], names: dict[str, str]) -> str:
+    """One finished ladder game for people: ``game 10: alice 1 - bob 0 (disconnect)``, each bot by
+    name with its score (0, 0.5 or 1; a placement score in 3-4 seat games)."""
+    scores = [float(x) for x in r.get("scores") or ()]
+    seats = " - ".join(f"{names.get(b, b)} {s:g}" for b, s in zip(r.get("bots") or (), scores, strict=False))
+    return f"game {r.get('game')}: {seats or r.get('scores')} ({r.get('reason')})"
+
+
 def elo_cell(p: dict[str, Any]) -> str:
     """The Elo of a pair row: ``+35.2 +/- 20.1``; ``n/a (needs N pairs)`` when it rests on fewer
     than :data:`MIN_PAIRS_FOR_ELO` units; ``n/a (unbounded so far)`` when it is not finite (one
@@ -343,11 +351,12 @@ class Organizer:
             grid.add_row("\n".join(last[-8:]) or "(no result yet)")
             return grid
 
+        lad_names = (await self.client.ladder(lid)).get("bot_names", {})
         with Live(await frame(), console=self.console, refresh_per_second=2) as live:
             async for ev in self.client.stream_ladder(lid):
                 if ev.get("type") == "result":
                     r = ev.get("result", {})
-                    last.append(f"game {r.get('game')}: {r.get('reason')}, scores {r.get('scores')}")
+                    last.append(result_line(r, lad_names))
                 live.update(await frame())
                 if ev.get("type") == "finished":
                     break

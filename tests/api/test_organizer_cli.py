@@ -157,3 +157,13 @@ def _list_bots(target: str) -> list[dict[str, Any]]:
             return await c.list_bots()
 
     return asyncio.run(go())
+
+
+def test_ladder_watch_names_the_bots_of_each_result() -> None:
+    """`ladder watch` listed 'game 10: disconnect, scores [0.0, 1.0]', naming nobody."""
+    from bummerl.cli_organize import result_line
+
+    r = {"game": 10, "bots": ["b1", "b2"], "scores": [0.0, 1.0], "reason": "disconnect"}
+    assert result_line(r, {"b1": "alice", "b2": "bob"}) == "game 10: alice 0 - bob 1 (disconnect)"
+    three = {"game": 3, "bots": ["b1", "b2", "b3"], "scores": ["0.5", "1", "0"], "reason": "target_reached"}
+    assert result_line(three, {"b1": "a"}) == "game 3: a 0.5 - b2 1 - b3 0 (target_reached)"
