@@ -131,7 +131,8 @@ def _table(board: dict[str, Any], names: dict[str, str], seats: int = 2) -> Tabl
     title = "Leaderboard (openskill: ordinal = mu - 3 sigma)"
     if seats > 2:
         title = f"Leaderboard, {seats} seats (openskill by placements, ordinal = mu - 3 sigma)"
-    t = Table(title=title)
+    t = Table(title=title, caption="deals won: of the deals played to their end (a game lost to a bot's fault or "
+                                   "timeout may end before its first deal does)")
     cols = ["#", "bot", "ordinal", "mu", "sigma", "games", *(["score"] if seats > 2 else []), "W", "L", "D", "deals won"]
     for col in cols:
         t.add_column(col, justify="right" if col not in ("bot",) else "left")
