@@ -38,11 +38,11 @@ def bearer_token(context: Any) -> str | None:
     's3cret'
     """
     entries = [v for k, v in context.invocation_metadata() or () if k.lower() == AUTHORIZATION]
+    if not entries:
+        return None
     if len(entries) > 1:  # which one counts would be a guess: refuse (one token names one caller)
         raise UnauthenticatedError(f"{len(entries)} authorization headers; send one: Bearer <token>")
-    value = metadata_value(context.invocation_metadata(), AUTHORIZATION)
-    if value is None:
-        return None
+    value = entries[0].decode() if isinstance(entries[0], bytes) else str(entries[0])
     if not (value.isascii() and value.isprintable()):
         raise UnauthenticatedError("the authorization header is not printable ASCII; send Bearer <token>")
     scheme, _, token = value.strip().partition(" ")
