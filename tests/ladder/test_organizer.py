@@ -84,6 +84,8 @@ async def test_a_new_ladder_refuses_deleted_and_revoked_bots_and_bad_names(ladde
                                                sprt={"elo0": -1e308, "elo1": 1e308}), admin_token="adm")
     with pytest.raises(InvalidArgumentError, match="description contains control"):
         await ladders.register_bot("quiet", "beep\u0007", admin_token="adm")
+    with pytest.raises(InvalidArgumentError, match="must not start with 'house:'"):
+        await ladders.register_bot("house:greedy", admin_token="adm")
 
 
 async def test_valid_tokens_that_do_not_act_here_are_permission_denied(ladders: LadderService) -> None:

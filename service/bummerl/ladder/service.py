@@ -58,6 +58,7 @@ from bummerl.core.errors import (
     UnauthenticatedError,
     table_error,
 )
+from bummerl.core.house import PREFIX as HOUSE_PREFIX
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
 from bummerl.store.keys import aux_key, botq_key, ladder_key
@@ -219,10 +220,13 @@ class LadderService:
     async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
         """Register a bot (admin). Returns ``{"bot_id", "bot_token", "name"}``; the token
         (``<bot id>.<256-bit hex secret>``) is shown only here. Raises InvalidArgumentError for a bad or taken name (1-64 of letters, digits,
-        ``_.:+-``), PermissionDeniedError without the admin token."""
+        ``_.:+-``, not starting ``house:``), PermissionDeniedError without the admin token."""
         self.matches.check_admin(admin_token)
         if not _NAME_RE.match(name or ""):
             raise InvalidArgumentError("bot name must be 1-64 letters, digits or _.:+- (starting with a letter or digit)")
+        if name.startswith(HOUSE_PREFIX):  # records and pages would show its seats as the server's own bot
+            raise InvalidArgumentError(f"bot name must not start with {HOUSE_PREFIX!r}: that names the server's house "
+                                       f"bots (a CreateMatch seat named house:greedy is played by the server)")
         if len(description) > 500:
             raise InvalidArgumentError("bot description is longer than 500 characters")
         if not description.isprintable():
