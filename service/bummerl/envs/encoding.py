@@ -28,7 +28,10 @@ talon             (2,)        talon size / deck size; deal number / 32 (at most 
 talon_state       (4,)        ``TALON_STATE_*`` one-hot (unspecified, open, closed, exhausted)
 closed_by         (n,)        seat that closed the talon (relative)
 current_trick     (n, 24)     card each seat put into the trick in progress
-won_cards         (n, 24)     cards of the tricks each seat won this deal (public trick events)
+won_cards         (n, 24)     own won cards this deal (row 0 only) where the variant lets a
+                              player look at his tricks (``own_tricks``, §14.2), else 0: won
+                              cards as a set are a derived field §14.2 keeps from the players
+                              (the trick events themselves are in ``history``)
 known_cards       (n, 24)     cards publicly known to be in a seat's hand: shown marriage
                               partners, a card taken up by exchange, shown cards; not yet played
 marriages         (n, 4)      marriages announced by seat and suit
@@ -227,22 +230,20 @@ class Encoder:
         own = deal.get("own_tricks")
         if own:
             put[o["own_points"]] = min(1.0, float(own.get("deal_points", 0)) / 66.0)
+            for c in own.get("won_cards", ()):  # row 0: the observing seat
+                put[o["won_cards"] + _CARD[c]] = 1.0
         history: Sequence[Mapping[str, Any]] = deal.get("history", ())
         if perfect_recall and len(history) > self.rows:
             raise ValueError(f"deal history of {len(history)} events exceeds the {self.rows} rows of the tensor")
         known: dict[int, set[int]] = {}  # card -> rows (seats) of known_cards holding it
-        won = o["won_cards"]
         hist = o["history"] if perfect_recall else -1
         for i, ev in enumerate(history):
             for kind, body in ev.items():
                 if kind in ("version", "deal_number"):
                     continue
                 if kind == "trick_completed":
-                    w = row(body["winner"])
                     for tc in body["cards"]:
-                        c = _CARD[tc["card"]]
-                        put[won + w * NUM_CARDS + c] = 1.0
-                        known.pop(c, None)
+                        known.pop(_CARD[tc["card"]], None)
                 elif kind == "card_played":
                     known.pop(_CARD[body["card"]], None)
                 elif kind == "trump_exchanged":
