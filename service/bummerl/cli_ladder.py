@@ -84,7 +84,7 @@ def named_specs(text: str) -> list[tuple[str, str]]:
     """``--bots`` with optional names: ``"mine=exec:./bot,ref=strong:samples=32,greedy"`` ->
     ``[("mine", "exec:./bot"), ("ref", "strong:samples=32"), ("", "greedy")]``. An item
     ``NAME=SPEC`` starts a named bot when SPEC is a bundled bot (``random``, ``greedy``,
-    ``strong...``) or ``exec:...``; any other ``key=value`` item continues the options of the
+    ``strong...``), ``exec:...`` or ``py:...``; any other ``key=value`` item continues the options of the
     bot before it (``strong:budget_ms=50,samples=8``)."""
     from bummerl_client.bots import BOTS, split_bot_specs
 
@@ -92,7 +92,7 @@ def named_specs(text: str) -> list[tuple[str, str]]:
     for item in text.split(","):
         m = _NAMED.match(item)
         kind = m.group(2).strip().split(":", 1)[0] if m else ""
-        if m and (kind in BOTS or kind == "exec"):
+        if m and (kind in BOTS or kind in ("exec", "py")):
             out.append((m.group(1), m.group(2).strip()))
         elif out:
             merged = split_bot_specs(f"{out[-1][1]},{item}")
@@ -106,6 +106,8 @@ def named_specs(text: str) -> list[tuple[str, str]]:
 
 
 def _bot_name(spec: str, i: int, tag: str) -> str:
+    if spec.startswith("py:"):  # py:FILE.py:CLASS -> the class
+        spec = spec.rsplit(":", 1)[-1]
     base = re.sub(r"[^A-Za-z0-9_.+-]+", "-", spec.removeprefix("exec:").split()[0] if spec.startswith("exec:") else spec)
     return f"{base.strip('-')[:40] or 'bot'}-{i}-{tag}"
 

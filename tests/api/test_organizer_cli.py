@@ -131,6 +131,12 @@ def test_named_bot_specs() -> None:
         ("mine", "exec:./bot --fast"), ("ref", "strong:samples=32,seed=1"), ("", "greedy")]
     assert named_specs("strong:budget_ms=50,samples=8,random") == [("", "strong:budget_ms=50,samples=8"),
                                                                    ("", "random")]
+    # py: specs are named and listed like exec: ones (NAME=py:... was refused as an option of the bot before)
+    assert named_specs("strong:samples=8,slowg=py:wk/slow.py:SlowGreedy,py:b.py:B") == [
+        ("", "strong:samples=8"), ("slowg", "py:wk/slow.py:SlowGreedy"), ("", "py:b.py:B")]
+    from bummerl.cli_ladder import _bot_name
+
+    assert _bot_name("py:wk/slow.py:SlowGreedy", 0, "abc") == "SlowGreedy-0-abc"
 
 
 async def test_ladder_run_keeps_named_bots_and_removes_the_others(rt: Runtime, capsys: Any) -> None:

@@ -60,11 +60,11 @@ def split_bot_specs(text: str) -> list[str]:
     """``"strong:budget_ms=50,samples=8,greedy"`` -> ``["strong:budget_ms=50,samples=8", "greedy"]``.
 
     A comma-separated item that looks like ``name=value`` continues the options of the spec
-    before it when that spec has options (``name:...``, not ``exec:``); anything else starts a
-    new spec."""
+    before it when that spec has options (``name:...``, not ``exec:`` or ``py:``); anything else
+    starts a new spec."""
     out: list[str] = []
     for item in text.split(","):
-        if out and _OPTION.match(item) and ":" in out[-1] and not out[-1].startswith("exec:"):
+        if out and _OPTION.match(item) and ":" in out[-1] and not out[-1].startswith(("exec:", "py:")):
             out[-1] += "," + item.strip()
         elif item.strip():
             out.append(item.strip())
