@@ -60,7 +60,7 @@ async def test_deadline_is_indexed_with_the_commit_and_removed_at_match_end(svc:
 
 
 async def test_bot_that_stops_answering_loses_the_match_on_time(svc: MatchService, clock: FakeClock) -> None:
-    created = await new_match(svc, "5+0")
+    created = await new_match(svc, "5+1")
     seat, info = await to_act(svc, created)
     reaper = Reaper(svc)
     clock.advance(5_000)
@@ -75,6 +75,8 @@ async def test_bot_that_stops_answering_loses_the_match_on_time(svc: MatchServic
         (seat, "TIMEOUT", "forfeit-match", 5_000, info["version"] + 1)
     other = await svc.information_set(created.match_id, 1 - seat, created.tokens[1 - seat])
     assert {"seat": seat, "reason": "TIMEOUT"} in [e["timeout"] for e in other["deal"]["history"] if "timeout" in e]
+    # the flag stays down: no increment after a timeout that ended the match (it showed 1.0 s left)
+    assert [c["remaining_ms"] for c in other["clocks"]][seat] == 0
 
 
 async def test_two_reapers_racing_for_one_deadline_commit_it_once(svc: MatchService, clock: FakeClock) -> None:

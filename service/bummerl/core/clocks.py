@@ -215,15 +215,17 @@ class Clocks:
         """True once the running seat's deadline has passed (an action at ``now_ms`` is late)."""
         return self.seat >= 0 and now_ms > self.deadline_ms
 
-    def after_action(self, seat: int, now_ms: int, next_seat: int, deal_changed: bool, refill: bool = False) -> Clocks:
+    def after_action(self, seat: int, now_ms: int, next_seat: int, deal_changed: bool, refill: bool = False,
+                     increment: bool = True) -> Clocks:
         """The clocks after ``seat``'s action committed at ``now_ms``: its main time is charged and
-        gets the increment; ``next_seat`` starts running (-1 = none). ``deal_changed`` with scope
+        gets the increment (not with ``increment=False``: a timeout that ended the match leaves the
+        flag at 0); ``next_seat`` starts running (-1 = none). ``deal_changed`` with scope
         ``deal`` resets every main time to ``base_ms``. ``refill``: the acting seat's main time is
         set back to ``base_ms`` (policy ``forfeit-deal``)."""
         tc = self.tc
         rem = list(self.remaining_ms)
         if tc.base_ms and 0 <= seat < len(rem):
-            rem[seat] = max(0, rem[seat] - self.charged_ms(now_ms)) + tc.increment_ms
+            rem[seat] = max(0, rem[seat] - self.charged_ms(now_ms)) + (tc.increment_ms if increment else 0)
             if refill:
                 rem[seat] = tc.base_ms
         if deal_changed and tc.scope == "deal":

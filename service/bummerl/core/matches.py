@@ -626,7 +626,8 @@ class MatchService:
         if clocks is not None:
             think = now - clocks.turn_start_ms if clocks.seat == seat else -1
             had = clocks.budget_ms(seat) if clocks.seat == seat else -1
-            clocks = clocks.after_action(seat, now, after.to_act, after.deal_number != before.deal_number, refill)
+            clocks = clocks.after_action(seat, now, after.to_act, after.deal_number != before.deal_number, refill,
+                                         increment=not (kind == "TIMEOUT" and after.over))
             clock_ms = had if kind == "TIMEOUT" else clocks.remaining_ms[seat]
         entries = [*ld.entries, LogEntry(seat, action, now, before.deal_number, kind, think, clock_ms).to_list()]
         # a fresh token per commit: after a Redis failover that lost an acknowledged-by-nobody write,
