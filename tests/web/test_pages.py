@@ -380,3 +380,19 @@ async def test_the_play_clock_ticks(page: Any) -> None:
     first = await page.text_content(".clock.running")
     await asyncio.sleep(0.6)
     assert await page.text_content(".clock.running") != first
+
+
+async def test_event_lines_speak_to_the_player_as_you(page: Any) -> None:
+    """The play page names the player's seat "you": the log said "you deals", "you plays",
+    "you takes the trick" and "1 points"."""
+    await page.goto(f"{page.base}/")
+    lines = await page.evaluate("""async () => {
+        const m = await import("/web/table.js");
+        const names = ["you", "bot"];
+        return [{deal_started: {dealer: 0}, deal_number: 0}, {card_played: {seat: 0, card: "AH"}},
+                {trick_completed: {winner: 0, cards: [{card: "AH"}]}}, {passed: {seat: 0}},
+                {card_played: {seat: 1, card: "TH"}}, {passed: {seat: 1}},
+                {match_ended: {result: {placements: [1, 2], reason: "target_reached"}}}].map((e) => m.eventText(e, names));
+    }""")
+    assert lines == ["Deal 1: you deal", "you play AH", "you take the trick (AH)", "you pass", "bot plays TH",
+                     "bot passes", "Match over: target_reached, you win"]

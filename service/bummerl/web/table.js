@@ -17,17 +17,19 @@ function seatName(model, s) {
 /** One line of text for an event (Event message as JSON). */
 export function eventText(e, names) {
   const n = (s) => esc(names[s] ?? `seat ${s}`);
+  // "seat 1 plays", but "you play" (the play page names the player's seat "you")
+  const does = (s, verb) => `${n(s)} ${names[s] === "you" ? verb.replace(/(ss)es$|s$/, "$1") : verb}`;
   const [kind] = Object.keys(e).filter((k) => k !== "version" && k !== "deal_number");
   const f = e[kind] || {};
   switch (kind) {
-    case "deal_started": return `Deal ${Number(e.deal_number) + 1}: ${n(f.dealer)} deals` + (f.trump_card ? `, trump card ${f.trump_card}` : "");
-    case "card_played": return `${n(f.seat)} plays ${f.card}`;
-    case "trick_completed": return `${n(f.winner)} takes the trick (${f.cards.map((c) => c.card).join(" ")})`;
-    case "marriage_announced": return `${n(f.seat)} announces ${f.points} (${f.shown_cards.join(" ")})`;
-    case "trump_exchanged": return `${n(f.seat)} exchanges ${f.card_down} for ${f.card_up}`;
-    case "talon_closed": return `${n(f.seat)} closes the talon`;
-    case "card_drawn": return `${n(f.seat)} draws ${f.card || "a card"}`;
-    case "declared": return `${n(f.seat)} declares ${f.deal_points} (${f.correct ? "correct" : "wrong"})`;
+    case "deal_started": return `Deal ${Number(e.deal_number) + 1}: ${does(f.dealer, "deals")}` + (f.trump_card ? `, trump card ${f.trump_card}` : "");
+    case "card_played": return `${does(f.seat, "plays")} ${f.card}`;
+    case "trick_completed": return `${does(f.winner, "takes")} the trick (${f.cards.map((c) => c.card).join(" ")})`;
+    case "marriage_announced": return `${does(f.seat, "announces")} ${f.points} (${f.shown_cards.join(" ")})`;
+    case "trump_exchanged": return `${does(f.seat, "exchanges")} ${f.card_down} for ${f.card_up}`;
+    case "talon_closed": return `${does(f.seat, "closes")} the talon`;
+    case "card_drawn": return `${does(f.seat, "draws")} ${f.card || "a card"}`;
+    case "declared": return `${does(f.seat, "declares")} ${f.deal_points} (${f.correct ? "correct" : "wrong"})`;
     case "deal_ended": {
       const r = f.result;
       const gp = (r.game_points || []).map((g, s) => (g ? `${n(s)} +${g}` : "")).filter(Boolean).join(", ");
@@ -36,13 +38,13 @@ export function eventText(e, names) {
     case "match_ended": {
       const firsts = (f.result.placements || []).map((p, s) => (Number(p) === 1 ? s : -1)).filter((s) => s >= 0);
       const who = firsts.length ? firsts.map(n).join(" and ") : Number(f.result.winner) >= 0 ? n(f.result.winner) : "";
-      return `Match over: ${esc(f.result.reason)}` + (who ? `, ${who} ${firsts.length > 1 ? "win" : "wins"}` : "");
+      return `Match over: ${esc(f.result.reason)}` + (who ? `, ${who} ${firsts.length > 1 || who === "you" ? "win" : "wins"}` : "");
     }
-    case "resigned": return `${n(f.seat)} resigns`;
+    case "resigned": return `${does(f.seat, "resigns")}`;
     case "timeout": return `${n(f.seat)}: ${esc(f.reason)}`;
-    case "bid": return `${n(f.seat)} bids ${esc(f.call)}`;
+    case "bid": return `${does(f.seat, "bids")} ${esc(f.call)}`;
     case "contract": return `Contract ${esc(f.name)} by ${n(f.declarer)}` + (f.kontra_level ? ` (kontra x${2 ** f.kontra_level})` : "");
-    case "passed": return `${n(f.seat)} passes`;
+    case "passed": return `${does(f.seat, "passes")}`;
     case "trump_named": return `${n(f.seat)} names trump ${esc(f.suit)}`;
     case "cards_laid_away": return `${n(f.seat)} lays ${f.count} cards away`;
     case "cards_taken_up": return `${n(f.seat)} takes up ${f.count} cards`;
@@ -109,7 +111,7 @@ export function tableHTML(model) {
     const c = auction.contract;
     contract = `<div class="contract">${c && c.name ? `Contract <b>${esc(c.name)}</b> by ${esc(seatName(model, Number(c.declarer)))}`
       + (c.partners?.length ? ` with ${c.partners.map((p) => esc(seatName(model, Number(p)))).join(", ")}` : "")
-      + (c.kontra_level ? ` · kontra x${2 ** c.kontra_level}` : "") + ` · ${c.base_points} points` : "Bidding"}`
+      + (c.kontra_level ? ` · kontra x${2 ** c.kontra_level}` : "") + ` · ${c.base_points} point${Number(c.base_points) === 1 ? "" : "s"}` : "Bidding"}`
       + (auction.bids.length ? `<div class="bids">${auction.bids.map((b) => `${esc(seatName(model, Number(b.seat)))}: ${esc(b.call)}`).join(" · ")}</div>` : "")
       + "</div>";
   }
