@@ -372,12 +372,17 @@ def _parse_scalar(field: Any, text: str, path: str) -> Any:
             raise BadRequest(f"{path} must be URL-safe base64, got {text!r}") from None
     if t == _F.TYPE_MESSAGE:
         raise BadRequest(f"{path} is a message field: it cannot be set from the path or query")
+    return _in_int_range(t, _int_or_none(text), path, repr(text))
+
+
+def _in_int_range(t: int, n: int | None, where: str, shown: str) -> int:
+    """``n`` if it is an integer in the range of the protobuf integer type ``t``; else BadRequest
+    naming ``where`` and the type (``shown``: the value as the client sent it)."""
     kind, lo, hi = _INT_KINDS[t]
-    n = _int_or_none(text)
     if n is None:
-        raise BadRequest(f"{path} must be an integer ({kind}), got {text!r}")
+        raise BadRequest(f"{where} must be an integer ({kind}), got {shown}")
     if not lo <= n <= hi:
-        raise BadRequest(f"{path} must be an integer in {lo}..{hi} ({kind}), got {text}")
+        raise BadRequest(f"{where} must be an integer in {lo}..{hi} ({kind}), got {n}")
     return n
 
 
@@ -514,7 +519,6 @@ def _check_value(f: Any, v: Any, where: str) -> None:
         if not isinstance(v, str):
             raise BadRequest(f"{where} must be a base64 string, got {_json_kind(v)}: {_shown(v)}")
     elif t in _INT_KINDS:
-        kind, lo, hi = _INT_KINDS[t]
         n: int | None = None
         if isinstance(v, int) and not isinstance(v, bool):
             n = v
@@ -522,10 +526,7 @@ def _check_value(f: Any, v: Any, where: str) -> None:
             n = int(v)
         elif isinstance(v, str):
             n = _int_or_none(v.strip())
-        if n is None:
-            raise BadRequest(f"{where} must be an integer ({kind}), got {_shown(v)}")
-        if not lo <= n <= hi:
-            raise BadRequest(f"{where} must be an integer in {lo}..{hi} ({kind}), got {n}")
+        _in_int_range(t, n, where, _shown(v))
 
 
 def _snake(name: str) -> str:

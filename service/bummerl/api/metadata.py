@@ -10,18 +10,14 @@ from bummerl.core.errors import UnauthenticatedError
 AUTHORIZATION = "authorization"
 
 
-def metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str | None:
-    """The last value of ``key`` (case-insensitive) in ``metadata`` pairs, or None.
+def metadata_values(metadata: Iterable[tuple[str, Any]] | None, key: str) -> list[str]:
+    """Every value of ``key`` (case-insensitive) in ``metadata`` pairs, in order.
 
-    >>> metadata_value([("authorization", "Bearer abc")], "Authorization")
-    'Bearer abc'
+    >>> metadata_values([("authorization", "Bearer abc"), ("x", "y")], "Authorization")
+    ['Bearer abc']
     """
     key = key.lower()
-    found = None
-    for k, v in metadata or ():
-        if k.lower() == key:
-            found = v.decode() if isinstance(v, bytes) else str(v)
-    return found
+    return [v.decode() if isinstance(v, bytes) else str(v) for k, v in metadata or () if k.lower() == key]
 
 
 def bearer_token(context: Any) -> str | None:
@@ -37,12 +33,12 @@ def bearer_token(context: Any) -> str | None:
     >>> bearer_token(Ctx())
     's3cret'
     """
-    entries = [v for k, v in context.invocation_metadata() or () if k.lower() == AUTHORIZATION]
+    entries = metadata_values(context.invocation_metadata(), AUTHORIZATION)
     if not entries:
         return None
     if len(entries) > 1:  # which one counts would be a guess: refuse (one token names one caller)
         raise UnauthenticatedError(f"{len(entries)} authorization headers; send one: Bearer <token>")
-    value = entries[0].decode() if isinstance(entries[0], bytes) else str(entries[0])
+    value = entries[0]
     if not (value.isascii() and value.isprintable()):
         raise UnauthenticatedError("the authorization header is not printable ASCII; send Bearer <token>")
     scheme, _, token = value.strip().partition(" ")

@@ -267,10 +267,10 @@ class LadderService:
     async def _is_token_of(self, bot_id: str, token: str) -> bool:
         """Whether ``token`` is the current bot token of ``bot_id`` (a bot token starts with its
         bot's id: ``<bot id>.<secret>``)."""
-        raw = await self.redis.get(aux_key("bot", bot_id))
-        if raw is None:
+        try:
+            bot = await self.bot(bot_id)
+        except (NotFoundError, InvalidArgumentError):
             return False
-        bot = json.loads(raw)
         live = not (bot.get("deleted") or bot.get("revoked"))
         return live and hmac.compare_digest(hash_token(token), bot["token_hash"])
 
