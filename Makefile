@@ -44,16 +44,17 @@ proto: $(VENV)/.installed  ## regenerate bummerl.v1 from proto/
 serve-deps: $(VENV)/.installed service/bummerl/v1/__init__.py
 
 run: serve-deps  ## serve on :50051 with embedded Valkey, play one demo Bummerl greedy vs random, serve until Ctrl-C
-	$(PY) -m bummerl serve --demo greedy,random --variant $(VARIANT)
+	$(PY) -m bummerl_cli serve --demo greedy,random --variant $(VARIANT)
 
 demo: serve-deps
-	$(PY) -m bummerl play --variant $(VARIANT) --bots greedy,random
+	$(PY) -m bummerl_cli play --variant $(VARIANT) --bots greedy,random
 
 lint: setup
-	$(PY) -m ruff check service clients tests bench proto/generate.py deploy
+	$(PY) -m ruff check service clients cli tests bench proto/generate.py deploy
 
+# mypy --strict (pyproject's [tool.mypy]) on every package of the server, the SDK and the CLI
 typecheck: setup
-	$(PY) -m mypy service/bummerl/rules service/bummerl/core service/bummerl/store service/bummerl/ladder clients/python/bummerl_client
+	$(PY) -m mypy service/bummerl clients/python/bummerl_client cli/bummerl_cli
 
 # The suites that run a second time on a local Valkey Cluster (three masters, three replicas, started
 # by tests/conftest.py): every Lua script (match create/commit/claim/load, ladder claim/start/finish/
@@ -69,21 +70,21 @@ test-cluster: setup  ## only the cluster subset (on a local three-master Valkey 
 	BUMMERL_TEST_REDIS=cluster $(PY) -m pytest $(CLUSTER_TESTS) --deselect tests/store/test_embedded_cluster.py
 
 bench: setup  ## print engine and service figures
-	$(PY) -m bummerl bench engine --variant $(VARIANT) --seconds 10
-	$(PY) -m bummerl bench service --matches 64 --seconds 10
-	$(PY) -m bummerl bench service --matches 64 --seconds 10 --stream
-	$(PY) -m bummerl bench service --matches 64 --seconds 10 --rest
-	$(PY) -m bummerl bench floor --seconds 8
-	$(PY) -m bummerl bench floor --seconds 8 --play
-	$(PY) -m bummerl bench core
+	$(PY) -m bummerl_cli bench engine --variant $(VARIANT) --seconds 10
+	$(PY) -m bummerl_cli bench service --matches 64 --seconds 10
+	$(PY) -m bummerl_cli bench service --matches 64 --seconds 10 --stream
+	$(PY) -m bummerl_cli bench service --matches 64 --seconds 10 --rest
+	$(PY) -m bummerl_cli bench floor --seconds 8
+	$(PY) -m bummerl_cli bench floor --seconds 8 --play
+	$(PY) -m bummerl_cli bench core
 	$(PY) bench/probe_bad_input.py
-	$(PY) -m bummerl bench timeouts --matches 200
-	$(PY) -m bummerl bench ladder --matches 100
-	$(PY) -m bummerl bench leaderboard
-	$(PY) -m bummerl bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
-	$(PY) -m bummerl bench sprt
-	$(PY) -m bummerl bench web --seconds 16 --rate 50
-	@if $(PY) -c "import pyspiel" 2>/dev/null; then $(PY) -m bummerl bench openspiel --variant $(VARIANT) --seconds 6; \
+	$(PY) -m bummerl_cli bench timeouts --matches 200
+	$(PY) -m bummerl_cli bench ladder --matches 100
+	$(PY) -m bummerl_cli bench leaderboard
+	$(PY) -m bummerl_cli bench strong --variant $(VARIANT) --pairs 20 --bot strong:samples=16,seed=1 --jobs 2
+	$(PY) -m bummerl_cli bench sprt
+	$(PY) -m bummerl_cli bench web --seconds 16 --rate 50
+	@if $(PY) -c "import pyspiel" 2>/dev/null; then $(PY) -m bummerl_cli bench openspiel --variant $(VARIANT) --seconds 6; \
 	else echo "bench openspiel: skipped (needs the learning extra: .venv/bin/pip install -e '.[learning]')"; fi
 
 PAIRS ?= 100

@@ -161,7 +161,7 @@ def main() -> int:
     port, http_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if k != "BUMMERL_REDIS_URL"}
     env["BUMMERL_HTTP_BODY_TIMEOUT_S"] = "2"
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--port", str(port), "--http-port",
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl_cli", "serve", "--port", str(port), "--http-port",
                              str(http_port), "--metrics-port", "0", "--ephemeral"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env)
     try:

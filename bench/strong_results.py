@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if "levels" in tables:
         log("levels")
-        from bummerl_client.bots.strong import LEVELS
+        from bummerl.bots.strong import LEVELS
 
         out += [f"## Ladder levels: `strong:level=1..5` vs `greedy` in `{LEVEL_VARIANT}`", "",
                 "Each level is a preset of sampled deals per decision (no time limit): "

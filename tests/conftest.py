@@ -63,7 +63,7 @@ def redis_url() -> Iterator[str]:
         yield url
         return
     if ON_CLUSTER:
-        from bummerl.store.embedded_cluster import EmbeddedValkeyCluster
+        from bummerl_bench.valkey_cluster import EmbeddedValkeyCluster
 
         cluster = EmbeddedValkeyCluster(masters=3, replicas_per_master=1)
         try:

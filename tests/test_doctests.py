@@ -15,6 +15,7 @@ MODULES = [
     "bummerl.core.errors",
     "bummerl.api.metadata",
     "bummerl.ladder.formats",
+    "bummerl.bots.harness",
     "bummerl_client",
 ]
 

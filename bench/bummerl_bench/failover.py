@@ -54,7 +54,7 @@ async def measure_failover(durability: str, matches: int, failovers: int, gap_s:
     ``gap_s`` **seconds** apart (see the module docstring); returns its :class:`FailoverFigures`."""
     from bummerl.app import Runtime
     from bummerl.config import Settings
-    from bummerl.store.embedded_cluster import EmbeddedValkeyCluster
+    from bummerl_bench.valkey_cluster import EmbeddedValkeyCluster
     from bummerl_client import AsyncClient, BummerlError
 
     figs = FailoverFigures(durability)

@@ -228,9 +228,10 @@ def bench_floor(matches: int = 64, seconds: float = 10.0, variant: str = "schnap
     ``actions_per_s`` or ``calls_per_s`` and ``server_cpu``); ``play_cpu_ratio``: the service's
     CPU per action over the unary floor's per call (issue 26's target: <= 2.2);
     ``play_over_play_floor``: over the Play floor's per action."""
-    from bummerl.app import spawn_server, tune_gc
+    from bummerl.app import tune_gc
     from bummerl.store import resolve_redis_url
     from bummerl_bench.benches import _free_port, _service_load, _stream_load, cpu_figures
+    from bummerl_bench.servers import spawn_server
 
     redis_url, embedded = resolve_redis_url(None, None)
     saved = os.environ.get("BUMMERL_REDIS_URL")

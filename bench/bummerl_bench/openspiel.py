@@ -200,8 +200,8 @@ def bench_ismcts(variant: str = "schnapsen-at", pairs: int = 200, simulations: i
     ``pairs`` duplicate deal pairs of ``variant``, by :func:`bummerl_bench.benches.bench_strong` (the
     same deals, seat swap and suit relabelling, Elo with the 95% interval from
     :mod:`bummerl.ladder.stats`); the bot is registered for the run as ``ismcts<simulations>``."""
+    from bummerl.bots import BOTS
     from bummerl_bench import benches as bench
-    from bummerl_client.bots import BOTS
 
     name = f"ismcts{simulations}"
     BOTS[name] = ismcts_bot_class(variant, simulations)

@@ -1,6 +1,6 @@
 """The clairvoyant reference of ``bummerl bench strong --bot oracle`` (two-player variants only).
 
-``oracle`` is ``strong-v1``'s search (:class:`~bummerl_client.bots.strong.StrongV1Bot`: the
+``oracle`` is ``strong-v1``'s search (:class:`~bummerl.bots.strong.StrongV1Bot`: the
 rule-based playout while the talon is open, then the exact endgame) run on the **one real
 layout** of the hidden cards - the opponent's hand and the face-down talon in its order - instead
 of sampled ones. It cheats: the harness shows it the engine's deal before each decision
@@ -19,9 +19,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from bummerl.bots.strong import Inference, StrongV1Bot
 from bummerl.rules import MatchState
-from bummerl_client.bots.determinize import PublicDeal
-from bummerl_client.bots.strong import Inference, StrongV1Bot
+from bummerl.rules.worlds import PublicDeal
 
 #: the ``--bot`` / ``--opponent`` spec of the reference
 ORACLE = "oracle"
@@ -67,9 +67,9 @@ class OracleBot(StrongV1Bot):
 
 
 def bench_bot(spec: str, seed: int | None) -> Any:
-    """:func:`bummerl_client.bots.make_bot`, plus ``oracle`` and ``oracle:hand`` (ValueError for
+    """:func:`bummerl.bots.make_bot`, plus ``oracle`` and ``oracle:hand`` (ValueError for
     any other option of the oracle)."""
-    from bummerl_client.bots import make_bot
+    from bummerl.bots import make_bot
 
     name, _, opts = spec.strip().partition(":")
     if name.strip() == ORACLE:

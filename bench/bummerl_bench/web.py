@@ -130,8 +130,8 @@ async def bench_spectators(spectators: int = 100, seconds: float = 8.0, phases: 
 
     import grpc
 
-    from bummerl.app import spawn_server
     from bummerl.v1 import game_pb2, game_pb2_grpc
+    from bummerl_bench.servers import spawn_server
 
     lat: dict[bool, list[float]] = {False: [], True: []}
     watching = [False]

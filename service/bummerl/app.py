@@ -13,13 +13,8 @@ import contextlib
 import gc
 import json
 import logging
-import os
-import re
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from grpc_health.v1 import health
@@ -325,7 +320,7 @@ def loop_factory(event_loop: str = "auto") -> Callable[[], asyncio.AbstractEvent
         raise ValueError(f"unknown event loop {event_loop!r} ({', '.join(EVENT_LOOPS)})")
     if event_loop != "asyncio":
         try:
-            import uvloop
+            import uvloop  # optional: not installed on Windows (pyproject's uvloop marker)
         except ImportError:
             if event_loop == "uvloop":
                 raise RuntimeError("BUMMERL_EVENT_LOOP=uvloop, but uvloop is not installed") from None
@@ -348,37 +343,3 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)
-
-
-@contextmanager
-def spawn_server(extra_args: Sequence[str] = (), own_redis: bool = True) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """Run ``bummerl serve --port 0`` (no gateway, no metrics) in a subprocess; yield
-    ``(process, "host:port")`` once it listens; SIGTERM and wait (20 s) on exit. ``own_redis``
-    drops ``BUMMERL_REDIS_URL`` so that the server starts its own embedded Valkey.
-    Raises RuntimeError if the server exits before listening."""
-    env = dict(os.environ)
-    if own_redis:
-        env.pop("BUMMERL_REDIS_URL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bummerl", "serve", "--port", "0", "--http-port", "0", "--metrics-port", "0", *extra_args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        target = None
-        for line in proc.stdout:
-            m = re.search(r"gRPC listening on (\S+)", line)
-            if m:
-                target = m.group(1)
-                break
-        if target is None:
-            raise RuntimeError("bummerl serve exited before listening")
-        yield proc, target
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()

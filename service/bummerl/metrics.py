@@ -36,6 +36,8 @@ import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 from prometheus_client import multiprocess as _multiprocess
 
+from bummerl.ladder.botstats import THINK_BUCKETS_MS
+
 GRPC_LABELS = ("grpc_type", "grpc_service", "grpc_method")
 
 #: Handling-time buckets, seconds: finer than go-grpc-prometheus's defaults at the low end
@@ -138,8 +140,6 @@ BOT_THINK = Histogram("bummerl_bot_think_seconds", "Think time per ladder action
 def bot_game(name: str, stats: dict[str, Any]) -> None:
     """Count one finished ladder game of a bot (``stats``: :func:`bummerl.ladder.botstats.game_stats`;
     think times by bucket: each action is observed at its bucket's upper bound)."""
-    from bummerl.ladder.botstats import THINK_BUCKETS_MS
-
     bot = name if BOT_NAMES else "all"
     outcome = "win" if stats.get("wins") else "draw" if stats.get("draws") else "loss"
     BOT_GAMES.labels(bot, outcome).inc()

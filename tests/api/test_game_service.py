@@ -63,6 +63,10 @@ async def test_list_variants_reports_options_with_rule_ids(client: AsyncClient) 
     assert opts["exchange_min_talon"]["default_value"] == "4"
     assert "OPEN-AT-2" in opts["exchange_min_talon"]["rule_ids"]
     assert len(vs["snaps-original66"]["deck"]) == 24 and vs["schnapsen-at"]["deck"][0]["local_names"]["de"]
+    # the language of each variant's own card names comes from its spec (the web page reads it)
+    assert {v: vs[v]["card_language"] for v in ("schnapsen-at", "snapszer-hu-4p", "santase", "snaps-obican")} == {
+        "schnapsen-at": "de", "snapszer-hu-4p": "hu", "santase": "bg", "snaps-obican": "hr"}
+    assert all(vs[v]["card_language"] in vs[v]["deck"][0]["local_names"] for v in vs)
 
 
 @pytest.mark.parametrize(

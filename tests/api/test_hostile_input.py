@@ -269,10 +269,10 @@ async def test_clients_that_leave_mid_body_leave_one_log_line_not_tracebacks(
     """Issue 25: each client that closed its connection in the middle of a body left an ERROR with
     a traceback (ConnectionResetError out of the route). An expected fault: one INFO line per
     minute with a count, never a traceback."""
-    from bummerl.api import gateway
+    from bummerl.api.gateway import connections  # the module whose _faults the gateway logs with
 
-    if hasattr(gateway, "_ExpectedFaults"):  # a fresh memory of what was logged
-        monkeypatch.setattr(gateway, "_faults", gateway._ExpectedFaults())
+    if hasattr(connections, "_ExpectedFaults"):  # a fresh memory of what was logged
+        monkeypatch.setattr(connections, "_faults", connections._ExpectedFaults())
     assert rt.http_port
     with caplog.at_level(logging.INFO):
         for head in (b"Content-Length: 100\r\n", b"Transfer-Encoding: chunked\r\n\r\n10", b"Content-Length: 50\r\n"):
@@ -307,8 +307,8 @@ def test_expected_faults_log_one_line_per_kind_and_interval_with_a_count(caplog:
 async def test_a_spectator_leaving_mid_stream_is_not_an_error(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
     """Clients that open a REST stream (the watch, NDJSON) and hang up after the first line while
     moves keep coming: an expected end of the call, never logged as an ERROR with a traceback."""
+    from bummerl.bots import make_bot
     from bummerl_client import play_seat
-    from bummerl_client.bots import make_bot
 
     assert rt.http_port
     async with AsyncClient(rt.target) as c:

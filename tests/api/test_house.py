@@ -10,12 +10,12 @@ import grpc
 import pytest
 
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl.config import Settings
 from bummerl.core.errors import InvalidArgumentError, ResourceExhaustedError
 from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.v1 import game_pb2, game_pb2_grpc
 from bummerl_client import AsyncClient, play_seat
-from bummerl_client.bots import make_bot
 
 
 def _create(variant: str, names: list[str], **options: str) -> game_pb2.CreateMatchRequest:

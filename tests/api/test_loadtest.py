@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bummerl.__main__ import main
 from bummerl.app import Runtime
-from bummerl.loadtest import check_slo, parse_range, parse_slo, quantiles
+from bummerl_cli.loadtest import check_slo, parse_range, parse_slo, quantiles
+from bummerl_cli.main import main
 
 
 async def run(capsys: Any, *argv: str) -> tuple[int, dict[str, Any]]:

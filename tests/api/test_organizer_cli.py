@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from bummerl.__main__ import main
 from bummerl.app import Runtime
-from bummerl.cli_organize import MIN_PAIRS_FOR_ELO, elo_cell
+from bummerl_cli.common import MIN_PAIRS_FOR_ELO, elo_cell
+from bummerl_cli.main import main
 
 ADMIN = "org-admin"
 
@@ -114,7 +114,7 @@ def test_ladder_run_shows_pairs_as_the_leaderboard_does() -> None:
     """``ladder run``'s pair table uses the same cell (it printed ``inf`` and ``-70.4 +/- 307.5``)."""
     from rich.console import Console
 
-    from bummerl.cli_ladder import _pairs_table
+    from bummerl_cli.ladder_run import _pairs_table
 
     board = {"pairs": [{"a": "x", "b": "y", "elo": float("inf"), "elo_ci95": float("inf"), "los": 1.0,
                         "deal_pairs": 2, "games": 4, "sprt_result": ""}]}
@@ -125,7 +125,7 @@ def test_ladder_run_shows_pairs_as_the_leaderboard_does() -> None:
 
 
 def test_named_bot_specs() -> None:
-    from bummerl.cli_ladder import named_specs
+    from bummerl_cli.ladder_run import named_specs
 
     assert named_specs("mine=exec:./bot --fast,ref=strong:samples=32,seed=1,greedy") == [
         ("mine", "exec:./bot --fast"), ("ref", "strong:samples=32,seed=1"), ("", "greedy")]
@@ -134,7 +134,7 @@ def test_named_bot_specs() -> None:
     # py: specs are named and listed like exec: ones (NAME=py:... was refused as an option of the bot before)
     assert named_specs("strong:samples=8,slowg=py:wk/slow.py:SlowGreedy,py:b.py:B") == [
         ("", "strong:samples=8"), ("slowg", "py:wk/slow.py:SlowGreedy"), ("", "py:b.py:B")]
-    from bummerl.cli_ladder import _bot_name
+    from bummerl_cli.ladder_run import _bot_name
 
     assert _bot_name("py:wk/slow.py:SlowGreedy", 0, "abc") == "SlowGreedy-0-abc"
 
@@ -167,7 +167,7 @@ def _list_bots(target: str) -> list[dict[str, Any]]:
 
 def test_ladder_watch_names_the_bots_of_each_result() -> None:
     """`ladder watch` listed 'game 10: disconnect, scores [0.0, 1.0]', naming nobody."""
-    from bummerl.cli_organize import result_line
+    from bummerl_cli.organizer import result_line
 
     r = {"game": 10, "bots": ["b1", "b2"], "scores": [0.0, 1.0], "reason": "disconnect"}
     assert result_line(r, {"b1": "alice", "b2": "bob"}) == "game 10: alice 0 - bob 1 (disconnect)"

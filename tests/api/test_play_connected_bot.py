@@ -11,9 +11,9 @@ import grpc
 import pytest
 
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl_client import AsyncClient, BummerlError
 from bummerl_client.botrunner import run_bot
-from bummerl_client.bots import make_bot
 from bummerl_client.runner import play_seat
 
 ADMIN = "play-admin"

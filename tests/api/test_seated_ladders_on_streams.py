@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl.rules import list_variants
 from bummerl_client import AsyncClient
 from bummerl_client.botrunner import run_bot
-from bummerl_client.bots import make_bot
 
 ADMIN = "adm"
 SEATED = [v.id for v in list_variants() if v.num_players > 2]

@@ -9,10 +9,10 @@ import asyncio
 import pytest
 
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl.core.verify import verify_record
 from bummerl.rules import list_variants
 from bummerl_client import AsyncClient
-from bummerl_client.bots import make_bot
 from bummerl_client.runner import play_match
 
 VARIANTS = [v.id for v in list_variants()]

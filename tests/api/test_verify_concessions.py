@@ -18,7 +18,7 @@ import pytest
 
 from bummerl.app import Runtime
 from bummerl.core.verify import outcome_kind, verify_record
-from bummerl.transcript import entries, text
+from bummerl_cli.transcript import entries, text
 from bummerl_client import AsyncClient
 
 

@@ -16,12 +16,12 @@ import pytest
 
 from bummerl.api import codec
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl.config import Settings
 from bummerl.core.spectate import replay_public, state_at
 from bummerl.rules import MatchState, find_variant, public_view
 from bummerl.v1 import game_pb2, game_pb2_grpc
 from bummerl_client import AsyncClient, play_seat
-from bummerl_client.bots import make_bot
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bummerl_client.bots import make_bot
-from bummerl_client.harness import BotTestHarness
-from bummerl_client.stdio import StdioBot
+from bummerl.bots import make_bot
+from bummerl.bots.harness import BotTestHarness
+from bummerl_client.stdio import StdioBot, close_idle
 
 FIRST_LEGAL = '''
 import json, sys
@@ -54,7 +54,7 @@ def test_faults_are_reported_with_variant_seat_and_version(tmp_path: Path) -> No
 
 
 def test_bot_check_command(tmp_path: Path, capsys: Any) -> None:
-    from bummerl.__main__ import main
+    from bummerl_cli.main import main
 
     good, bad = tmp_path / "good.py", tmp_path / "bad.py"
     good.write_text(FIRST_LEGAL)
@@ -91,7 +91,7 @@ def test_the_process_model_is_selectable(tmp_path: Path) -> None:
     for model in ("match", "reuse"):
         log.write_text("")
         report = BotTestHarness(lambda m=model: StdioBot([sys.executable, str(script), str(log)], process_model=m),
-                                variants=["santase"], matches=3).run()
+                                variants=["santase"], matches=3, finish=close_idle).run()
         assert report.ok and report.matches == 3
         hellos = [line.split() for line in log.read_text().splitlines()]
         assert len(hellos) == 3 and len({m for _, m in hellos}) == 3  # one hello per match

@@ -12,10 +12,10 @@ from typing import Any
 
 from google.protobuf import json_format
 
+from bummerl.bots.harness import served_json
 from bummerl.rules import information_set, new_match
 from bummerl.v1 import common_pb2, game_pb2
 from bummerl_client.client import to_dict
-from bummerl_client.harness import served_json
 
 
 def _assert_in_field_order(d: Any, descriptor: Any, where: str = "") -> int:

@@ -12,8 +12,9 @@ import orjson
 import pytest
 
 from bummerl.core import MatchService
-from bummerl.core.matches import log_actions
+from bummerl.core.log import log_actions
 from bummerl.core.reaper import Reaper
+from bummerl.core.stored import encode_blob
 from bummerl.rules import MatchState
 from bummerl.store import MatchStore
 
@@ -70,7 +71,7 @@ async def test_a_blob_with_the_actions_in_its_log_still_loads(svc: MatchService,
     await svc.submit_action(created.match_id, seat, created.tokens[seat], info["version"],
                             info["legal_actions"][0]["id"])
     held = svc.versions[created.match_id]
-    old = orjson.loads(svc._encode(held.state, held.entries, None, -1))
+    old = orjson.loads(encode_blob(held.state, held.entries, None, -1))
     old["snapshot"]["log"]["actions"] = [list(a) for a in held.state.actions]
     await tstore.commit(created.match_id, held.version, orjson.dumps(old), [])
     fresh = await MatchService(tstore)._load(created.match_id)

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from bummerl.core import MatchService
+from bummerl.core import MatchService, matches
 from bummerl.rules.base.events import EVENT_KINDS
 
 from .conftest import act, new_match, to_act
@@ -56,7 +56,7 @@ async def test_events_stored_in_the_old_shape_stream_in_the_event_shape(svc: Mat
     new = await new_match(svc, tc=None)
     events = await play_through_a_deal(svc, new)
     first = [orjson.loads(p) for _, p in await svc.store.events_since(new.match_id, 0)][:1]
-    monkeypatch.setattr(MatchService, "_event_bytes", staticmethod(old_shape))  # as an older service stored them
+    monkeypatch.setattr(matches, "event_bytes", old_shape)  # as an older service stored them
     old = await new_match(svc, tc=None)
     await play_through_a_deal(svc, old)
     assert b'"type"' in (await svc.store.events_since(old.match_id, 0))[0][1]

@@ -20,8 +20,8 @@ import pytest
 from bummerl.core import MatchService
 from bummerl.core.verify import VerificationError, deck_commitment, verify_record
 from bummerl.rules import list_variants
-from bummerl.transcript import entries as transcript_entries
-from bummerl.transcript import text as transcript_text
+from bummerl_cli.transcript import entries as transcript_entries
+from bummerl_cli.transcript import text as transcript_text
 
 VARIANTS = [v.id for v in list_variants()]
 CARD = re.compile(r"\b[9TJQKA2-8][CSHD]\b")
@@ -161,7 +161,7 @@ async def test_a_ladder_game_is_revealed_only_when_its_set_is_over(asvc: MatchSe
 async def test_bummerl_verify_command(asvc: MatchService, tmp_path: Any, capsys: Any) -> None:
     """``bummerl verify``: exit 0 for a good record (a file of one, or JSON Lines), 1 naming the
     first mismatch of a tampered one."""
-    from bummerl.__main__ import main
+    from bummerl_cli.main import main
 
     recs = [json.loads(json.dumps(await asvc.record((await play_randomly(asvc, v, seed=2)).match_id)))
             for v in ("schnapsen-at", "talonschnapsen")]

@@ -11,8 +11,12 @@ from typing import Any
 
 import pytest
 
+from bummerl.api import codec
+from bummerl.api.servicer import _watch_update
 from bummerl.core import MatchService
 from bummerl.core.errors import StaleVersionError, UnauthenticatedError
+from bummerl.core.spectate import Spectators
+from bummerl.rules import information_set
 from bummerl.store import MatchStore
 
 from .conftest import new_match, to_act
@@ -226,8 +230,6 @@ async def test_every_seat_and_version_of_a_deal_shares_one_dict_per_history_even
     """RULES §14.1 (the deal's public history in every seat's view): the history views are built
     once per entry and shared by both seats' information sets and by the later versions of the
     deal, so a version holds only its new entries' dicts; the views equal fresh ones."""
-    from bummerl.rules import information_set
-
     created = await new_match(svc, tc=None)
     mid = created.match_id
     earlier: list[dict[str, Any]] = []
@@ -278,10 +280,6 @@ async def test_live_watch_frames_share_the_seats_history_and_its_encodings(svc: 
     information sets at that version and carries the deal's ``history_memo``, so the API layer
     encodes each history entry once for seats and spectators alike; its bytes are those of the
     encoding without the memo (deterministic serialization: a map's order is not fixed)."""
-    from bummerl.api import codec
-    from bummerl.api.servicer import _watch_update
-    from bummerl.core.spectate import Spectators
-
     created = await new_match(svc, tc=None)
     mid, tokens = created.match_id, created.tokens
     spectators = Spectators(svc)

@@ -16,7 +16,7 @@ from bummerl.core.errors import (
     StaleVersionError,
     TimeoutLostError,
 )
-from bummerl.core.matches import default_action
+from bummerl.core.timeouts import default_action
 from bummerl.store import MatchStore
 
 from .conftest import T0, FakeClock, act, new_match, to_act

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bummerl.core import MatchService
-from bummerl.transcript import entries, text
+from bummerl_cli.transcript import entries, text
 
 from .test_record_no_leak import ADMIN, play_randomly
 
@@ -49,7 +49,7 @@ async def test_an_unrevealed_transcript_shows_no_hand(asvc: MatchService) -> Non
 
 
 async def test_match_show_command(asvc: MatchService, tmp_path: Any, capsys: Any) -> None:
-    from bummerl.__main__ import main
+    from bummerl_cli.main import main
 
     created = await play_randomly(asvc, "schnapsen-at", seed=8)
     rec = json.loads(json.dumps(await asvc.record(created.match_id)))

@@ -23,10 +23,12 @@ import pytest
 import yaml
 
 from bummerl import metrics
-from bummerl.app import spawn_server
 from bummerl.config import ENV_PREFIX, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))  # the end-to-end tests' server processes
+from e2e_servers import spawn_server  # noqa: E402
+
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 BIN = Path(sys.executable).parent
@@ -56,7 +58,7 @@ def bummerl_services() -> dict[str, dict[str, Any]]:
 
 
 def serve_help() -> str:
-    out = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--help"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "serve", "--help"], capture_output=True, text=True,
                          check=True, timeout=60)
     return out.stdout
 

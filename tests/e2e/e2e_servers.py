@@ -1,6 +1,8 @@
 """Server processes for end-to-end tests: a free loopback port and ``bummerl serve`` on a given
-Redis, so that a test can kill a server and start another on the same port and Redis; and
-:func:`serve`, a ``bummerl serve`` with its start-up lines, terminated at the end."""
+Redis, so that a test can kill a server and start another on the same port and Redis;
+:func:`serve`, a ``bummerl serve`` with its start-up lines, terminated at the end; and
+:func:`spawn_server` (from :mod:`bummerl_bench.servers`), a ``bummerl serve`` on its own embedded
+Valkey, yielding its address."""
 
 from __future__ import annotations
 
@@ -11,6 +13,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from bummerl_bench.servers import spawn_server
+
+__all__ = ["free_port", "serve", "spawn_server", "start_server"]
 
 
 def free_port() -> int:
@@ -23,7 +29,7 @@ def start_server(redis_url: str, port: int, *extra: str) -> subprocess.Popen[str
     """``bummerl serve --port PORT`` on ``redis_url`` (no gateway, no metrics); returns once it
     listens. Raises RuntimeError if it exits first."""
     env = dict(os.environ, BUMMERL_REDIS_URL=redis_url)
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--port", str(port), "--http-port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl_cli", "serve", "--port", str(port), "--http-port", "0",
                              "--metrics-port", "0", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env)
     assert proc.stdout is not None
@@ -53,7 +59,7 @@ def server_fleet(redis_url: str, count: int) -> Iterator[tuple[list[int], list[s
 def serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     """Start ``bummerl serve``; yield (process, stdout lines up to 'gRPC listening'), or the
     whole output if it exited first."""
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl_cli", "serve", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env)
     lines: list[str] = []
     try:

@@ -15,7 +15,7 @@ from bummerl.rules import list_variants
 @pytest.mark.parametrize("variant", [v.id for v in list_variants()])
 def test_bench_engine_runs_for_every_variant(variant: str) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "engine", "--variant", variant, "--seconds", "0.2", "--json"],
+        [sys.executable, "-m", "bummerl_cli", "bench", "engine", "--variant", variant, "--seconds", "0.2", "--json"],
         capture_output=True, text=True, check=True, timeout=60,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
@@ -28,7 +28,7 @@ def test_bench_service_prints_throughput_and_latency(api: str) -> None:
     flag = {"grpc": [], "rest": ["--rest"], "grpc-sdk": ["--sdk"], "grpc-stream": ["--stream"],
             "grpc-stream-sdk": ["--stream", "--sdk"]}[api]
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "2", "--seconds", "1", "--json", *flag],
+        [sys.executable, "-m", "bummerl_cli", "bench", "service", "--matches", "2", "--seconds", "1", "--json", *flag],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
@@ -47,7 +47,7 @@ def test_bench_service_prints_throughput_and_latency(api: str) -> None:
 def test_bench_service_paced_stays_at_its_rate() -> None:
     """``--rate``: an open-loop load at that many SubmitAction/s in all, not as fast as answers come."""
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "service", "--matches", "4", "--seconds", "2", "--rate", "20",
+        [sys.executable, "-m", "bummerl_cli", "bench", "service", "--matches", "4", "--seconds", "2", "--rate", "20",
          "--json"],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
@@ -60,13 +60,13 @@ def test_bench_service_paced_stays_at_its_rate() -> None:
 
 def test_bench_timeouts_and_ladder_print_their_figures() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "timeouts", "--matches", "3", "--json"],
+        [sys.executable, "-m", "bummerl_cli", "bench", "timeouts", "--matches", "3", "--json"],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
     assert r["matches"] == 3 and r["min_ms"] >= 0 and r["p99_ms"] >= r["p50_ms"]
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "ladder", "--matches", "2", "--json"],
+        [sys.executable, "-m", "bummerl_cli", "bench", "ladder", "--matches", "2", "--json"],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
@@ -75,7 +75,7 @@ def test_bench_timeouts_and_ladder_print_their_figures() -> None:
 
 def test_bench_strong_prints_elo_interval_and_decision_time() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "strong", "--pairs", "2", "--variant", "schnapsen-at",
+        [sys.executable, "-m", "bummerl_cli", "bench", "strong", "--pairs", "2", "--variant", "schnapsen-at",
          "--bot", "strong:samples=1,seed=1", "--json"],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
@@ -89,7 +89,7 @@ def test_bench_strong_against_strong_v1_reports_both_bots_time_per_decision() ->
     """``--opponent strong-v1``: the same figures for the opponent, so that a comparison at the
     same time per decision shows that it was one."""
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "strong", "--pairs", "1", "--variant", "schnapsen-at",
+        [sys.executable, "-m", "bummerl_cli", "bench", "strong", "--pairs", "1", "--variant", "schnapsen-at",
          "--bot", "strong:samples=1,seed=1", "--opponent", "strong-v1:samples=1,seed=2", "--json"],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout
@@ -102,7 +102,7 @@ def test_bench_floor_prints_both_ratios_and_the_paced_runs() -> None:
     """``bummerl bench floor``: the floor, the service at full load (SubmitAction ratio and the
     ratio over every RPC) and both paced at the service's half rate, as one JSON line."""
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "floor", "--matches", "2", "--seconds", "1", "--json"],
+        [sys.executable, "-m", "bummerl_cli", "bench", "floor", "--matches", "2", "--seconds", "1", "--json"],
         capture_output=True, text=True, check=True, timeout=180,
     ).stdout
     r = json.loads(out.strip().splitlines()[-1])
@@ -121,7 +121,7 @@ def test_bench_floor_play_measures_the_stream_path_against_both_floors() -> None
     reaches both seats' streams: it plays on) and the service on Play, each with its server CPU;
     the service's CPU per action over the unary floor's per call and over the Play floor's per
     action, as one JSON line; the text form names both ratios."""
-    cmd = [sys.executable, "-m", "bummerl", "bench", "floor", "--play", "--matches", "2", "--seconds", "1"]
+    cmd = [sys.executable, "-m", "bummerl_cli", "bench", "floor", "--play", "--matches", "2", "--seconds", "1"]
     r = json.loads(subprocess.run([*cmd, "--json"], capture_output=True, text=True, check=True,
                                   timeout=180).stdout.strip().splitlines()[-1])
     assert "service" not in r and "service_half_load" not in r  # the polling runs are not made
@@ -137,7 +137,7 @@ def test_bench_core_prints_cpu_per_action_of_the_stream_path() -> None:
     """``bummerl bench core``: the service's own CPU per action without gRPC, min and median of
     the runs, and the actions each run played (figures printed, not asserted beyond their shape)."""
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "bench", "core", "--matches", "2", "--seconds", "0.5", "--runs", "2",
+        [sys.executable, "-m", "bummerl_cli", "bench", "core", "--matches", "2", "--seconds", "0.5", "--runs", "2",
          "--json"],
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout

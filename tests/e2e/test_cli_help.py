@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bummerl.__main__ import build_parser
+from bummerl_cli.main import build_parser
 
 
 def _walk(p: argparse.ArgumentParser, path: str) -> list[tuple[str, argparse.Action]]:

@@ -45,7 +45,7 @@ def test_a_second_server_on_a_port_in_use_refuses_to_start(redis_url: str) -> No
     env = env_with(redis_url, BUMMERL_HTTP_PORT="0", BUMMERL_METRICS_PORT="0")
     with serve(["--port", str(port)], env) as (first, lines):
         assert first.poll() is None, lines
-        second = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--port", str(port)], env=env,
+        second = subprocess.run([sys.executable, "-m", "bummerl_cli", "serve", "--port", str(port)], env=env,
                                 capture_output=True, text=True, timeout=60)
         assert second.returncode == 2
         err = second.stderr.strip().splitlines()
@@ -77,7 +77,7 @@ def test_two_servers_share_a_port_only_when_asked(redis_url: str) -> None:
     (["play", "--colour", "red"], "bummerl: error: unrecognized arguments: --colour red"),
 ])
 def test_cli_errors_are_one_clear_line(redis_url: str, argv: list[str], expected: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "bummerl", *argv], env=env_with(redis_url), capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", *argv], env=env_with(redis_url), capture_output=True,
                          text=True, timeout=60)
     assert out.returncode != 0
     assert "Traceback" not in out.stderr
@@ -86,7 +86,7 @@ def test_cli_errors_are_one_clear_line(redis_url: str, argv: list[str], expected
 
 def test_play_prints_each_deal_as_it_finishes(redis_url: str) -> None:
     """Deal lines come before the result line, numbered from 1, one per deal of the record."""
-    out = subprocess.run([sys.executable, "-m", "bummerl", "play", "--seed", "4"], env=env_with(redis_url),
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "play", "--seed", "4"], env=env_with(redis_url),
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -100,7 +100,7 @@ def test_play_prints_each_deal_as_it_finishes(redis_url: str) -> None:
 def test_play_names_a_bot_fault_in_its_result_line_and_exit_code(redis_url: str) -> None:
     """A walkthrough: a match lost to an unparsable answer printed the same result line and exit
     code 0 as one played out; now the line says how it ended and the code is ``join``'s (4)."""
-    out = subprocess.run([sys.executable, "-m", "bummerl", "play", "--seed", "4", "--bots",
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "play", "--seed", "4", "--bots",
                           "exec:sh -c 'while read l; do echo hello; done',greedy"], env=env_with(redis_url),
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 4, out.stderr
@@ -140,7 +140,7 @@ def test_play_a_four_player_team_game(redis_url: str) -> None:
     """Issue 10: ``bummerl play --variant bauernschnapsen --bots greedy,random,greedy,random``
     plays a whole match over the API; deal lines name the contract; the result names the winning
     team's two seats, whose scores are equal (one score per team, BS-MATCH-1)."""
-    out = subprocess.run([sys.executable, "-m", "bummerl", "play", "--variant", "bauernschnapsen", "--bots",
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "play", "--variant", "bauernschnapsen", "--bots",
                           "greedy,random,greedy,random", "--seed", "3", "--json"], env=env_with(redis_url),
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -202,7 +202,7 @@ def test_serve_runs_on_uvloop_unless_told_otherwise(redis_url: str, setting: str
 
 
 def test_serve_refuses_an_unknown_event_loop(redis_url: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--port", "0"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "serve", "--port", "0"], capture_output=True, text=True,
                          env=env_with(redis_url, BUMMERL_EVENT_LOOP="libuv"), timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip() == "bummerl serve: event_loop must be one of auto, uvloop, asyncio, got 'libuv'"
@@ -251,7 +251,7 @@ def test_sigterm_right_after_start_stops_the_embedded_valkey_too(tmp_path) -> No
     env = {k: v for k, v in os.environ.items() if not k.startswith("BUMMERL_")}
     for i in range(3):
         data = tmp_path / f"data{i}"
-        proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--data-dir", str(data), "--port", "0",
+        proc = subprocess.Popen([sys.executable, "-m", "bummerl_cli", "serve", "--data-dir", str(data), "--port", "0",
                                  "--http-port", "0", "--metrics-port", "0"], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         assert proc.stdout is not None
@@ -273,7 +273,7 @@ def test_ctrl_c_during_the_demo_stops_the_server_at_once(redis_url: str) -> None
     """``bummerl serve --demo`` with slow bots: SIGINT (Ctrl-C) while the demo match runs stops
     the server within seconds (exit 0, "shutting down"), not after the demo's last deal (a match
     of two ``strong`` bots at 300 ms a decision takes minutes)."""
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl", "serve", "--port", "0", "--http-port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "bummerl_cli", "serve", "--port", "0", "--http-port", "0",
                              "--metrics-port", "0", "--demo", "strong:budget_ms=300,strong:budget_ms=300"],
                             env=env_with(redis_url), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None

@@ -49,7 +49,7 @@ def test_a_second_server_on_the_same_data_dir_refuses_to_start(tmp_path: Path) -
     env = env_for(tmp_path / "xdg")
     with serve(["--port", str(free_port())], env) as (first, lines):
         assert first.poll() is None, lines
-        second = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--port", "0"], env=env,
+        second = subprocess.run([sys.executable, "-m", "bummerl_cli", "serve", "--port", "0"], env=env,
                                 capture_output=True, text=True, timeout=60)
         assert second.returncode == 2 and "Traceback" not in second.stderr
         assert "is in use by another server" in second.stderr.strip().splitlines()[-1]
@@ -62,7 +62,7 @@ def test_ephemeral_says_so_and_keeps_nothing(tmp_path: Path) -> None:
         assert proc.poll() is None, lines
         assert any("EPHEMERAL (--ephemeral): every ladder, bot and match is lost" in line for line in lines), lines
     assert not (tmp_path / "xdg").exists()
-    out = subprocess.run([sys.executable, "-m", "bummerl", "serve", "--ephemeral", "--data-dir", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "serve", "--ephemeral", "--data-dir", str(tmp_path)],
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "not allowed with argument" in out.stderr
 

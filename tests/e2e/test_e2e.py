@@ -10,8 +10,8 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from e2e_servers import spawn_server
 
-from bummerl.app import spawn_server
 from bummerl_client import Client
 
 
@@ -79,7 +79,7 @@ def test_play_command_prints_json_result() -> None:
     env = dict(os.environ)
     env.pop("BUMMERL_REDIS_URL", None)
     out = subprocess.run(
-        [sys.executable, "-m", "bummerl", "play", "--variant", "schnapsen-at", "--bots", "greedy,random", "--seed", "5", "--json"],
+        [sys.executable, "-m", "bummerl_cli", "play", "--variant", "schnapsen-at", "--bots", "greedy,random", "--seed", "5", "--json"],
         capture_output=True, text=True, timeout=120, env=env, check=True,
     ).stdout
     result = json.loads(out.strip().splitlines()[-1])

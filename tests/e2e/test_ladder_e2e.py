@@ -25,7 +25,7 @@ FIRST_LEGAL = r'''sed 's/.*"legal_actions":\[//' | grep -o '"id":[0-9]*' | head 
 
 def bot_process(target: str, token: str, spec: str) -> subprocess.Popen[str]:
     env = dict(os.environ, BUMMERL_BOT_TOKEN=token)
-    return subprocess.Popen([sys.executable, "-m", "bummerl", "bot", "run", "--bot", spec, "--server", target],
+    return subprocess.Popen([sys.executable, "-m", "bummerl_cli", "bot", "run", "--bot", spec, "--server", target],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
 
 

@@ -12,7 +12,7 @@ import time
 def test_play_with_a_sleeping_bot_ends_on_time_with_reason_timeout() -> None:
     t0 = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "bummerl", "play", "--variant", "schnapsen-at", "--bots", "greedy,exec:sleep 1000",
+        [sys.executable, "-m", "bummerl_cli", "play", "--variant", "schnapsen-at", "--bots", "greedy,exec:sleep 1000",
          "--tc", "1+0", "--json"],
         capture_output=True, text=True, timeout=60,
     )
@@ -26,7 +26,7 @@ def test_play_with_a_sleeping_bot_ends_on_time_with_reason_timeout() -> None:
 
 
 def test_play_rejects_a_bad_time_control_in_one_line() -> None:
-    proc = subprocess.run([sys.executable, "-m", "bummerl", "play", "--tc", "5+x"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "bummerl_cli", "play", "--tc", "5+x"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == ["bummerl play: --tc: bad time control part '5+x': expected BASE[+INC] "
@@ -56,7 +56,7 @@ def test_a_bot_that_misses_one_deadline_plays_on_under_forfeit_deal_and_default_
     for policy in ("forfeit-deal", "default-move"):
         marker = tmp_path / f"{policy}.marker"
         proc = subprocess.run(
-            [sys.executable, "-m", "bummerl", "play", "--variant", "schnapsen-at", "--bots",
+            [sys.executable, "-m", "bummerl_cli", "play", "--variant", "schnapsen-at", "--bots",
              f"exec:{sys.executable} {script} {marker},random", "--tc", "move=1", "--timeout-policy", policy,
              "--seed", "4", "--json"],
             capture_output=True, text=True, timeout=120,

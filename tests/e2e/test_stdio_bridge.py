@@ -116,7 +116,7 @@ async def test_bot_logs_are_kept_per_match_capped_and_pruned(tmp_path, monkeypat
     import os
     import time
 
-    from bummerl.__main__ import main
+    from bummerl_cli.main import main
     from bummerl_client import stdio
     from bummerl_client.bot import InfoSet
 

@@ -11,7 +11,7 @@ import sys
 
 def test_play_strong_with_options_against_greedy_through_a_server() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "bummerl", "play", "--variant", "snaps-original66", "--bots",
+        [sys.executable, "-m", "bummerl_cli", "play", "--variant", "snaps-original66", "--bots",
          "strong:samples=2,seed=3,greedy", "--seed", "4", "--json", "--tc", "60+1"],
         capture_output=True, text=True, timeout=180,
     )
@@ -22,7 +22,7 @@ def test_play_strong_with_options_against_greedy_through_a_server() -> None:
 
 
 def test_play_rejects_an_unknown_strong_option_in_one_line() -> None:
-    proc = subprocess.run([sys.executable, "-m", "bummerl", "play", "--bots", "strong:budget=5,greedy"],
+    proc = subprocess.run([sys.executable, "-m", "bummerl_cli", "play", "--bots", "strong:budget=5,greedy"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [

@@ -378,7 +378,7 @@ def test_ismcts_and_determinized_mcts_play_whole_deals(variant: str) -> None:
 
 def test_bench_openspiel_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
     """``bummerl bench openspiel`` (a benchmark, not a timed test: only that it measures)."""
-    from bummerl.__main__ import main
+    from bummerl_cli.main import main
 
     assert main(["bench", "openspiel", "--variant", "santase", "--seconds", "0.3", "--json"]) == 0
     import json

@@ -1,4 +1,4 @@
-"""The env against a live server (``env(..., server=, token=, match_id=, seat=)``: a real ``bummerl
+"""The env against a live server (``bummerl_client.envs.remote_env(variant, server, token, match_id, seat)``: a real ``bummerl
 serve`` process on the session's Valkey, the other seat played over the network by a thread), and
 learning agents as SDK bots (``bots.from_policy``, ``bots.from_openspiel``)."""
 
@@ -20,6 +20,7 @@ from bummerl.rules import apply, find_variant, information_set, legal_actions, n
 from bummerl_client import Client  # noqa: E402
 from bummerl_client.bot import BotFault, InfoSet  # noqa: E402
 from bummerl_client.bots import from_openspiel, from_policy, make_bot  # noqa: E402
+from bummerl_client.envs import remote_env  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_remote_env_plays_a_seat_of_a_live_match(server: str) -> None:
     other = threading.Thread(target=play_other_seat, args=(server, match.match_id, 1, match.tokens[1], stop))
     other.start()
     try:
-        e = env("schnapsen-at", server=server, token=match.tokens[0], match_id=match.match_id, seat=0)
+        e = remote_env("schnapsen-at", server=server, token=match.tokens[0], match_id=match.match_id, seat=0)
         e.reset()
         assert e.agents == ["seat_0"]
         total, steps = 0.0, 0
@@ -117,7 +118,7 @@ def test_remote_env_follows_the_match_by_its_stream(server: str, monkeypatch: py
 
     other = threading.Thread(target=slow_other)
     other.start()
-    e = env("snaps-original66", server=server, token=match.tokens[0], match_id=match.match_id, seat=0,
+    e = remote_env("snaps-original66", server=server, token=match.tokens[0], match_id=match.match_id, seat=0,
             timeout_s=30)
     try:
         e.reset()
@@ -146,10 +147,12 @@ def test_remote_env_follows_the_match_by_its_stream(server: str, monkeypatch: py
 
 def test_remote_env_checks_its_arguments(server: str) -> None:
     with pytest.raises(ValueError, match="token"):
+        remote_env("schnapsen-at", server, "", "")
+    with pytest.raises(ValueError, match="remote_env"):  # the engine's env does not reach a server
         env("schnapsen-at", server=server)
     with Client(server) as c:
         match = c.create_match("santase", seats=["a", "b"])
-    e = env("schnapsen-at", server=server, token=match.tokens[0], match_id=match.match_id, seat=0)
+    e = remote_env("schnapsen-at", server=server, token=match.tokens[0], match_id=match.match_id, seat=0)
     with pytest.raises(ValueError, match="santase"):
         e.reset()
     e.close()

@@ -19,6 +19,7 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl.config import Settings
 from bummerl.core.errors import InvalidArgumentError
 from bummerl.ladder.formats import seatings
@@ -28,7 +29,6 @@ from bummerl.ladder.stats import placement_scores
 from bummerl.store.keys import ladder_key
 from bummerl_client import AsyncClient
 from bummerl_client.botrunner import run_bot
-from bummerl_client.bots import make_bot
 
 IDENTITY = [0, 1, 2, 3]
 

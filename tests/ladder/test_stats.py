@@ -208,8 +208,8 @@ def test_bench_strong_whole_matches_and_a_time_control() -> None:
     thinking to its clock (SRV-5): a bot slower than its move time loses every game on time."""
     import time as _time
 
+    from bummerl.bots import BOTS, make_bot
     from bummerl_bench.benches import bench_strong
-    from bummerl_client.bots import BOTS, make_bot
 
     [r] = bench_strong(pairs=3, variant="schnapsen-at", bot="greedy", opponent="random", deals=0)
     assert r["unit"] == "pair of whole matches" and r["deals_per_game"] == 0

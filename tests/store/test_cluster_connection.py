@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from bummerl.store.redis_store import _ClusterConnection
+from bummerl.store.connection import _ClusterConnection
 
 
 class _Writer:
@@ -49,8 +49,8 @@ async def test_a_connection_closed_under_a_read_is_a_connection_error() -> None:
 async def test_commands_beyond_the_connection_cap_wait_for_a_free_one() -> None:
     """The cluster client's nodes refuse a command at once when their connections are all busy
     (MaxConnectionsError, UNAVAILABLE to a player); ours waits its turn as the single node's pool does."""
-    from bummerl.store.embedded_cluster import EmbeddedValkeyCluster
-    from bummerl.store.redis_store import close_client, open_client
+    from bummerl.store.connection import close_client, open_client
+    from bummerl_bench.valkey_cluster import EmbeddedValkeyCluster
 
     with EmbeddedValkeyCluster(masters=1, replicas_per_master=0) as cluster:
         client = await open_client(cluster.url, max_connections=2)

@@ -13,7 +13,7 @@ import pytest
 import redis
 from redis.asyncio.cluster import RedisCluster
 
-from bummerl.store.embedded_cluster import (
+from bummerl_bench.valkey_cluster import (
     SLOT_COUNT,
     EmbeddedClusterError,
     EmbeddedValkeyCluster,

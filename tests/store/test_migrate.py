@@ -22,8 +22,8 @@ from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService, LadderSpec
 from bummerl.store import EmbeddedValkey, MatchStore, keys
 from bummerl.store.errors import LayoutError
+from bummerl.store.layout import read_layout
 from bummerl.store.migrate import migrate
-from bummerl.store.redis_store import read_layout
 
 ADMIN = "adm"
 
@@ -165,7 +165,7 @@ def test_the_migrate_command_reports_what_it_moved(own_url: str) -> None:
             await c.aclose()
 
     asyncio.run(prepare())
-    out = subprocess.run([sys.executable, "-m", "bummerl", "migrate", "--redis-url", own_url, "--json"],
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "migrate", "--redis-url", own_url, "--json"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.strip().splitlines()[-1])
@@ -186,7 +186,7 @@ def test_serve_on_a_layout_1_data_dir_names_the_migrate_command_for_that_dir(tmp
         c.close()
     finally:
         server.stop()
-    cmd = [sys.executable, "-m", "bummerl"]
+    cmd = [sys.executable, "-m", "bummerl_cli"]
     ports = ["--port", "0", "--http-port", "0", "--metrics-port", "0"]
     out = subprocess.run([*cmd, "serve", "--data-dir", str(data), *ports], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and f"bummerl migrate --data-dir {data}" in out.stderr, out.stderr

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bummerl.store import MatchStore
-from bummerl.store.redis_store import QuickPool
+from bummerl.store.connection import QuickPool
 
 pytestmark = pytest.mark.single_node  # QuickPool is the single-node client's pool
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from bummerl.app import Runtime
+from bummerl.bots import make_bot
 from bummerl.rules.base.events import EVENT_KINDS  # noqa: F401  (the event kinds the pages render)
 from bummerl_client import AsyncClient, Bot, play_seat
-from bummerl_client.bots import make_bot
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 UPDATE_SCREENSHOTS = os.environ.get("BUMMERL_UPDATE_SCREENSHOTS") == "1"

@@ -1,5 +1,8 @@
-"""Python SDK for Bummerl: async and sync gRPC clients, the ``Bot`` base class, a runner that
-plays a seat over the server's event stream, a stdin/stdout bridge, and example bots.
+"""Python SDK for Bummerl: the network client. Async and sync gRPC clients, a runner that plays a
+seat over the server's event stream, the connected-bot runner, and the stdin/stdout bridge that
+plays any executable as a bot. The :class:`Bot` base class and the bundled bots live in
+:mod:`bummerl.bots` (a bot needs no network); ``Bot``, ``BotFault``, ``InfoSet`` and
+``card_points`` are re-exported here, so a bot author writes:
 
 >>> from bummerl_client import Bot
 >>> class FirstLegal(Bot):
@@ -7,7 +10,8 @@ plays a seat over the server's event stream, a stdin/stdout bridge, and example 
 ...         return info.legal_actions[0]["id"]
 """
 
-from .bot import Bot, BotFault, InfoSet, card_points
+from bummerl.bots.base import Bot, BotFault, InfoSet, card_points
+
 from .client import (
     AsyncClient,
     BummerlError,

@@ -15,103 +15,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import importlib.util
 import json
 import os
-import shutil
 import sys
-from typing import Any
 
 import grpc
 
-from .bot import Bot, BotFault
-from .bots import make_bot, split_bot_specs
+from bummerl.bots import BotFault
+
 from .client import AsyncClient, BummerlError
-from .runner import FAULT_REASONS, play_seat
-from .stdio import StdioBot
+from .runner import EXIT_CODES, FAULT_REASONS, play_seat
+from .specs import bot_from_spec, bot_specs
 
-EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
-
-
-def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0,
-                  process_model: str | None = None) -> Bot:
-    """``random`` / ``greedy`` / ``strong:budget_ms=50,...`` / ``exec:COMMAND ARGS`` /
-    ``py:FILE.py:CLASS`` (:func:`python_bot`) -> a Bot.
-    ``process_model`` of an ``exec:`` bot: ``match`` or ``reuse`` (:data:`~bummerl_client.stdio.PROCESS_MODELS`;
-    default ``BUMMERL_BOT_PROCESS_MODEL`` or ``match``). Raises ValueError (one line) for an
-    unknown bot, a bad option, or an executable that is not found (on PATH or as a path)."""
-    if spec.startswith("py:"):
-        return python_bot(spec[3:], seed)
-    if spec.startswith("exec:"):
-        model = process_model or os.environ.get("BUMMERL_BOT_PROCESS_MODEL") or "match"
-        bot = StdioBot(spec[5:], seed, decision_timeout_s=decision_timeout_s, process_model=model)
-        program = bot.argv[0]
-        if shutil.which(program) is None:
-            raise ValueError(f"exec: executable not found: {program}"
-                             + ("" if os.sep in program else " (not on PATH; give a path such as ./" + program + ")"))
-        return bot
-    return make_bot(spec, seed)
-
-
-_PY_MODULES: dict[str, Any] = {}
-
-
-def python_bot(target: str, seed: int | None = None) -> Bot:
-    """A :class:`~bummerl_client.bot.Bot` subclass written in Python, from ``FILE.py:CLASS`` (a
-    path) or ``MODULE:CLASS`` (importable), constructed with ``seed`` when its ``__init__`` takes
-    one. Its name is the class's ``name`` if it sets one, else ``py:CLASS``. A file is loaded once
-    per process. Raises ValueError (one line) for a missing file or class, a module that fails to
-    import, or a class that is no Bot."""
-    where, sep, class_name = target.rpartition(":")
-    if not sep or not where or not class_name:
-        raise ValueError(f"py: expected FILE.py:CLASS or MODULE:CLASS, got {target!r}")
-    module = _PY_MODULES.get(where)
-    if module is None:
-        try:
-            if where.endswith(".py"):
-                path = os.path.abspath(where)
-                if not os.path.isfile(path):
-                    raise ValueError(f"py: no such file: {where}")
-                loader_spec = importlib.util.spec_from_file_location(f"bummerl_py_bot_{len(_PY_MODULES)}", path)
-                if loader_spec is None or loader_spec.loader is None:
-                    raise ValueError(f"py: cannot load {where}")
-                module = importlib.util.module_from_spec(loader_spec)
-                loader_spec.loader.exec_module(module)
-            else:
-                module = importlib.import_module(where)
-        except ValueError:
-            raise
-        except Exception as e:  # noqa: BLE001 - the bot author's module: one line, not a traceback
-            raise ValueError(f"py: cannot import {where}: {type(e).__name__}: {e}") from None
-        _PY_MODULES[where] = module
-    cls = getattr(module, class_name, None)
-    if not (isinstance(cls, type) and issubclass(cls, Bot)):
-        raise ValueError(f"py: {where} has no Bot subclass named {class_name!r}")
-    try:
-        bot = cls(seed)
-    except TypeError:  # an __init__ without a seed
-        bot = cls()
-    if type(bot).name == Bot.name:  # the class kept the base's "bot"
-        bot.name = f"py:{class_name}"
-    return bot
-
-
-def bot_specs(text: str, prog: str, count: int | None = None) -> list[str]:
-    """Split a ``--bots`` list (``strong:budget_ms=50,samples=8,greedy`` -> two specs, see
-    :func:`~bummerl_client.bots.split_bot_specs`) and build every bot once to check its name and
-    options: a bad one exits with one line ``PROG: ...`` (SystemExit)."""
-    specs = split_bot_specs(text)
-    if count is not None and len(specs) != count:
-        example = ",".join(("greedy", "random")[i % 2] for i in range(count))
-        raise SystemExit(f"{prog}: --bots takes {count} bots, one per seat, e.g. {example}"
-                         + (" or strong:budget_ms=50,greedy" if count == 2 else ""))
-    for spec in specs:
-        try:
-            bot_from_spec(spec)
-        except ValueError as e:
-            raise SystemExit(f"{prog}: {e}") from None
-    return specs
+__all__ = ["EXIT_CODES", "bot_from_spec", "bot_specs", "main"]
 
 
 def _token(args: argparse.Namespace) -> str:

@@ -15,8 +15,11 @@ from typing import Any
 
 import grpc
 
-from .bot import Bot, BotFault
+from bummerl.bots.base import Bot, BotFault
+
 from .client import AsyncClient, BummerlError
+from .payloads import InformationSet
+from .payloads_ladder import Assignment
 from .runner import FAULT_REASONS, IN_DOUBT, Backoff, play_seat_through_timeouts
 from .stdio import close_idle
 
@@ -29,14 +32,14 @@ def bot_id_of(token: str) -> str:
     return token.split(".", 1)[0]
 
 
-async def play_assignment(client: AsyncClient, assignment: dict[str, Any], bot_token: str, bot: Bot) -> dict[str, Any]:
+async def play_assignment(client: AsyncClient, assignment: Assignment, bot_token: str, bot: Bot) -> dict[str, Any]:
     """Play one assigned seat to the end; returns ``{"match_id", "seat", "ladder_id", "winner",
     "outcome" (won, lost, drawn), "reason", "game_points", "fault"}``. A bot fault resigns the seat
     with the fault's reason, but a missed deadline under the ``forfeit-deal`` or ``default-move``
     policy only costs what the server's policy takes (:func:`~.runner.play_seat_through_timeouts`);
     ``fault`` names the last fault either way."""
     mid, seat = assignment["match_id"], int(assignment["seat"])
-    final: dict[str, Any] | None = None
+    final: InformationSet | None = None
     fault = ""
 
     def timed_out(f: BotFault) -> None:
@@ -78,7 +81,7 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
     tasks: set[asyncio.Task[None]] = set()
     backoff = Backoff(cap_s=5.0)
 
-    async def play(a: dict[str, Any]) -> None:
+    async def play(a: Assignment) -> None:
         try:
             summary = await play_assignment(client, a, bot_token, make_bot())
         except BummerlError as e:

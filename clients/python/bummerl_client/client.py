@@ -1,6 +1,9 @@
-"""gRPC clients of ``bummerl.v1.GameService``: :class:`AsyncClient` (grpc.aio) and :class:`Client`
-(blocking). Responses are plain dicts (``json_format.MessageToDict`` with proto field names and
-every field present), the same JSON the REST gateway serves.
+"""gRPC clients of ``bummerl.v1.GameService`` and ``LadderService``: :class:`AsyncClient`
+(grpc.aio) and :class:`Client` (blocking, the same calls). Responses are plain dicts, the proto3
+JSON of the response message (:func:`bummerl.wire.to_dict`: proto field names, every field
+present, int64 fields as decimal strings, enums by name), the same JSON the REST gateway serves;
+their types are the ``TypedDict`` s of :mod:`bummerl_client.payloads` (``InformationSet``,
+``MatchUpdate``, ``MatchRecord``...).
 
 Errors: every RPC error is raised as :class:`BummerlError` with ``code`` (a ``grpc.StatusCode``),
 ``details`` and, for ABORTED (stale ``expected_version``), ``current_version``.
@@ -9,27 +12,51 @@ Errors: every RPC error is raised as :class:`BummerlError` with ``code`` (a ``gr
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from importlib import metadata
+from typing import Any, TypeVar, cast
 
 import grpc
 import grpc.aio
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc, ladder_pb2, ladder_pb2_grpc
+from bummerl.wire import to_dict
+
+from .payloads import (
+    InformationSet,
+    MatchRecord,
+    MatchReplay,
+    MatchSummary,
+    MatchUpdate,
+    ResignResponse,
+    SubmitActionResponse,
+    VariantInfo,
+    WatchUpdate,
+)
+from .payloads_ladder import (
+    Assignment,
+    Bot,
+    Ladder,
+    LadderEvent,
+    LadderGame,
+    LadderResult,
+    Leaderboard,
+    RegisteredBot,
+)
+
+_T = TypeVar("_T")
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
-        return version("bummerl")
-    except PackageNotFoundError:
+        return metadata.version("bummerl")
+    except metadata.PackageNotFoundError:
         return "dev"
 
 
@@ -56,9 +83,6 @@ class BummerlError(Exception):
 def _reason(e: grpc.RpcError) -> str:
     """The ErrorInfo reason of the ``google.rpc.Status`` in ``grpc-status-details-bin``, or ""."""
     try:
-        from google.rpc import error_details_pb2
-        from grpc_status import rpc_status
-
         st = rpc_status.from_call(e)
         for detail in st.details if st is not None else ():
             info = error_details_pb2.ErrorInfo()
@@ -82,70 +106,14 @@ def _convert(e: grpc.RpcError) -> BummerlError:
     return BummerlError(code, details or "", current, _reason(e))
 
 
-def to_dict(msg: Message) -> dict[str, Any]:
-    """A response message as a dict with proto field names and every field present, keys in the
-    order of the ``.proto`` at every level (``json_format`` puts fields at their default value,
-    e.g. an action's ``"id": 0``, after the others; a bot that reads the JSON as text, as the stdio
-    bridge passes it on, sees one order)."""
-    d = json_format.MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
-    return _in_field_order(d, msg.DESCRIPTOR)
-
-
-_PLAN: dict[str, list[tuple[str, int, Any]]] = {}
-
-
-def _plan(descriptor: Any) -> list[tuple[str, int, Any]]:
-    """Per field of ``descriptor``, in order: ``(name, how, nested)``; ``how`` 0 = as is, 1 = a
-    message, 2 = a repeated message, 3 = a map of messages (``nested``: that message's descriptor)."""
-    plan = _PLAN.get(descriptor.full_name)
-    if plan is None:
-        plan = []
-        for f in descriptor.fields:
-            m, how = f.message_type, 0
-            if m is not None and m.GetOptions().map_entry:
-                m = m.fields_by_name["value"].message_type
-                how = 3
-            elif m is not None:
-                how = 2 if _repeated(f) else 1
-            if m is None or m.full_name.startswith("google.protobuf."):  # scalars, well-known types
-                how, m = 0, None
-            plan.append((f.name, how, m))
-        _PLAN[descriptor.full_name] = plan
-    return plan
-
-
-def _repeated(f: Any) -> bool:
-    """Whether field ``f`` is repeated (``is_repeated`` from protobuf 6, ``label`` before it)."""
-    return bool(f.is_repeated) if hasattr(f, "is_repeated") else bool(f.label == 3)  # LABEL_REPEATED
-
-
-def _in_field_order(d: dict[str, Any], descriptor: Any) -> dict[str, Any]:
-    """``d`` (``MessageToDict`` of a ``descriptor`` message) with its keys, and those of every
-    nested message, in field order; well-known types (``google.protobuf.*``) are left as they are."""
-    out: dict[str, Any] = {}
-    for name, how, m in _plan(descriptor):
-        if name not in d:
-            continue
-        v = d[name]
-        if how == 1:
-            v = _in_field_order(v, m)
-        elif how == 2:
-            v = [_in_field_order(x, m) for x in v]
-        elif how == 3:
-            v = {k: _in_field_order(x, m) for k, x in v.items()}
-        out[name] = v
-    if len(out) != len(d):  # keys the descriptor does not name (none today): kept, after the fields
-        out.update((k, v) for k, v in d.items() if k not in out)
-    return out
-
-
 @dataclass(frozen=True)
 class CreatedMatch:
-    """``match_id`` and one secret seat token per seat (index = seat)."""
+    """``match_id``, one secret seat token per seat (index = seat) and the match's public
+    ``summary``."""
 
     match_id: str
     tokens: list[str]
-    summary: dict[str, Any]
+    summary: MatchSummary
 
 
 def _auth(token: str | None) -> list[tuple[str, str]]:
@@ -171,7 +139,7 @@ def _create_request(variant: str, options: Mapping[str, object] | None, seats: S
 
 def _created(resp: Any) -> CreatedMatch:
     tokens = [t.token for t in sorted(resp.seat_tokens, key=lambda t: t.seat)]
-    return CreatedMatch(resp.match_id, tokens, to_dict(resp.summary))
+    return CreatedMatch(resp.match_id, tokens, cast(MatchSummary, to_dict(resp.summary)))
 
 
 def _submit_request(match_id: str, seat: int, expected_version: int, action: int | str) -> Message:
@@ -216,7 +184,7 @@ def submit_action_request(match_id: str, seat: int, expected_version: int, actio
     return _submit_request(match_id, seat, expected_version, action)
 
 
-async def _streamed(call: Any) -> AsyncIterator[dict[str, Any]]:
+async def _streamed(call: Any) -> AsyncGenerator[dict[str, Any], None]:
     """The messages of a server-streaming call as dicts; RPC errors as BummerlError; the call is
     cancelled when the caller stops early."""
     try:
@@ -231,7 +199,9 @@ async def _streamed(call: Any) -> AsyncIterator[dict[str, Any]]:
 class AsyncClient:
     """Async client. ``AsyncClient("localhost:50051")``; use as ``async with`` or call :meth:`close`.
 
-    All methods raise :class:`BummerlError` on an RPC error. Versions are ints; times are ms.
+    All methods raise :class:`BummerlError` on an RPC error. Versions are ints in the arguments
+    and decimal strings in the answers (``int(info["version"])``); times are ms. The answers are
+    the dicts typed in :mod:`bummerl_client.payloads`.
     """
 
     def __init__(self, target: str, channel: grpc.aio.Channel | None = None) -> None:
@@ -248,17 +218,24 @@ class AsyncClient:
         await self.close()
 
     async def close(self) -> None:
+        """Close the channel."""
         await self.channel.close()
 
     async def wait_ready(self, timeout_s: float = 10.0) -> None:
         """Wait until the channel is connected (raises asyncio.TimeoutError)."""
         await asyncio.wait_for(self.channel.channel_ready(), timeout_s)
 
-    async def list_variants(self) -> list[dict[str, Any]]:
+    async def _call(self, rpc: Any, req: Message, token: str | None = None) -> dict[str, Any]:
+        """The answer of the unary ``rpc`` (a stub's method) to ``req`` as a dict."""
         try:
-            return to_dict(await self.stub.ListVariants(game_pb2.ListVariantsRequest()))["variants"]  # type: ignore[no-any-return]
+            return to_dict(await rpc(req, metadata=_auth(token)))
         except grpc.RpcError as e:
             raise _convert(e) from None
+
+    async def list_variants(self) -> list[VariantInfo]:
+        """The registered variants with their decks and options."""
+        got = await self._call(self.stub.ListVariants, game_pb2.ListVariantsRequest())
+        return cast(list[VariantInfo], got["variants"])
 
     async def create_match(
         self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
@@ -276,26 +253,23 @@ class AsyncClient:
         except grpc.RpcError as e:
             raise _convert(e) from None
 
-    async def information_set(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
-        try:
-            req = game_pb2.GetInformationSetRequest(match_id=match_id, seat=seat)
-            return to_dict(await self.stub.GetInformationSet(req, metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
+    async def information_set(self, match_id: str, seat: int, token: str) -> InformationSet:
+        """The seat's information set at the current version (``version`` a decimal string)."""
+        req = game_pb2.GetInformationSetRequest(match_id=match_id, seat=seat)
+        return cast(InformationSet, await self._call(self.stub.GetInformationSet, req, token))
 
-    async def submit_action(self, match_id: str, seat: int, token: str, expected_version: int, action: int | str) -> dict[str, Any]:
+    async def submit_action(self, match_id: str, seat: int, token: str, expected_version: int,
+                            action: int | str) -> SubmitActionResponse:
         """Submit an action id or text; returns ``{"version", "information_set", "events", "duplicate"}``."""
-        try:
-            req = _submit_request(match_id, seat, expected_version, action)
-            return to_dict(await self.stub.SubmitAction(req, metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
+        req = _submit_request(match_id, seat, expected_version, action)
+        return cast(SubmitActionResponse, await self._call(self.stub.SubmitAction, req, token))
 
-    async def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
+    async def stream(self, match_id: str, seat: int, token: str,
+                     from_version: int = 0) -> AsyncGenerator[MatchUpdate, None]:
         """Updates ``{"version", "events", "information_set"}``; the first is a full snapshot."""
         async for upd in _streamed(self.stub.StreamMatch(
                 game_pb2.StreamMatchRequest(match_id=match_id, seat=seat, from_version=from_version), metadata=_auth(token))):
-            yield upd
+            yield cast(MatchUpdate, upd)
 
     def play(self, match_id: str, seat: int, token: str, from_version: int = 0) -> PlayCall:
         """One ``Play`` call for the seat (``async with`` it): iterate it for the updates (as
@@ -303,56 +277,42 @@ class AsyncClient:
         A refused action ends the iteration with BummerlError; call again with ``from_version``."""
         return PlayCall(self, match_id, seat, token, from_version)
 
-    async def resign(self, match_id: str, seat: int, token: str, reason: str = "") -> dict[str, Any]:
-        """Resign the seat; ``reason``: "" (plain), "illegal", "disconnect" or "timeout" (a bot fault)."""
-        try:
-            req = game_pb2.ResignRequest(match_id=match_id, seat=seat, reason=reason)
-            return to_dict(await self.stub.Resign(req, metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
+    async def resign(self, match_id: str, seat: int, token: str, reason: str = "") -> ResignResponse:
+        """Resign the seat; ``reason``: "" (plain), "illegal", "disconnect" or "timeout" (a bot
+        fault). Returns ``{"version", "match_result"}``."""
+        req = game_pb2.ResignRequest(match_id=match_id, seat=seat, reason=reason)
+        return cast(ResignResponse, await self._call(self.stub.Resign, req, token))
 
-    async def match_record(self, match_id: str, token: str | None = None) -> dict[str, Any]:
+    async def match_record(self, match_id: str, token: str | None = None) -> MatchRecord:
         """The match record (docs/ACCESS.md): hidden cards only once ``revealed`` (the match, and a
         ladder game's duplicate set, over), or at any time with the admin ``token``."""
-        try:
-            return to_dict(await self.stub.GetMatchRecord(game_pb2.GetMatchRecordRequest(match_id=match_id),
-                                                          metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
+        req = game_pb2.GetMatchRecordRequest(match_id=match_id)
+        return cast(MatchRecord, await self._call(self.stub.GetMatchRecord, req, token))
 
-
-    async def watch(self, match_id: str, token: str | None = None, from_version: int = 0) -> AsyncIterator[dict[str, Any]]:
+    async def watch(self, match_id: str, token: str | None = None,
+                    from_version: int = 0) -> AsyncGenerator[WatchUpdate, None]:
         """Spectator updates ``{"version", "events", "public_view", "summary"}`` (WatchMatch): the
         public view (an information set of seat -1, no hidden card) at each version, to the end of
         the match. ``token``: the watch, a seat or the admin token when the match asks for one."""
         async for upd in _streamed(self.stub.WatchMatch(
                 game_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version), metadata=_auth(token))):
-            yield upd
+            yield cast(WatchUpdate, upd)
 
-    async def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> dict[str, Any]:
+    async def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> MatchReplay:
         """The full replay of a finished match ``{"record", "steps"}`` (GetMatchReplay): every version
         with every hand, the talon and, with ``seat_views``, each seat's information set.
         FAILED_PRECONDITION while the match runs."""
-        try:
-            req = game_pb2.GetMatchReplayRequest(match_id=match_id, seat_views=seat_views)
-            return to_dict(await self.stub.GetMatchReplay(req, metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
+        req = game_pb2.GetMatchReplayRequest(match_id=match_id, seat_views=seat_views)
+        return cast(MatchReplay, await self._call(self.stub.GetMatchReplay, req, token))
 
     # ------------------------------------------------------------------ ladders (LadderService)
-    async def _ladder_call(self, method: str, req: Message, token: str | None = None) -> dict[str, Any]:
-        try:
-            return to_dict(await getattr(self.ladder_stub, method)(req, metadata=_auth(token)))
-        except grpc.RpcError as e:
-            raise _convert(e) from None
-
-    async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
+    async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> RegisteredBot:
         """``{"bot_id", "bot_token", "name"}``; the bot token is shown only here."""
-        return await self._ladder_call("RegisterBot", ladder_pb2.RegisterBotRequest(name=name, description=description),
-                                       admin_token)
+        req = ladder_pb2.RegisterBotRequest(name=name, description=description)
+        return cast(RegisteredBot, await self._call(self.ladder_stub.RegisterBot, req, admin_token))
 
     async def assignments(self, bot_id: str, bot_token: str, client: str = "",
-                          on_connected: Callable[[str], None] | None = None) -> AsyncIterator[dict[str, Any]]:
+                          on_connected: Callable[[str], None] | None = None) -> AsyncGenerator[Assignment, None]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: the running ones
         first, then new ones as they come. Endless; raises BummerlError when the stream fails.
         ``client``: what to tell the server about the client and engine (shown in ListBots);
@@ -367,70 +327,81 @@ class AsyncClient:
                 if "bummerl-bot-name" in md:  # the server accepted the stream (a failed call has none)
                     on_connected(str(md["bummerl-bot-name"]))
             async for a in call:
-                yield to_dict(a)
+                yield cast(Assignment, to_dict(a))
         except grpc.RpcError as e:
             raise _convert(e) from None
         finally:
             call.cancel()
 
-    async def create_ladder(self, admin_token: str | None = None, **fields: Any) -> dict[str, Any]:
+    async def create_ladder(self, admin_token: str | None = None, **fields: Any) -> Ladder:
         """Create a ladder; ``fields`` are CreateLadderRequest's (``name``, ``variant``, ``bot_ids``,
         ``format`` ("LADDER_FORMAT_ROUND_ROBIN"...), ``rounds``, ``duplicate_deals``, ``deals_per_game``,
         ``time_control`` (dict, ms), ``timeout_policy``, ``sprt`` (dict), ``concurrency``, ``seed``)."""
         req = json_format.ParseDict(fields, ladder_pb2.CreateLadderRequest())
-        return await self._ladder_call("CreateLadder", req, admin_token)
+        return cast(Ladder, await self._call(self.ladder_stub.CreateLadder, req, admin_token))
 
-    async def ladder(self, ladder_id: str) -> dict[str, Any]:
-        return await self._ladder_call("GetLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+    async def ladder(self, ladder_id: str) -> Ladder:
+        """The ladder: its settings, ``status`` and progress (``matches_played`` of ``matches_total``)."""
+        return cast(Ladder, await self._call(self.ladder_stub.GetLadder, ladder_pb2.GetLadderRequest(ladder_id=ladder_id)))
 
-    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
+    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> Leaderboard:
         """The ladder's leaderboard; ``pooled``: over every ladder of its rating pool (variant,
         options, time control, deals per game)."""
-        return await self._ladder_call("GetLeaderboard",
-                                       ladder_pb2.GetLeaderboardRequest(ladder_id=ladder_id, pooled=pooled))
+        req = ladder_pb2.GetLeaderboardRequest(ladder_id=ladder_id, pooled=pooled)
+        return cast(Leaderboard, await self._call(self.ladder_stub.GetLeaderboard, req))
 
-    async def ladder_matches(self, ladder_id: str) -> list[dict[str, Any]]:
-        got = await self._ladder_call("ListLadderMatches", ladder_pb2.ListLadderMatchesRequest(ladder_id=ladder_id))
-        return list(got["results"])
+    async def ladder_matches(self, ladder_id: str) -> list[LadderResult]:
+        """The finished games of the ladder, in the order they ended."""
+        req = ladder_pb2.ListLadderMatchesRequest(ladder_id=ladder_id)
+        return cast(list[LadderResult], list((await self._call(self.ladder_stub.ListLadderMatches, req))["results"]))
 
-    async def stream_ladder(self, ladder_id: str) -> AsyncIterator[dict[str, Any]]:
+    async def stream_ladder(self, ladder_id: str) -> AsyncGenerator[LadderEvent, None]:
         """Progress events of a ladder from its creation; ends after ``finished``."""
         async for ev in _streamed(self.ladder_stub.StreamLadder(ladder_pb2.StreamLadderRequest(ladder_id=ladder_id))):
-            yield ev
+            yield cast(LadderEvent, ev)
 
-    async def list_ladders(self) -> list[dict[str, Any]]:
-        return list((await self._ladder_call("ListLadders", ladder_pb2.ListLaddersRequest()))["ladders"])
+    async def list_ladders(self) -> list[Ladder]:
+        """Every ladder of the server."""
+        got = await self._call(self.ladder_stub.ListLadders, ladder_pb2.ListLaddersRequest())
+        return cast(list[Ladder], list(got["ladders"]))
 
-    async def ladder_games(self, ladder_id: str, state: str = "") -> list[dict[str, Any]]:
+    async def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """The ladder's games ``{"game", "pair", "leg", "bots", "state", "match_id"}``; ``state``:
         ``planned``, ``running``, ``finished`` or "" (all)."""
-        got = await self._ladder_call("ListLadderGames", ladder_pb2.ListLadderGamesRequest(ladder_id=ladder_id,
-                                                                                        state=state))
-        return list(got["games"])
+        req = ladder_pb2.ListLadderGamesRequest(ladder_id=ladder_id, state=state)
+        return cast(list[LadderGame], list((await self._call(self.ladder_stub.ListLadderGames, req))["games"]))
 
-    async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
+    async def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> Ladder:
         """Stop a ladder (admin): running games end as abandoned, nothing new starts."""
-        return await self._ladder_call("StopLadder", ladder_pb2.StopLadderRequest(ladder_id=ladder_id), admin_token)
+        req = ladder_pb2.StopLadderRequest(ladder_id=ladder_id)
+        return cast(Ladder, await self._call(self.ladder_stub.StopLadder, req, admin_token))
 
-    async def pause_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        return await self._ladder_call("PauseLadder", ladder_pb2.StopLadderRequest(ladder_id=ladder_id), admin_token)
+    async def pause_ladder(self, ladder_id: str, admin_token: str | None = None) -> Ladder:
+        """Pause a ladder (admin): no new game starts; running games finish and count."""
+        req = ladder_pb2.StopLadderRequest(ladder_id=ladder_id)
+        return cast(Ladder, await self._call(self.ladder_stub.PauseLadder, req, admin_token))
 
-    async def resume_ladder(self, ladder_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        return await self._ladder_call("ResumeLadder", ladder_pb2.StopLadderRequest(ladder_id=ladder_id), admin_token)
+    async def resume_ladder(self, ladder_id: str, admin_token: str | None = None) -> Ladder:
+        """Resume a paused ladder (admin)."""
+        req = ladder_pb2.StopLadderRequest(ladder_id=ladder_id)
+        return cast(Ladder, await self._call(self.ladder_stub.ResumeLadder, req, admin_token))
 
-    async def list_bots(self) -> list[dict[str, Any]]:
+    async def list_bots(self) -> list[Bot]:
         """Every registered bot with its presence (``connected``, ``connected_since_ms``, ``client``)."""
-        return list((await self._ladder_call("ListBots", ladder_pb2.ListBotsRequest()))["bots"])
+        return cast(list[Bot], list((await self._call(self.ladder_stub.ListBots, ladder_pb2.ListBotsRequest()))["bots"]))
 
-    async def revoke_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        return await self._ladder_call("RevokeBot", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
+    async def revoke_bot(self, bot_id: str, admin_token: str | None = None) -> Bot:
+        """Revoke the bot's token (admin) until :meth:`rotate_bot_token` issues a new one."""
+        return cast(Bot, await self._call(self.ladder_stub.RevokeBot, ladder_pb2.BotRequest(bot_id=bot_id), admin_token))
 
-    async def rotate_bot_token(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
+    async def rotate_bot_token(self, bot_id: str, admin_token: str | None = None) -> RegisteredBot:
         """``{"bot_id", "bot_token", "name"}``: the new token, shown once."""
-        return await self._ladder_call("RotateBotToken", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
+        req = ladder_pb2.BotRequest(bot_id=bot_id)
+        return cast(RegisteredBot, await self._call(self.ladder_stub.RotateBotToken, req, admin_token))
 
-    async def delete_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        return await self._ladder_call("DeleteBot", ladder_pb2.BotRequest(bot_id=bot_id), admin_token)
+    async def delete_bot(self, bot_id: str, admin_token: str | None = None) -> Bot:
+        """Delete the bot (admin): its token stops working, its name is free again."""
+        return cast(Bot, await self._call(self.ladder_stub.DeleteBot, ladder_pb2.BotRequest(bot_id=bot_id), admin_token))
 
 
 class PlayCall:
@@ -447,16 +418,16 @@ class PlayCall:
     async def __aexit__(self, *exc: object) -> None:
         self._call.cancel()
 
-    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+    def __aiter__(self) -> AsyncGenerator[MatchUpdate, None]:
         return self._updates()
 
-    async def _updates(self) -> AsyncIterator[dict[str, Any]]:
+    async def _updates(self) -> AsyncGenerator[MatchUpdate, None]:
         try:
             if not self._started:
                 self._started = True
                 await self._call.write(self._first)
             async for upd in self._call:
-                yield to_dict(upd)
+                yield cast(MatchUpdate, to_dict(upd))
         except grpc.RpcError as e:
             raise _convert(e) from None
 
@@ -476,11 +447,12 @@ class PlayCall:
 
 
 class Client:
-    """Blocking client with the methods of :class:`AsyncClient` (one implementation of each call
-    and of the error mapping): every call runs on the :class:`AsyncClient` on an event loop in a
-    background thread of this client (as python-chess's ``SimpleEngine`` wraps its async engine),
-    and its streams (``stream``, ``assignments``, ``stream_ladder``) are plain iterators. Close it
-    (``with Client(...) as c:``) to stop the thread."""
+    """Blocking client with the calls of :class:`AsyncClient` and their answers (one
+    implementation of each call and of the error mapping): every call runs on the
+    :class:`AsyncClient` on an event loop in a background thread of this client (as python-chess's
+    ``SimpleEngine`` wraps its async engine), and its streams (``stream``, ``watch``,
+    ``assignments``, ``stream_ladder``) are plain iterators that cancel their call when left.
+    Close it (``with Client(...) as c:``) to stop the thread."""
 
     def __init__(self, target: str) -> None:
         self.target = target
@@ -488,16 +460,16 @@ class Client:
         self._thread = threading.Thread(target=self._loop.run_forever, name="bummerl-client", daemon=True)
         self._thread.start()
 
-        async def make() -> AsyncClient:
+        async def make() -> AsyncClient:  # the channel is made on the loop it runs on
             return AsyncClient(target)
 
         self.aio: AsyncClient = self._run(make())
         """The :class:`AsyncClient` the calls run on (on this client's loop)."""
 
-    def _run(self, coro: Any) -> Any:
+    def _run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
-    def _iterate(self, agen: AsyncIterator[Any]) -> Iterator[Any]:
+    def _iterate(self, agen: AsyncGenerator[_T, None]) -> Iterator[_T]:
         try:
             while True:
                 try:
@@ -505,12 +477,8 @@ class Client:
                 except StopAsyncIteration:
                     return
         finally:
-            aclose = getattr(agen, "aclose", None)
-            if aclose is not None and self._loop.is_running():
-                self._run(aclose())
-
-    if TYPE_CHECKING:  # the calls are AsyncClient's, made blocking below
-        def __getattr__(self, name: str) -> Any: ...
+            if self._loop.is_running():
+                self._run(agen.aclose())
 
     def __enter__(self) -> Client:
         return self
@@ -519,28 +487,122 @@ class Client:
         self.close()
 
     def close(self) -> None:
+        """Blocking :meth:`AsyncClient.close` (the channel), then stop the client's thread."""
         if self._loop.is_running():
             self._run(self.aio.close())
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(5)
             self._loop.close()
 
+    def wait_ready(self, timeout_s: float = 10.0) -> None:
+        """Blocking :meth:`AsyncClient.wait_ready`."""
+        self._run(self.aio.wait_ready(timeout_s))
 
-def _blocking(name: str, fn: Any) -> Any:
-    if inspect.isasyncgenfunction(fn):
-        @functools.wraps(fn)
-        def stream(self: Client, *args: Any, **kwargs: Any) -> Iterator[Any]:
-            return self._iterate(getattr(self.aio, name)(*args, **kwargs))
-        return stream
+    def list_variants(self) -> list[VariantInfo]:
+        """Blocking :meth:`AsyncClient.list_variants`."""
+        return self._run(self.aio.list_variants())
 
-    @functools.wraps(fn)
-    def call(self: Client, *args: Any, **kwargs: Any) -> Any:
-        return self._run(getattr(self.aio, name)(*args, **kwargs))
-    return call
+    def create_match(
+        self, variant: str, options: Mapping[str, object] | None = None, seats: Sequence[str] = ("seat0", "seat1"),
+        seed: int | None = None, *, time_control: Mapping[str, Any] | None = None, timeout_policy: str | None = None,
+        idle_limit_ms: int | None = None, admin_token: str | None = None,
+    ) -> CreatedMatch:
+        """Blocking :meth:`AsyncClient.create_match`."""
+        return self._run(self.aio.create_match(variant, options, seats, seed, time_control=time_control,
+                                               timeout_policy=timeout_policy, idle_limit_ms=idle_limit_ms,
+                                               admin_token=admin_token))
 
+    def information_set(self, match_id: str, seat: int, token: str) -> InformationSet:
+        """Blocking :meth:`AsyncClient.information_set`."""
+        return self._run(self.aio.information_set(match_id, seat, token))
 
-for _name, _fn in list(vars(AsyncClient).items()):
-    if not _name.startswith("_") and _name not in ("close", "wait_ready") and (
-            inspect.iscoroutinefunction(_fn) or inspect.isasyncgenfunction(_fn)):
-        setattr(Client, _name, _blocking(_name, _fn))
-Client.wait_ready = _blocking("wait_ready", AsyncClient.wait_ready)  # type: ignore[attr-defined]
+    def submit_action(self, match_id: str, seat: int, token: str, expected_version: int,
+                      action: int | str) -> SubmitActionResponse:
+        """Blocking :meth:`AsyncClient.submit_action`."""
+        return self._run(self.aio.submit_action(match_id, seat, token, expected_version, action))
+
+    def stream(self, match_id: str, seat: int, token: str, from_version: int = 0) -> Iterator[MatchUpdate]:
+        """Blocking :meth:`AsyncClient.stream`: an iterator."""
+        return self._iterate(self.aio.stream(match_id, seat, token, from_version))
+
+    def resign(self, match_id: str, seat: int, token: str, reason: str = "") -> ResignResponse:
+        """Blocking :meth:`AsyncClient.resign`."""
+        return self._run(self.aio.resign(match_id, seat, token, reason))
+
+    def match_record(self, match_id: str, token: str | None = None) -> MatchRecord:
+        """Blocking :meth:`AsyncClient.match_record`."""
+        return self._run(self.aio.match_record(match_id, token))
+
+    def watch(self, match_id: str, token: str | None = None, from_version: int = 0) -> Iterator[WatchUpdate]:
+        """Blocking :meth:`AsyncClient.watch`: an iterator."""
+        return self._iterate(self.aio.watch(match_id, token, from_version))
+
+    def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> MatchReplay:
+        """Blocking :meth:`AsyncClient.match_replay`."""
+        return self._run(self.aio.match_replay(match_id, token, seat_views))
+
+    def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> RegisteredBot:
+        """Blocking :meth:`AsyncClient.register_bot`."""
+        return self._run(self.aio.register_bot(name, description, admin_token))
+
+    def assignments(self, bot_id: str, bot_token: str, client: str = "",
+                    on_connected: Callable[[str], None] | None = None) -> Iterator[Assignment]:
+        """Blocking :meth:`AsyncClient.assignments`: an iterator (``on_connected`` is called on
+        the client's thread)."""
+        return self._iterate(self.aio.assignments(bot_id, bot_token, client, on_connected))
+
+    def create_ladder(self, admin_token: str | None = None, **fields: Any) -> Ladder:
+        """Blocking :meth:`AsyncClient.create_ladder`."""
+        return self._run(self.aio.create_ladder(admin_token, **fields))
+
+    def ladder(self, ladder_id: str) -> Ladder:
+        """Blocking :meth:`AsyncClient.ladder`."""
+        return self._run(self.aio.ladder(ladder_id))
+
+    def leaderboard(self, ladder_id: str, pooled: bool = False) -> Leaderboard:
+        """Blocking :meth:`AsyncClient.leaderboard`."""
+        return self._run(self.aio.leaderboard(ladder_id, pooled))
+
+    def ladder_matches(self, ladder_id: str) -> list[LadderResult]:
+        """Blocking :meth:`AsyncClient.ladder_matches`."""
+        return self._run(self.aio.ladder_matches(ladder_id))
+
+    def stream_ladder(self, ladder_id: str) -> Iterator[LadderEvent]:
+        """Blocking :meth:`AsyncClient.stream_ladder`: an iterator."""
+        return self._iterate(self.aio.stream_ladder(ladder_id))
+
+    def list_ladders(self) -> list[Ladder]:
+        """Blocking :meth:`AsyncClient.list_ladders`."""
+        return self._run(self.aio.list_ladders())
+
+    def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
+        """Blocking :meth:`AsyncClient.ladder_games`."""
+        return self._run(self.aio.ladder_games(ladder_id, state))
+
+    def stop_ladder(self, ladder_id: str, admin_token: str | None = None) -> Ladder:
+        """Blocking :meth:`AsyncClient.stop_ladder`."""
+        return self._run(self.aio.stop_ladder(ladder_id, admin_token))
+
+    def pause_ladder(self, ladder_id: str, admin_token: str | None = None) -> Ladder:
+        """Blocking :meth:`AsyncClient.pause_ladder`."""
+        return self._run(self.aio.pause_ladder(ladder_id, admin_token))
+
+    def resume_ladder(self, ladder_id: str, admin_token: str | None = None) -> Ladder:
+        """Blocking :meth:`AsyncClient.resume_ladder`."""
+        return self._run(self.aio.resume_ladder(ladder_id, admin_token))
+
+    def list_bots(self) -> list[Bot]:
+        """Blocking :meth:`AsyncClient.list_bots`."""
+        return self._run(self.aio.list_bots())
+
+    def revoke_bot(self, bot_id: str, admin_token: str | None = None) -> Bot:
+        """Blocking :meth:`AsyncClient.revoke_bot`."""
+        return self._run(self.aio.revoke_bot(bot_id, admin_token))
+
+    def rotate_bot_token(self, bot_id: str, admin_token: str | None = None) -> RegisteredBot:
+        """Blocking :meth:`AsyncClient.rotate_bot_token`."""
+        return self._run(self.aio.rotate_bot_token(bot_id, admin_token))
+
+    def delete_bot(self, bot_id: str, admin_token: str | None = None) -> Bot:
+        """Blocking :meth:`AsyncClient.delete_bot`."""
+        return self._run(self.aio.delete_bot(bot_id, admin_token))

@@ -20,14 +20,14 @@ import asyncio
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
-from bummerl.rules import InvalidActionError, parse_action
+from bummerl.bots.base import Bot, BotFault, InfoSet, checked_action
 
-from .bot import Bot, BotFault, InfoSet
 from .client import AsyncClient, BummerlError
+from .payloads import DealResult, InformationSet
 
 IN_DOUBT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED,
                       grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL})
@@ -36,6 +36,9 @@ IN_DOUBT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCE
 
 FAULT_REASONS = {"timeout": "timeout", "illegal": "illegal", "unparsable": "illegal", "crash": "disconnect"}
 """The resign reason a bot fault is reported with (ResignRequest.reason)."""
+
+EXIT_CODES = {"timeout": 3, "illegal": 4, "unparsable": 4, "crash": 5}
+"""The exit code of a command that played a seat and whose bot faulted (``join``, ``bummerl play``)."""
 
 
 class Backoff:
@@ -60,28 +63,6 @@ class Backoff:
         await asyncio.sleep(delay * (0.5 + random.random() / 2))
 
 
-def checked_action(info: InfoSet, answer: int | str) -> int:
-    """The legal action id the bot's answer names (an id, a decimal string, or a text form such
-    as ``"play QH"``); raises BotFault ``unparsable`` or ``illegal``."""
-    legal = {int(a["id"]) for a in info.legal_actions}
-    if isinstance(answer, bool) or not isinstance(answer, int | str):
-        raise BotFault("unparsable", f"the bot answered {type(answer).__name__}, not an action id or text")
-    if isinstance(answer, str):
-        text = answer.strip()
-        if text.lstrip("-").isdigit():
-            answer = int(text)
-        else:
-            try:
-                answer = parse_action(text)
-            except InvalidActionError:
-                raise BotFault("unparsable", f"{text[:80]!r} is not an action (expected an id or a text such as "
-                                             f"'play QH')") from None
-    if answer not in legal:
-        texts = ", ".join(str(a["text"]) for a in info.legal_actions)
-        raise BotFault("illegal", f"action {answer} is not legal now; legal: {texts}")
-    return answer
-
-
 async def _submit(client: AsyncClient, match_id: str, seat: int, token: str, version: int, action: int,
                   give_up_s: float) -> None:
     """Submit until the server answers; returns on applied, duplicate, stale (ABORTED) or a
@@ -101,7 +82,7 @@ async def _submit(client: AsyncClient, match_id: str, seat: int, token: str, ver
 
 
 async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, bot: Bot, *,
-                    give_up_s: float = 120.0, use_play: bool = True) -> dict[str, Any]:
+                    give_up_s: float = 120.0, use_play: bool = True) -> InformationSet:
     """Play ``seat`` with ``bot`` until the match is over; returns the final information set dict.
 
     ``token``: the seat token (or, in a ladder, the bot token). ``give_up_s``: how long (seconds)
@@ -109,7 +90,7 @@ async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, b
     call per seat (updates in, actions out on the same call), else (or on a server without it)
     ``StreamMatch`` plus a ``SubmitAction`` per action. Raises BotFault (with ``seat`` set) when
     the bot fails, BummerlError for other errors (e.g. a wrong token)."""
-    last: dict[str, Any] = {}
+    last: InformationSet | None = None
     acted_at = -1  # the newest version at which this seat acted
     backoff = Backoff()
     down_since: float | None = None
@@ -139,7 +120,7 @@ async def play_seat(client: AsyncClient, match_id: str, seat: int, token: str, b
                     if action is not None:
                         await _submit(client, match_id, seat, token, InfoSet(last).version, action, give_up_s)
                         acted_at = InfoSet(last).version
-            if InfoSet(last).over:
+            if last is not None and InfoSet(last).over:
                 return last
         except BummerlError as e:
             if use_play and e.code == grpc.StatusCode.UNIMPLEMENTED:
@@ -161,7 +142,7 @@ controls and timeouts): the seat keeps playing, it is not resigned."""
 
 
 async def play_seat_through_timeouts(client: AsyncClient, match_id: str, seat: int, token: str, bot: Bot,
-                                     on_timeout: Callable[[BotFault], None] | None = None) -> dict[str, Any]:
+                                     on_timeout: Callable[[BotFault], None] | None = None) -> InformationSet:
     """:func:`play_seat`, surviving the bot's missed deadlines when the match's timeout policy
     goes on without the seat losing the match (``forfeit-deal``, ``default-move``): the server has
     applied the policy, so the bot is reset (``aclose``: an ``exec:`` bot's process, killed when it
@@ -203,7 +184,7 @@ async def _decide(info: InfoSet, seat: int, bot: Bot, acted_at: int) -> int | No
 
 
 async def _watch_deals(client: AsyncClient, match_id: str, token: str,
-                       on_deal: Callable[[dict[str, Any]], None]) -> None:
+                       on_deal: Callable[[DealResult], None]) -> None:
     """Call ``on_deal(result)`` for each DealEnded event of the match until it ends (progress
     only: a stream error ends the watch, not the match)."""
     try:
@@ -231,7 +212,7 @@ async def play_match(
     options: Mapping[str, object] | None = None,
     seed: int | None = None,
     on_created: Callable[[str], None] | None = None,
-    on_deal: Callable[[dict[str, Any]], None] | None = None,
+    on_deal: Callable[[DealResult], None] | None = None,
     **create_kwargs: Any,
 ) -> dict[str, Any]:
     """Create a match of ``variant`` and play it with one bot per seat; returns the match record.
@@ -253,7 +234,7 @@ async def play_match(
         faults.append({"seat": f.seat, "kind": f.kind, "detail": f.detail})
 
     async def seat_task(seat: int, token: str, bot: Bot) -> None:
-        final = None
+        final: InformationSet | None = None
         try:
             final = await play_seat_through_timeouts(client, created.match_id, seat, token, bot, timed_out)
         except BotFault as f:
@@ -273,7 +254,7 @@ async def play_match(
     finally:
         if watcher is not None:
             watcher.cancel()
-    rec = await client.match_record(created.match_id)
+    rec = cast(dict[str, Any], await client.match_record(created.match_id))  # a MatchRecord, plus "faults"
     if faults:
         rec["faults"] = sorted(faults, key=lambda f: f["seat"])
     return rec

@@ -35,11 +35,11 @@ import re
 import shlex
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .bot import Bot, BotFault, InfoSet
+from bummerl.bots.base import Bot, BotFault, InfoSet
 
 PROTOCOL_VERSION = 1
 _counter = itertools.count()
@@ -308,7 +308,7 @@ class StdioBot(Bot):
                                           f"decision{self.fault_note()}")
         return int(text) if text.lstrip("-").isdigit() else text
 
-    async def aclose(self, final: dict[str, Any] | None = None) -> None:
+    async def aclose(self, final: Mapping[str, Any] | None = None) -> None:
         """Send ``over`` (if the match ended); then, in the ``reuse`` model after a clean match,
         keep the process for the next match; otherwise close stdin, wait 5 s for the child, then
         kill it."""

@@ -35,7 +35,7 @@ import itertools
 import marshal
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, TypeGuard, TypeVar, cast
 
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
@@ -302,7 +302,7 @@ def event_to_pb(d: Mapping[str, Any]) -> common_pb2.Event:
     :class:`CodecError` for an unknown key, or no or two kinds. Built by the direct builder of
     :func:`information_set_to_pb` (the same bytes as :func:`dict_to_pb`, tested), the generic
     walk for anything it does not cover."""
-    return _encode_item(common_pb2.Event, d)
+    return cast(common_pb2.Event, _encode_item(common_pb2.Event, d))
 
 
 def event_to_dict(event: common_pb2.Event) -> dict[str, Any]:

@@ -52,6 +52,9 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 import redis.exceptions
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from bummerl.api.metadata import peer_host
 from bummerl.core.errors import (
@@ -195,10 +198,6 @@ class Status:
         """The trailing metadata of the standard rich error model: a ``google.rpc.Status`` with one
         ``ErrorInfo`` in ``grpc-status-details-bin`` (built by grpcio-status; clients read it
         with ``grpc_status.rpc_status.from_call``)."""
-        from google.protobuf import any_pb2
-        from google.rpc import error_details_pb2, status_pb2
-        from grpc_status import rpc_status
-
         detail = any_pb2.Any()
         detail.Pack(error_details_pb2.ErrorInfo(reason=self.reason or self.code.name, domain=ERROR_DOMAIN,
                                                 metadata=dict(self.info)))

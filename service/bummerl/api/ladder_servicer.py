@@ -14,7 +14,8 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core.limits import RateLimiter
-from bummerl.ladder.service import LadderService, LadderSpec
+from bummerl.ladder.service import LadderService
+from bummerl.ladder.spec import LadderSpec
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
 
 _LADDER_FIELDS = frozenset(ladder_pb2.Ladder.DESCRIPTOR.fields_by_name)

@@ -139,7 +139,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @map_errors
     async def GetInformationSet(self, request: game_pb2.GetInformationSetRequest, context: grpc.aio.ServicerContext) -> common_pb2.InformationSet:
         u = await self.service.current(request.match_id, request.seat, bearer_token(context))
-        return _update_fields(u)["information_set"]
+        info: common_pb2.InformationSet = _update_fields(u)["information_set"]
+        return info
 
     @map_errors
     async def SubmitAction(self, request: game_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:

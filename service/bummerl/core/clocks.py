@@ -35,23 +35,36 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 SCOPES = ("match", "deal")
 """``match``: one clock per seat for the whole match; ``deal``: reset at the start of every deal."""
 
-TIMEOUT_POLICIES = ("forfeit-match", "forfeit-deal", "default-move")
-"""What the server does when a seat's deadline passes (the reaper or a late action applies it):
 
-* ``forfeit-match``: the seat loses the match at once (match result reason ``timeout``).
-* ``forfeit-deal``: the seat loses the current deal, scored for the opponent as if the seat had
-  taken no trick (``DealResult.reason`` ``timeout``); the match goes on and the seat's main time
-  is set back to ``base_ms`` (otherwise it would lose every later turn at once).
-* ``default-move``: the server plays the seat's default legal action (the lowest-id card play,
-  else the first legal action) and the seat's clock stays at zero plus the increment.
-"""
+class TimeoutPolicy(StrEnum):
+    """What the server does when a seat's deadline passes (the reaper or a late action applies it).
+    A string enum: each member is its stored string (meta ``timeout_policy``), so it compares equal
+    to the plain strings read back from Redis or sent by a client."""
 
-DEFAULT_TIMEOUT_POLICY = "forfeit-match"
+    FORFEIT_MATCH = "forfeit-match"
+    """The seat loses the match at once (match result reason ``timeout``)."""
+    FORFEIT_DEAL = "forfeit-deal"
+    """The seat loses the current deal, scored for the opponent as if the seat had taken no trick
+    (``DealResult.reason`` ``timeout``); the match goes on and the seat's main time is set back to
+    ``base_ms`` (otherwise it would lose every later turn at once)."""
+    DEFAULT_MOVE = "default-move"
+    """The server plays the seat's default legal action (the lowest-id card play, else the first
+    legal action) and the seat's clock stays at zero plus the increment."""
+
+
+TIMEOUT_POLICIES = tuple(TimeoutPolicy)
+"""Every timeout policy: ``("forfeit-match", "forfeit-deal", "default-move")``, the members of
+:class:`TimeoutPolicy` (which says what each does), in this order; ``policy in TIMEOUT_POLICIES``
+holds for the plain strings as well."""
+
+DEFAULT_TIMEOUT_POLICY = TimeoutPolicy.FORFEIT_MATCH
+"""The policy of a match created without one."""
 
 MAX_MS = 7 * 24 * 3600 * 1000
 """Upper bound of every duration of a time control: one week, in milliseconds."""
@@ -221,7 +234,7 @@ class Clocks:
         gets the increment (not with ``increment=False``: a timeout that ended the match leaves the
         flag at 0); ``next_seat`` starts running (-1 = none). ``deal_changed`` with scope
         ``deal`` resets every main time to ``base_ms``. ``refill``: the acting seat's main time is
-        set back to ``base_ms`` (policy ``forfeit-deal``)."""
+        set back to ``base_ms`` (policy :attr:`TimeoutPolicy.FORFEIT_DEAL`)."""
         tc = self.tc
         rem = list(self.remaining_ms)
         if tc.base_ms and 0 <= seat < len(rem):

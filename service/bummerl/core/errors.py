@@ -3,7 +3,7 @@ them in one table (:mod:`bummerl.api.errors`). Messages are safe to show to the 
 
 from __future__ import annotations
 
-from bummerl.rules import IllegalActionError
+from bummerl.rules import IllegalActionError, InvalidOptionError, UnknownVariantError
 
 
 class ServiceError(Exception):
@@ -34,8 +34,6 @@ def table_error(e: Exception) -> InvalidArgumentError:
     """The request error for the engine's error ``e`` about a variant or its options (its message
     kept): :class:`UnknownVariantArgumentError`, :class:`InvalidOptionArgumentError`, else a plain
     :class:`InvalidArgumentError` (e.g. a bad time control)."""
-    from bummerl.rules import InvalidOptionError, UnknownVariantError
-
     msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)  # a KeyError's str() is quoted
     if isinstance(e, UnknownVariantError):
         return UnknownVariantArgumentError(msg)

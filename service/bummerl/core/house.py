@@ -31,9 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bummerl import metrics
-from bummerl_client.bot import InfoSet
-from bummerl_client.bots import make_bot
-from bummerl_client.bots.strong import parse_options
+from bummerl.bots import InfoSet, make_bot, parse_bot_spec
 
 from .errors import (
     InvalidArgumentError,
@@ -152,14 +150,18 @@ class HouseBots:
         for i, name in enumerate(names):
             if not name.startswith(PREFIX):
                 continue
-            bot, _, opts = name[len(PREFIX):].partition(":")
+            try:
+                parsed = parse_bot_spec(name)
+            except ValueError as e:
+                raise InvalidArgumentError(f"seat {i}: {e}") from None
+            bot = parsed.name
             if bot not in self.settings.bots:
                 offered = ", ".join(PREFIX + b for b in self.settings.bots) or "none"
                 raise InvalidArgumentError(f"seat {i}: no house bot {bot[:32]!r} on this server; offered: {offered}")
             try:
-                options = parse_options(opts)
+                options = dict(parsed.options)
                 if bot == "strong":
-                    make_bot(bot + (":" + opts if opts else ""), 0)  # each option checked as the bot states it
+                    make_bot(parsed, 0)  # each option checked as the bot states it
                     asked = float(options.get("budget_ms", "0") or 0)
                     cap = self.settings.budget_ms
                     options["budget_ms"] = f"{min(asked, cap) if asked > 0 else cap:g}"

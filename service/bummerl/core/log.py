@@ -5,20 +5,78 @@ clock_ms]``; entry ``i`` produced version ``i + 2`` (version 1 = created). Entri
 time controls stop after ``deal`` (or ``at_ms``); :meth:`LogEntry.of` reads every length, and
 :attr:`LogEntry.outcome` derives their kind. The stored form is unchanged: an entry is written as
 the list :meth:`LogEntry.to_list` gives.
+
+The outcome kinds (:class:`OutcomeKind`), the service outcomes that stand in a log entry instead
+of an engine action (:class:`OutcomeAction`) and the reasons a seat may give for resigning
+(:class:`ResignReason`) are string enums: each member *is* its stored string (``OutcomeKind.NORMAL
+== "NORMAL"``), so stored JSON, the Lua scripts, the protobuf mapping and comparisons with plain
+strings read from Redis keep working.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Any, NamedTuple
 
+from bummerl.rules import MatchEnd
 from bummerl.rules.match.state import FORFEIT_DEAL
 
-RESIGN = "resign"
-OUTCOME_ACTIONS = ("resign", "forfeit-match", "forfeit-deal", "abandon")
-"""Log entries that are service outcomes rather than engine actions (action id -1 in records)."""
-OUTCOME_KINDS = ("NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")
-"""Outcome kind of each log entry (proto ``OutcomeKind``)."""
+
+class OutcomeKind(StrEnum):
+    """Outcome kind of a log entry (proto ``OutcomeKind`` without its ``OUTCOME_KIND_`` prefix)."""
+
+    NORMAL = "NORMAL"
+    """An action the seat chose."""
+    TIMEOUT = "TIMEOUT"
+    """The seat's deadline passed: the match's timeout policy was applied."""
+    RESIGN = "RESIGN"
+    """A plain resignation."""
+    ILLEGAL = "ILLEGAL"
+    """A resignation its bot runner reported for an illegal action."""
+    DISCONNECT = "DISCONNECT"
+    """A resignation its bot runner reported for a crash or a lost connection."""
+    ABANDONED = "ABANDONED"
+    """Nobody acted within the idle limit, or an internal abandon (a stopped ladder)."""
+
+
+class OutcomeAction(StrEnum):
+    """A log entry's ``action`` that is a service outcome rather than an engine action id (action
+    id -1 in records)."""
+
+    RESIGN = "resign"
+    """The seat resigned (kind RESIGN, ILLEGAL, DISCONNECT or TIMEOUT: :data:`RESIGN_REASONS`)."""
+    FORFEIT_MATCH = "forfeit-match"
+    """The seat lost the match on time (timeout policy ``forfeit-match``)."""
+    FORFEIT_DEAL = "forfeit-deal"
+    """The seat lost the deal on time (timeout policy ``forfeit-deal``)."""
+    ABANDON = "abandon"
+    """The match ended with no winner (kind ABANDONED)."""
+
+
+class ResignReason(StrEnum):
+    """The reason a client may give with a resignation (a bot runner's report)."""
+
+    PLAIN = ""
+    ILLEGAL = "illegal"
+    DISCONNECT = "disconnect"
+    TIMEOUT = "timeout"
+
+
+RESIGN = OutcomeAction.RESIGN
+OUTCOME_ACTIONS = tuple(OutcomeAction)
+"""Log entries that are service outcomes rather than engine actions (action id -1 in records):
+``("resign", "forfeit-match", "forfeit-deal", "abandon")``."""
+OUTCOME_KINDS = tuple(OutcomeKind)
+"""Outcome kind of each log entry (proto ``OutcomeKind``): ``("NORMAL", "TIMEOUT", "RESIGN",
+"ILLEGAL", "DISCONNECT", "ABANDONED")``."""
+RESIGN_REASONS: dict[str, tuple[MatchEnd, OutcomeKind]] = {
+    ResignReason.PLAIN: (MatchEnd.RESIGNED, OutcomeKind.RESIGN),
+    ResignReason.ILLEGAL: (MatchEnd.ILLEGAL, OutcomeKind.ILLEGAL),
+    ResignReason.DISCONNECT: (MatchEnd.DISCONNECT, OutcomeKind.DISCONNECT),
+    ResignReason.TIMEOUT: (MatchEnd.TIMEOUT, OutcomeKind.TIMEOUT),
+}
+"""Resign reasons a client may give -> (match end reason, record kind)."""
 
 
 class LogEntry(NamedTuple):
@@ -54,7 +112,7 @@ class LogEntry(NamedTuple):
         """The kind, derived for old entries: RESIGN for a resignation, else NORMAL."""
         if self.kind:
             return self.kind
-        return "RESIGN" if self.action == RESIGN else "NORMAL"
+        return OutcomeKind.RESIGN if self.action == RESIGN else OutcomeKind.NORMAL
 
     def to_list(self) -> list[Any]:
         """The stored form, ``[seat, action, at_ms, deal, kind, think_ms, clock_ms]``."""
@@ -71,6 +129,6 @@ def log_actions(entries: Sequence[Sequence[Any]]) -> list[list[int]]:
         e = LogEntry.of(raw)
         if isinstance(e.action, int):
             out.append([e.seat, e.action])
-        elif e.action == "forfeit-deal":
+        elif e.action == OutcomeAction.FORFEIT_DEAL:
             out.append([e.seat, FORFEIT_DEAL])
     return out

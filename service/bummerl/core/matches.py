@@ -7,24 +7,10 @@ public events to the match's stream (:class:`bummerl.store.MatchStore`). A Submi
 version this process holds skips the load: the compare-and-set is the check. What a process holds
 is only a cache of immutable versions, so any replica can serve any request.
 
-Stored per match (``bm:{<id>}:state``): the state blob is JSON ``{"snapshot": MatchState.snapshot(log_actions=False),
-"entries": [[seat, action, ts_ms, deal_number, kind, think_ms, clock_ms], ...] (:class:`~bummerl.core.log.LogEntry`), "clocks": {...} | null,
-"deadline_ms": int}`` where entry ``i`` produced version ``i + 2`` (version 1 = created). ``action`` is
-an action id or a service outcome (:data:`OUTCOME_ACTIONS`: ``"resign"``, ``"forfeit-match"``,
-``"forfeit-deal"``, ``"abandon"``); ``kind`` is the outcome kind (:data:`OUTCOME_KINDS`: NORMAL, TIMEOUT,
-RESIGN, ILLEGAL, DISCONNECT, ABANDONED); ``think_ms`` the time from the start of the seat's turn to the
-commit and ``clock_ms`` the seat's main time after it (for a timeout: the time it had for the move), both
--1 without a time control. The snapshot holds the log (seed, decks, first dealer, actions: the source of
-truth, which replays to the same state; its actions are not stored twice: the entries hold them and
-:func:`log_actions` puts them back on load, while blobs written before still carry them) and the state
-it produces, so a request restores it without
-replaying; a snapshot whose ``layout`` tag is not this engine's (another deploy added a state field) is
-restored by replaying the log (:meth:`MatchState.restore`). Blobs and events are encoded with orjson;
-events are ``Event`` dicts (:mod:`bummerl.rules.base.views`), and those an earlier version stored as
-``{"type": ...}`` are read back in that shape (:func:`bummerl.rules.base.events.upgrade_event`).
-Meta: ``seat_tokens`` (SHA-256 hex of each seat token, never the token), ``seats`` (names),
-``variant``, ``created_at_ms``, ``over``, ``time_control`` (:class:`~bummerl.core.clocks.TimeControl`
-dict or null), ``timeout_policy``, ``idle_limit_ms``.
+The stored form (the state blob, its log entries, the meta) is :mod:`bummerl.core.stored`; what a
+process keeps of the versions it committed or read, and why that is safe across replicas, is
+:mod:`bummerl.core.cache`. The log's outcome kinds and service outcomes are the string enums of
+:mod:`bummerl.core.log`, the timeout policies :class:`~bummerl.core.clocks.TimeoutPolicy`.
 
 Time (docs/DESIGN.md §5, :mod:`bummerl.core.clocks`): the deadline of the seat to act is stored in the blob and
 indexed in the store's deadlines sorted set by the same commit; :meth:`MatchService.expire` (called by
@@ -38,11 +24,8 @@ IllegalActionError / InvalidActionError. A rejected call leaves the stored match
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-import hashlib
-import hmac
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -55,47 +38,43 @@ from bummerl import metrics
 from bummerl.rules import (
     InvalidActionError,
     InvalidOptionError,
+    MatchEnd,
     MatchState,
     UnknownVariantError,
-    action_to_string,
     actions,
     events_between,
     find_variant,
-    history_views,
-    information_set,
     initial_events,
     list_variants,
     match_result,
     parse_action,
 )
-from bummerl.rules import MatchOverError as RulesMatchOverError
-from bummerl.rules.base.actions import action_kind
-from bummerl.rules.base.cards import card_code
 from bummerl.rules.base.events import upgrade_event
-from bummerl.rules.base.views import TIME_CONTROL_SCOPES, Clock, Event, InformationSet
+from bummerl.rules.base.views import Event, InformationSet
 from bummerl.store import MatchNotFoundError, MatchStore, VersionConflictError
 from bummerl.store.errors import ReplicationTimeoutError
 
+from .auth import authorize_seat, check_admin, is_admin
+from .auth import hash_token as hash_token  # where bummerl.ladder.service imports it
+from .cache import Loaded, MatchCache
 from .clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, Clocks, TimeControl, TimeControlError
 from .errors import (
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
-    NotYourTurnError,
-    PermissionDeniedError,
     StaleVersionError,
     TimeoutLostError,
-    UnauthenticatedError,
     table_error,
 )
 from .limits import Limit, OpenCounts, RateLimiter
-from .log import RESIGN, LogEntry, log_actions
+from .log import RESIGN_REASONS, LogEntry, OutcomeAction, OutcomeKind
+from .record import build_record, match_summary, seat_stats
+from .stored import decode, encode_blob, event_bytes
+from .submit import TOKEN_ERRORS, check_retry, check_submit
+from .timeouts import deadline_ms, timeout_step
 from .verify import deck_commitment
-from .versions import LATEST_CACHE, VersionCache
+from .versions import VersionCache
 
-RESIGN_REASONS = {"": ("resigned", "RESIGN"), "illegal": ("illegal", "ILLEGAL"),
-                  "disconnect": ("disconnect", "DISCONNECT"), "timeout": ("timeout", "TIMEOUT")}
-"""Resign reasons a client may give -> (match end reason, record kind)."""
 STREAM_CAP_RETRY_MS = 1000
 """``bummerl-retry-after-ms`` of a stream refused at the cap per seat: an immediate retry would be
 refused again (a stream of the seat has to end first)."""
@@ -113,27 +92,8 @@ def _check_seat_name(name: object, i: int) -> str:
     return name
 
 
-def default_action(legal: Sequence[int]) -> int:
-    """The action the server plays for a seat under timeout policy ``default-move``: the
-    lowest-id card play (never a declaration or a close), else the first legal action."""
-    plays = [a for a in legal if action_kind(a) == "play"]
-    return min(plays) if plays else legal[0]
-
-
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def hash_token(token: str) -> str:
-    """SHA-256 hex of a seat token: the only form the server stores (tokens never hit logs)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _json_default(obj: Any) -> Any:
-    """orjson's fallback: named tuples (e.g. ``DealOutcome``) as arrays, like ``json.dumps``."""
-    if isinstance(obj, tuple):
-        return list(obj)
-    raise TypeError(f"cannot store a {type(obj).__name__} as JSON")
 
 
 @dataclass(frozen=True)
@@ -158,40 +118,16 @@ class Update:
     duplicate: bool = False
     match_over: bool = field(default=False)
     memo: dict[int, Any] | None = field(default=None, compare=False, repr=False)
-    """A scratch dict of the version this update shows (``_Loaded.memo``), shared by every update
-    of that version in this process and dropped with it: the API layer keeps there what it derives
-    from the shared dicts (their encodings) so that it derives it once per version. The core never
-    reads it. None when nothing is shared (an answer built for one caller)."""
+    """A scratch dict of the version this update shows (:attr:`~bummerl.core.cache.Loaded.memo`),
+    shared by every update of that version in this process and dropped with it: the API layer keeps
+    there what it derives from the shared dicts (their encodings) so that it derives it once per
+    version. The core never reads it. None when nothing is shared (an answer built for one caller)."""
     history_memo: dict[int, Any] | None = field(default=None, compare=False, repr=False)
-    """A scratch dict shared by the versions of one deal this process holds in a row (``_Loaded.
-    history_memo``), for what the API layer derives from the deal's history dicts, which those
-    versions share (their encodings: ``codec.information_set_to_pb(..., history_memo)``); replaced
-    by an empty one with each new deal. The core never reads it."""
-
-
-@dataclass
-class _Loaded:
-    """One stored version of a match as this process holds it (never mutated once built, but for
-    ``views``, ``memo`` and ``history``, which only ever gain entries). ``events``: the events of
-    the commit that made this version, when this process made it (else None); ``views``: the
-    information sets built at this version, by seat (only without a time control: with one, the
-    clocks make each answer differ); ``memo``: :attr:`Update.memo` of this version's updates;
-    ``history``: the public history views of the deal shown (:func:`history_views`), carried
-    from the previous version this process held and extended when an information set is built,
-    so that every seat and version of a deal shares one dict per history entry; ``history_memo``:
-    :attr:`Update.history_memo`, carried with ``history``."""
-
-    version: int
-    state: MatchState
-    entries: list[list[Any]]
-    meta: dict[str, Any]
-    clocks: Clocks | None = None
-    deadline_ms: int = -1
-    events: list[Event] | None = None
-    views: dict[int, InformationSet] = field(default_factory=dict)
-    memo: dict[int, Any] = field(default_factory=dict)
-    history: tuple[Event, ...] = ()
-    history_memo: dict[int, Any] = field(default_factory=dict)
+    """A scratch dict shared by the versions of one deal this process holds in a row
+    (:attr:`~bummerl.core.cache.Loaded.history_memo`), for what the API layer derives from the
+    deal's history dicts, which those versions share (their encodings:
+    ``codec.information_set_to_pb(..., history_memo)``); replaced by an empty one with each new
+    deal. The core never reads it."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +166,8 @@ class MatchService:
     ``now_ms``: the clock (ms since the epoch), injectable so that tests never sleep.
     ``hub``: a :class:`~bummerl.store.StreamHub` that serves the blocking waits of every stream
     over one connection per shard (None = one ``XREAD BLOCK`` connection per stream).
-    ``versions``: the :class:`~bummerl.core.versions.VersionCache` of this process.
+    ``cache``: the process's :class:`~bummerl.core.cache.MatchCache` of the versions it holds;
+    ``versions``: its :class:`~bummerl.core.versions.VersionCache`.
     """
 
     def __init__(
@@ -244,35 +181,32 @@ class MatchService:
     ) -> None:
         settings = dataclasses.replace(settings or MatchSettings(), **overrides)  # TypeError on an unknown name
         self.settings = settings
-        admin_token = settings.admin_token
-        stream_poll_ms = settings.stream_poll_ms
-        idle_limit_ms = settings.idle_limit_ms
-        max_streams_per_seat = settings.max_streams_per_seat
-        retention_ms = settings.retention_ms
-        create_per_min = settings.create_per_min
-        actions_per_s = settings.actions_per_s
         self.store = store
         self.now_ms = now_ms
-        self.stream_poll_ms = stream_poll_ms
-        self._admin_hash = hash_token(admin_token) if admin_token else None
-        self.idle_limit_ms = idle_limit_ms
+        self.stream_poll_ms = settings.stream_poll_ms
+        self._admin_hash = hash_token(settings.admin_token) if settings.admin_token else None
+        self.idle_limit_ms = settings.idle_limit_ms
         self._wait_events = hub.wait_events if hub is not None else store.wait_events
-        self.max_streams_per_seat = max_streams_per_seat
+        self.max_streams_per_seat = settings.max_streams_per_seat
         self._open_streams = OpenCounts()
-        self.versions: VersionCache[_Loaded] = VersionCache(LATEST_CACHE)
-        self._committing: dict[str, asyncio.Future[None]] = {}
-        self.retention_ms = retention_ms
-        self.limiter = RateLimiter(store, {"create": Limit(create_per_min, 60_000), "action": Limit(actions_per_s, 1000)},
-                                   now_ms)
+        self.cache = MatchCache(now_ms)
+        self.retention_ms = settings.retention_ms
+        self.limiter = RateLimiter(store, {"create": Limit(settings.create_per_min, 60_000),
+                                           "action": Limit(settings.actions_per_s, 1000)}, now_ms)
         self.reveal_check: Callable[[dict[str, Any]], Awaitable[bool]] | None = None
         """For a ladder game (meta ``ladder_id``): is its whole duplicate set over? Set by the
         ladder service (:meth:`bummerl.ladder.service.LadderService.set_over`); None = never, so a
         ladder game's hidden cards are shown only to the admin (fail closed)."""
 
+    @property
+    def versions(self) -> VersionCache[Loaded]:
+        """The newest version of each match this process holds (``cache.versions``)."""
+        return self.cache.versions
+
     def is_admin(self, token: str | None) -> bool:
         """True when the server has an admin token and ``token`` is it (no admin token
         configured: nobody is, so nothing hidden is revealed early on an open server)."""
-        return bool(self._admin_hash and token and hmac.compare_digest(hash_token(token), self._admin_hash))
+        return is_admin(self._admin_hash, token)
 
     async def revealed(self, ld_meta: dict[str, Any], over: bool) -> bool:
         """May every hidden card of a match (seed, salt, decks, laid-away cards) be shown to anyone?
@@ -287,12 +221,7 @@ class MatchService:
     def check_admin(self, token: str | None) -> None:
         """Raise PermissionDeniedError unless ``token`` is the admin token (no-op when the server
         has none configured)."""
-        if self._admin_hash is None:
-            return
-        if not token:
-            raise PermissionDeniedError("this call needs the admin token (authorization: Bearer <admin token>)")
-        if not hmac.compare_digest(hash_token(token), self._admin_hash):
-            raise PermissionDeniedError("the token is not the admin token")
+        check_admin(self._admin_hash, token)
 
     # ------------------------------------------------------------------ variants
     def list_variants(self) -> list[dict[str, Any]]:
@@ -324,7 +253,8 @@ class MatchService:
         """Create a match at version 1. ``seat_names`` must be empty (default names) or have one
         name per player (1-64 printable characters each). ``time_control``: a
         :class:`TimeControl` or its dict (all ms), None = no clock. ``timeout_policy``: one of
-        :data:`~bummerl.core.clocks.TIMEOUT_POLICIES` (default ``forfeit-match``).
+        :data:`~bummerl.core.clocks.TIMEOUT_POLICIES` (:class:`~bummerl.core.clocks.TimeoutPolicy`;
+        default ``forfeit-match``).
         ``idle_limit_ms``: for a match without a time control, end it as abandoned after this many
         ms without an action (None = the server default, 0 = never).
 
@@ -383,7 +313,7 @@ class MatchService:
             "idle_limit_ms": idle,
             "deck_salt": salt,
             "deck_commitment": commitment,
-            "commit": secrets.token_hex(8),  # which write this version is (see _load)
+            "commit": secrets.token_hex(8),  # which write this version is (see core/cache.py)
         }
         if seat_bot_hashes:
             meta["seat_bots"] = list(seat_bot_hashes)
@@ -394,14 +324,14 @@ class MatchService:
         if watch_meta:
             meta.update(watch_meta)
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None
-        deadline = self._deadline(m, clocks, meta, created)
+        deadline = deadline_ms(m, clocks, meta, created)
         events = initial_events(m, version=1)
         if events and "deal_started" in events[0]:  # the first event publishes the commitment
             events[0] = cast(Event, {**events[0], "deal_started": {**events[0]["deal_started"],
                                                                    "deck_commitment": commitment}})
         try:
-            await self.store.create(match_id, self._encode(m, [], clocks, deadline), meta,
-                                    [self._event_bytes(e) for e in events], deadline_ms=deadline)
+            await self.store.create(match_id, encode_blob(m, [], clocks, deadline), meta,
+                                    [event_bytes(e) for e in events], deadline_ms=deadline)
         except ReplicationTimeoutError:
             # durability=replicated and no replica confirmed: the caller hears UNAVAILABLE and retries,
             # and nobody has this id or its tokens yet, so take the match back rather than leave it
@@ -410,7 +340,7 @@ class MatchService:
                 await self.store.delete(match_id)
             raise
         metrics.match_created(spec.id)
-        return CreatedMatch(match_id, tokens, self._summary(match_id, 1, m, meta))
+        return CreatedMatch(match_id, tokens, match_summary(match_id, 1, m, meta))
 
     # ------------------------------------------------------------------ observe
     async def information_set(self, match_id: str, seat: int, token: str | None) -> InformationSet:
@@ -426,7 +356,7 @@ class MatchService:
         self._authorize(ld, seat, token)
         # under a time control each answer is built anew (the clocks now): not kept in the version's memo,
         # which a seat polling while the other thinks would otherwise fill
-        return Update(ld.version, [], self._infoset(match_id, ld, seat), match_over=ld.state.over,
+        return Update(ld.version, [], self.cache.infoset(match_id, ld, seat), match_over=ld.state.over,
                       memo=ld.memo if ld.clocks is None else None, history_memo=ld.history_memo)
 
     # ------------------------------------------------------------------ act
@@ -459,91 +389,60 @@ class MatchService:
             ld = await self._load(match_id)
             self._authorize(ld, seat, token)
             raise
-        cached = self.versions.get(match_id)
-        if cached is not None and cached.version == expected_version:
-            done = await self._submit_on_cached(match_id, cached, seat, token, a)
-            if done is not None:
-                return done
+        held = self.cache.get(match_id)
+        if held is not None and held.version == expected_version:
+            now = self.now_ms()
+            checked = check_submit(held, seat, token, self._admin_hash, expected_version, a, now)
+            if isinstance(checked, MatchState):  # every check passed on the version held: no read
+                return await self._answer_submit(match_id, held, seat, expected_version, a, now, checked)
+            # a refusal is decided on a fresh read (nothing done, nothing counted yet)
         ld = await self._load(match_id)
-        self._authorize(ld, seat, token)
-        await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
-        if expected_version != ld.version:
-            return self._retry_answer(match_id, ld, seat, expected_version, a)
-        before = ld.state
-        if before.over:
-            raise MatchOverError("the match is over")
-        if before.to_act != seat:
-            raise NotYourTurnError(f"it is not seat {seat}'s turn (seat {before.to_act} is to act)")
         now = self.now_ms()
-        if ld.clocks is not None and ld.clocks.expired(now):
+        checked = check_submit(ld, seat, token, self._admin_hash, expected_version, a, now)
+        return await self._answer_submit(match_id, ld, seat, expected_version, a, now, checked)
+
+    async def _answer_submit(self, match_id: str, ld: Loaded, seat: int, expected_version: int, a: int, now: int,
+                             checked: MatchState | Exception) -> Update:
+        """The answer to a SubmitAction on ``ld`` from what :func:`~bummerl.core.submit.check_submit`
+        found (``checked``): a refused token raises at once; then the seat's rate limit (one count
+        per call past the token check); the commit of the match after the action, and when the
+        compare-and-set refuses it (another writer moved the match on, or the same action sent
+        twice at once) the answer of a fresh read; a stale version is answered by
+        :meth:`_retry_answer`; a seat out of time gets its timeout committed (unless the reaper did
+        first) and TimeoutLostError; any other refusal raises its error."""
+        if isinstance(checked, TOKEN_ERRORS):
+            raise checked
+        await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
+        if isinstance(checked, MatchState):
             try:
-                await self._apply_timeout(match_id, ld, now)
+                return await self._commit(match_id, ld, ld.state, checked, seat, a, OutcomeKind.NORMAL, now)
             except StaleVersionError:
-                pass  # the reaper committed the timeout first
-            raise TimeoutLostError(f"seat {seat} ran out of time: the deadline passed "
-                                   f"{now - ld.clocks.deadline_ms} ms before this action arrived")
-        after = before.copy()
-        try:
-            after.apply(a)
-        except RulesMatchOverError:
-            raise MatchOverError("the match is over") from None
-        try:
-            return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
-        except StaleVersionError:  # lost the race: maybe to the same action sent twice at once
-            return self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
+                return self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
+        if isinstance(checked, StaleVersionError):
+            return self._retry_answer(match_id, ld, seat, expected_version, a)
+        if isinstance(checked, TimeoutLostError):
+            with contextlib.suppress(StaleVersionError):  # the reaper committed the timeout first
+                await self._apply_timeout(match_id, ld, now)
+        raise checked
 
-    async def _submit_on_cached(self, match_id: str, ld: _Loaded, seat: int, token: str | None, a: int) -> Update | None:
-        """:meth:`submit_action` on the version this process holds (``ld``, the one the caller
-        names) without reading the match: None (nothing done, nothing counted) unless the seat's
-        token, the turn, the clock and the action's legality all pass on it, so every refusal is
-        decided on a fresh read by the caller. Past the checks, the rate limit and the commit
-        answer as after a read: a match moved on by another replica fails the compare-and-set
-        and is answered from a fresh read (:meth:`_retry_answer`)."""
-        try:
-            self._authorize(ld, seat, token)
-        except (InvalidArgumentError, UnauthenticatedError, PermissionDeniedError):
-            return None
-        before = ld.state
-        now = self.now_ms()
-        if (before.over or before.to_act != seat or (ld.clocks is not None and ld.clocks.expired(now))
-                or a not in before.legal_actions()):
-            return None
-        await self.limiter.check("action", ld.meta["seat_tokens"][seat][:16])
-        after = before.copy()
-        after.apply(a)
-        try:
-            return await self._commit(match_id, ld, before, after, seat, a, "NORMAL", now)
-        except StaleVersionError:  # another writer moved the match on (or the same action sent twice at once)
-            return self._retry_answer(match_id, await self._load(match_id), seat, ld.version, a)
-        except NotFoundError:
-            self.versions.forget(match_id)
-            raise
-
-    def _retry_answer(self, match_id: str, ld: _Loaded, seat: int, expected_version: int, a: int) -> Update:
+    def _retry_answer(self, match_id: str, ld: Loaded, seat: int, expected_version: int, a: int) -> Update:
         """The answer to an action chosen at an older ``expected_version``: ``duplicate=True`` if
         this very action of this seat was applied there; TimeoutLostError if the seat timed out
-        there; MatchOverError once the match is over; else StaleVersionError(current)."""
-        idx = expected_version - 1
-        if 0 <= idx < len(ld.entries):
-            done = LogEntry.of(ld.entries[idx])
-            if done.seat == seat and done.action == a and done.outcome == "NORMAL":
-                return Update(ld.version, [], self._infoset(match_id, ld, seat), duplicate=True,
-                              match_over=ld.state.over, memo=ld.memo, history_memo=ld.history_memo)
-            if done.seat == seat and done.outcome in ("TIMEOUT", "ABANDONED"):
-                raise TimeoutLostError(f"seat {seat} ran out of time at version {expected_version}; "
-                                       f"the server applied the {ld.meta.get('timeout_policy')} policy")
-        if ld.state.over:  # nothing to choose again: say so rather than "stale, fetch the current version"
-            raise MatchOverError(f"the match is over (at version {ld.version})")
-        raise StaleVersionError(ld.version)
+        there; MatchOverError once the match is over; else StaleVersionError(current)
+        (:func:`~bummerl.core.submit.check_retry`)."""
+        check_retry(ld, seat, expected_version, a)
+        return Update(ld.version, [], self.cache.infoset(match_id, ld, seat), duplicate=True,
+                      match_over=ld.state.over, memo=ld.memo, history_memo=ld.history_memo)
 
     async def resign(self, match_id: str, seat: int, token: str | None, reason: str = "") -> Update:
         """The seat resigns: the match ends, the other seat wins (reason ``resigned``). A resignation
         carries no version: if another commit lands first, it is applied on the newer state.
-        ``reason`` (a bot runner's report, see :data:`RESIGN_REASONS`): ``""`` plain, ``"illegal"``,
+        ``reason`` (a bot runner's report, see :data:`~bummerl.core.log.RESIGN_REASONS`,
+        :class:`~bummerl.core.log.ResignReason`): ``""`` plain, ``"illegal"``,
         ``"disconnect"`` or ``"timeout"``: the match result reason and the record's kind follow it.
         Raises InvalidArgumentError for another reason."""
         if reason not in RESIGN_REASONS:
-            raise InvalidArgumentError(f"reason must be one of {', '.join(repr(r) for r in RESIGN_REASONS)}")
+            raise InvalidArgumentError(f"reason must be one of {', '.join(repr(str(r)) for r in RESIGN_REASONS)}")
         end, kind = RESIGN_REASONS[reason]
         for _ in range(8):
             ld = await self._load(match_id)
@@ -553,7 +452,7 @@ class MatchService:
             after = ld.state.copy()
             after.concede(seat, end)
             try:
-                return await self._commit(match_id, ld, ld.state, after, seat, RESIGN, kind, self.now_ms())
+                return await self._commit(match_id, ld, ld.state, after, seat, OutcomeAction.RESIGN, kind, self.now_ms())
             except StaleVersionError:
                 continue
         raise StaleVersionError(ld.version, "the match changed too often to resign; retry")
@@ -568,9 +467,10 @@ class MatchService:
                 raise MatchOverError("the match is over")
             after = ld.state.copy()
             seat = ld.state.to_act
-            after.concede(seat, "abandoned")
+            after.concede(seat, MatchEnd.ABANDONED)
             try:
-                return await self._commit(match_id, ld, ld.state, after, seat, "abandon", "ABANDONED", self.now_ms())
+                return await self._commit(match_id, ld, ld.state, after, seat, OutcomeAction.ABANDON,
+                                          OutcomeKind.ABANDONED, self.now_ms())
             except StaleVersionError:
                 continue
         raise StaleVersionError(ld.version, "the match changed too often to abandon; retry")
@@ -598,53 +498,45 @@ class MatchService:
         except StaleVersionError:
             return None
 
-    async def _apply_timeout(self, match_id: str, ld: _Loaded, now: int) -> Update:
-        """Commit the timeout of the seat to act (its deadline has passed at ``now``)."""
-        before = ld.state
-        seat = before.to_act
-        after = before.copy()
-        if ld.clocks is None:  # no time control: the idle limit passed
-            after.concede(seat, "abandoned")
-            return await self._commit(match_id, ld, before, after, seat, "abandon", "ABANDONED", now)
+    async def _apply_timeout(self, match_id: str, ld: Loaded, now: int) -> Update:
+        """Commit the timeout of the seat to act (its deadline has passed at ``now``):
+        :func:`~bummerl.core.timeouts.timeout_step`."""
+        timed = ld.clocks is not None  # else no time control: the idle limit passed
         policy = ld.meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY)
-        metrics.timeout(before.rules.spec.id, policy)
-        if policy == "forfeit-deal":
-            after.forfeit_deal(seat)
-            return await self._commit(match_id, ld, before, after, seat, "forfeit-deal", "TIMEOUT", now, refill=True)
-        if policy == "default-move":
-            after.step(default_action(before.legal_actions()))
-            return await self._commit(match_id, ld, before, after, seat, after.actions[-1][1], "TIMEOUT", now)
-        after.concede(seat, "timeout")
-        return await self._commit(match_id, ld, before, after, seat, "forfeit-match", "TIMEOUT", now)
+        if timed:
+            metrics.timeout(ld.state.rules.spec.id, policy)
+        step = timeout_step(ld.state, timed, policy)
+        return await self._commit(match_id, ld, ld.state, step.after, ld.state.to_act, step.action, step.kind, now,
+                                  refill=step.refill)
 
-    async def _commit(self, match_id: str, ld: _Loaded, before: MatchState, after: MatchState, seat: int,
-                      action: int | str, kind: str, now: int, refill: bool = False) -> Update:
+    async def _commit(self, match_id: str, ld: Loaded, before: MatchState, after: MatchState, seat: int,
+                      action: int | str, kind: OutcomeKind, now: int, refill: bool = False) -> Update:
         version = ld.version + 1
         events = events_between(before, after, version)  # each event carries the deal it belongs to
         clocks = ld.clocks
         think = clock_ms = -1
         if clocks is not None:
+            timeout = kind == OutcomeKind.TIMEOUT
             think = now - clocks.turn_start_ms if clocks.seat == seat else -1
             had = clocks.budget_ms(seat) if clocks.seat == seat else -1
             clocks = clocks.after_action(seat, now, after.to_act, after.deal_number != before.deal_number, refill,
-                                         increment=not (kind == "TIMEOUT" and after.over))
-            clock_ms = had if kind == "TIMEOUT" else clocks.remaining_ms[seat]
+                                         increment=not (timeout and after.over))
+            clock_ms = had if timeout else clocks.remaining_ms[seat]
         entries = [*ld.entries, LogEntry(seat, action, now, before.deal_number, kind, think, clock_ms).to_list()]
         # a fresh token per commit: after a Redis failover that lost an acknowledged-by-nobody write,
-        # the match may reach this version number again with other content; the cache (_load) tells
-        # them apart by this token, not by the version alone
+        # the match may reach this version number again with other content; the cache (_load,
+        # core/cache.py) tells them apart by this token, not by the version alone
         meta_updates: dict[str, Any] = {"commit": secrets.token_hex(8), "prev_commit": ld.meta.get("commit")}
         if after.over:
             meta_updates["over"] = True
-        deadline = self._deadline(after, clocks, ld.meta, now)
+        deadline = deadline_ms(after, clocks, ld.meta, now)
         # streams of this process woken by this commit wait for it rather than read the match again
-        done = asyncio.get_running_loop().create_future()
-        self._committing[match_id] = done
+        done = self.cache.begin_commit(match_id)
         try:
             try:
                 new_version = await self.store.commit(
-                    match_id, ld.version, self._encode(after, entries, clocks, deadline),
-                    [self._event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
+                    match_id, ld.version, encode_blob(after, entries, clocks, deadline),
+                    [event_bytes(e) for e in events], meta_updates, deadline_ms=deadline,
                     ttl_ms=self.retention_ms if after.over else 0, finished=after.over,
                     expected_commit=ld.meta.get("commit"),
                 )
@@ -652,31 +544,18 @@ class MatchService:
                 metrics.cas_conflict()
                 raise StaleVersionError(e.current_version) from None
             except MatchNotFoundError:
+                self.cache.forget(match_id)
                 raise NotFoundError(f"no match {match_id}") from None
-            new = _Loaded(new_version, after, entries, {**ld.meta, **meta_updates}, clocks, deadline, events,
-                          history=ld.history, history_memo=ld.history_memo)
-            self._remember(match_id, new)
+            new = self.cache.committed(match_id, ld, new_version, after, entries, {**ld.meta, **meta_updates}, clocks,
+                                       deadline, events)
         finally:
-            if self._committing.get(match_id) is done:
-                del self._committing[match_id]
-            done.set_result(None)
+            self.cache.end_commit(match_id, done)
         variant = after.rules.spec.id
         metrics.action_applied(variant)
         if after.over:
             metrics.match_finished(variant)
-        return Update(new_version, events, self._infoset(match_id, new, seat), match_over=after.over, memo=new.memo,
+        return Update(new_version, events, self.cache.infoset(match_id, new, seat), match_over=after.over, memo=new.memo,
                       history_memo=new.history_memo)
-
-    @staticmethod
-    def _deadline(m: MatchState, clocks: Clocks | None, meta: dict[str, Any], now: int) -> int:
-        """The instant (ms) the seat to act times out (clock) or the match counts as abandoned
-        (idle limit, no clock); -1 = none."""
-        if m.over:
-            return -1
-        if clocks is not None:
-            return clocks.deadline_ms
-        idle = int(meta.get("idle_limit_ms") or 0)
-        return now + idle if idle > 0 else -1
 
     # ------------------------------------------------------------------ stream
     async def stream(self, match_id: str, seat: int, token: str | None, from_version: int = 0) -> AsyncIterator[Update]:
@@ -694,13 +573,14 @@ class MatchService:
             async for u in self._stream(match_id, seat, ld, from_version):
                 yield u
 
-    async def _stream(self, match_id: str, seat: int, ld: _Loaded, from_version: int) -> AsyncIterator[Update]:
+    async def _stream(self, match_id: str, seat: int, ld: Loaded, from_version: int) -> AsyncIterator[Update]:
         since = await self.store.events_since(match_id, max(0, from_version))
         # events committed after the load come with the next update, not twice
         spec = ld.state.rules.spec
         sizes = [spec.hand_size] * spec.num_players  # for a deal event stored without them
+        cache = self.cache
         yield Update(ld.version, [upgrade_event(orjson.loads(p), sizes) for v, p in since if v <= ld.version and p],
-                     self._infoset(match_id, ld, seat), match_over=ld.state.over, memo=ld.memo,
+                     cache.infoset(match_id, ld, seat), match_over=ld.state.over, memo=ld.memo,
                      history_memo=ld.history_memo)
         last = max(ld.version, from_version)
         over = ld.state.over
@@ -710,13 +590,10 @@ class MatchService:
                 continue
             top = max(v for v, _ in got)
             # a version this process committed (or loaded) is immutable: no second read for it
-            cached = self.versions.get(match_id)
-            pending = self._committing.get(match_id)
-            if (cached is None or cached.version < top) and pending is not None:
-                with contextlib.suppress(TimeoutError):  # the commit that woke us is finishing here
-                    await asyncio.wait_for(asyncio.shield(pending), 0.05)
-                cached = self.versions.get(match_id)
-            ld = cached if cached is not None and cached.version >= top else await self._load(match_id)
+            held = cache.at_least(match_id, top)
+            if held is None:  # maybe the commit that woke us is finishing here
+                held = await cache.settled(match_id, top)
+            ld = held if held is not None else await self._load(match_id)
             if ld.events is not None and ld.version == top == last + 1:  # committed here: its events at hand
                 evs = ld.events
             else:
@@ -729,7 +606,7 @@ class MatchService:
                 evs = [e for e in evs if e["version"] > last]
             last = ld.version
             over = ld.state.over
-            yield Update(ld.version, evs, self._infoset(match_id, ld, seat), match_over=over, memo=ld.memo,
+            yield Update(ld.version, evs, cache.infoset(match_id, ld, seat), match_over=over, memo=ld.memo,
                          history_memo=ld.history_memo)
 
     # ------------------------------------------------------------------ record
@@ -744,60 +621,8 @@ class MatchService:
         (the match and, for a ladder game, its whole duplicate set are over) or to the admin
         ``token`` (docs/RULES.md §14.3; ``revealed`` says which)."""
         ld = await self._load(match_id)
-        m = ld.state
-        show = self.is_admin(token) or await self.revealed(ld.meta, m.over)
-        # a ladder game whose duplicate set runs on: every card is hidden, the public ones too, since
-        # the other legs deal the same cards (relabelled) to other seats
-        kinds_only = not show and bool(ld.meta.get("ladder_id"))
-        summary = self._summary(match_id, ld.version, m, ld.meta)
-        acts = []
-        for i, raw in enumerate(ld.entries):
-            e = LogEntry.of(raw)
-            seat, a, ts, dn = e.seat, e.action, e.at_ms, e.deal
-            hidden = not show and not isinstance(a, str) and (
-                kinds_only or actions.action_kind(a) in actions.HIDDEN_KINDS)
-            acts.append({
-                "version": i + 2, "seat": seat, "action_id": -1 if isinstance(a, str) or hidden else a,
-                "action_text": a if isinstance(a, str) else actions.action_kind(a) if hidden else action_to_string(a),
-                "timestamp_ms": ts, "deal_number": dn,
-                "kind": e.outcome, "think_ms": e.think_ms, "clock_ms": e.clock_ms,
-            })
-        deals = []
-        for n in range(m.deal_number + 1):
-            hist = m.histories[n] if n < len(m.histories) else m.deal.history
-            deal: dict[str, Any] = {"deal_number": n, "dealer": hist[0][1]}
-            if show:
-                deal["deck_order"] = [card_code(c) for c in m.deck_for(n)]
-            if n < len(m.results):
-                deal["result"] = m.results[n].to_dict()
-            deals.append(deal)
-        rec: dict[str, Any] = {
-            "match_id": match_id,
-            "variant": summary["variant"],
-            "options": summary["options"],
-            "seats": summary["seats"],
-            "team_of_seat": summary["team_of_seat"],
-            "deals": deals,
-            "actions": acts,
-            "over": m.over,
-            "version": ld.version,
-            "created_at_ms": summary["created_at_ms"],
-            "timeout_policy": summary["timeout_policy"],
-        }
-        if summary.get("time_control"):
-            rec["time_control"] = summary["time_control"]
-        if summary.get("deck_commitment"):
-            rec["deck_commitment"] = summary["deck_commitment"]
-        rec["max_deals"] = m.max_deals
-        rec["revealed"] = show
-        if show:
-            rec["seed"] = m.seed
-            rec["suit_perm"] = list(m.suit_perm)
-            if ld.meta.get("deck_salt"):
-                rec["deck_salt"] = ld.meta["deck_salt"]
-        if m.over:
-            rec["match_result"] = match_result(m)
-        return rec
+        show = self.is_admin(token) or await self.revealed(ld.meta, ld.state.over)
+        return build_record(match_id, ld, show)
 
     async def seat_stats(self, match_id: str) -> list[dict[str, Any]]:
         """What each seat did in a match, index = seat: ``{"actions"`` (its own, kind NORMAL),
@@ -806,165 +631,47 @@ class MatchService:
         ``"think_ms"`` (per own action, ms from its turn's start to the commit: the clock's figure
         with a time control, else the time since the previous commit), ``"time_left_ms"`` (its main
         time after its last action, -1 without a time control)``}``. NotFoundError."""
-        ld = await self._load(match_id)
-        n = ld.state.rules.spec.num_players
-        out: list[dict[str, Any]] = [{"actions": 0, "timeouts": 0, "illegal_actions": 0, "disconnects": 0,
-                                      "think_ms": [], "time_left_ms": -1} for _ in range(n)]
-        prev = int(ld.meta.get("created_at_ms") or 0)
-        for raw in ld.entries:
-            e = LogEntry.of(raw)
-            seat, ts, kind = int(e.seat), int(e.at_ms), e.outcome
-            st = out[seat] if 0 <= seat < n else None
-            if st is not None:
-                if kind == "NORMAL":
-                    st["actions"] += 1
-                    think = int(e.think_ms) if int(e.think_ms) >= 0 else ts - prev
-                    st["think_ms"].append(max(0, think))
-                    if int(e.clock_ms) >= 0:
-                        st["time_left_ms"] = int(e.clock_ms)
-                elif kind == "TIMEOUT":
-                    st["timeouts"] += 1
-                elif kind == "ILLEGAL":
-                    st["illegal_actions"] += 1
-                elif kind == "DISCONNECT":
-                    st["disconnects"] += 1
-            prev = ts
-        return out
+        return seat_stats(await self._load(match_id))
 
     # ------------------------------------------------------------------ helpers
     async def summary(self, match_id: str) -> dict[str, Any]:
         """The public summary of a match (``MatchSummary`` shape) with ``match_result`` once over."""
         ld = await self._load(match_id)
-        out = self._summary(match_id, ld.version, ld.state, ld.meta)
+        out = match_summary(match_id, ld.version, ld.state, ld.meta)
         if ld.state.over:
             out["match_result"] = match_result(ld.state)
             out["deal_results"] = [r.to_dict() for r in ld.state.results]
         return out
 
-    def _remember(self, match_id: str, ld: _Loaded) -> None:
-        """Hold ``ld`` as this process's newest known version of the match (:class:`VersionCache`)."""
-        self.versions.remember(match_id, ld)
+    @staticmethod
+    def shared_history(ld: Loaded) -> tuple[Event, ...]:
+        """The deal's public history views at ``ld.version``, shared by every seat and version of
+        the deal (:meth:`bummerl.core.cache.MatchCache.shared_history`)."""
+        return MatchCache.shared_history(ld)
 
-    async def _load(self, match_id: str) -> _Loaded:
+    async def _load(self, match_id: str) -> Loaded:
+        """The newest stored version of the match, read from Redis in one round trip: only the
+        version comes back when this process holds the current one (the held version is
+        answered). InvalidArgumentError for a malformed id, NotFoundError for an unknown match."""
         if not match_id or len(match_id) > 64 or not match_id.isalnum():
             raise InvalidArgumentError("match_id must be 1-64 letters or digits")
-        cached = self.versions.get(match_id)
-        if cached is None:
+        held = self.cache.get(match_id)
+        if held is None:
             stored = await self.store.load(match_id)
         else:  # one round trip either way; the blob only comes if another writer moved the match on
-            got = await self.store.load_if_changed(match_id, cached.version, cached.meta.get("commit"))
+            got = await self.store.load_if_changed(match_id, held.version, held.meta.get("commit"))
             if isinstance(got, int):
-                self.versions.touch(match_id)
-                return cached
+                self.cache.touch(match_id)
+                return held
             stored = got
         if stored is None:
-            self.versions.forget(match_id)
+            self.cache.forget(match_id)
             raise NotFoundError(f"no match {match_id}")
-        blob = orjson.loads(stored.state)
-        log = blob["snapshot"].get("log")
-        if isinstance(log, dict) and "actions" not in log:  # stored once, in the entries
-            log["actions"] = log_actions(blob["entries"])
-        tc = TimeControl.from_dict(stored.meta.get("time_control"))
-        clocks = Clocks.from_dict(tc, blob["clocks"]) if tc and blob.get("clocks") else None
-        # the history views of the deal grow by appending, so they carry over from the version this
-        # process held only when the stored one follows it directly (its prev_commit is the held one)
-        follows = (cached is not None and stored.version == cached.version + 1
-                   and stored.meta.get("prev_commit") == cached.meta.get("commit"))
-        ld = _Loaded(stored.version, MatchState.restore(blob["snapshot"]), blob["entries"], stored.meta,
-                      clocks, int(blob.get("deadline_ms", -1)))
-        if follows and cached is not None:
-            ld.history, ld.history_memo = cached.history, cached.history_memo
-        self._remember(match_id, ld)
-        return ld
+        return self.cache.read(match_id, decode(stored), held)
 
-    def _authorize(self, ld: _Loaded, seat: int, token: str | None) -> None:
+    def _authorize(self, ld: Loaded, seat: int, token: str | None) -> None:
         """Pass if ``token`` is the seat's token (or the bot token of the bot seated there);
         InvalidArgumentError for a seat not at the table, UnauthenticatedError for a missing or
         unknown token, PermissionDeniedError for a valid token that does not act for this seat
         (another seat's, the admin token)."""
-        hashes = ld.meta["seat_tokens"]
-        if not 0 <= seat < len(hashes):
-            raise InvalidArgumentError(f"seat {seat} is not at this table (0..{len(hashes) - 1})")
-        if not token:
-            raise UnauthenticatedError("missing seat token (authorization: Bearer <token>)")
-        h = hash_token(token)
-        if hmac.compare_digest(h, hashes[seat]):
-            return
-        bots = ld.meta.get("seat_bots") or ()
-        if seat < len(bots) and hmac.compare_digest(h, bots[seat]):
-            return  # the bot token of the bot assigned to this seat (ladders)
-        if any(hmac.compare_digest(h, x) for x in [*hashes, *bots]):
-            raise PermissionDeniedError(f"this token belongs to another seat, not seat {seat}")
-        if self._admin_hash is not None and hmac.compare_digest(h, self._admin_hash):
-            raise PermissionDeniedError("the admin token does not act for a seat: use the seat's token")
-        raise UnauthenticatedError("invalid seat token")
-
-    @staticmethod
-    def _encode(m: MatchState, entries: list[list[Any]], clocks: Clocks | None, deadline_ms: int) -> bytes:
-        blob = {"snapshot": m.snapshot(log_actions=False), "entries": entries, "clocks": clocks.to_dict() if clocks else None,
-                "deadline_ms": deadline_ms}
-        return orjson.dumps(blob, default=_json_default)
-
-    @staticmethod
-    def _event_bytes(e: Event) -> bytes:
-        return orjson.dumps(e, default=_json_default)
-
-    def _infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
-        """The seat's information set at ``ld.version``, with ``match_id``, ``version``, the clocks
-        of every seat at this moment (``clocks``: proto ``Clock`` dicts, remaining ms computed at the
-        time of sending) and the ``time_control``; no clocks without a time control. Without a
-        time control the answer is built once per version and seat (``ld.views``) and shared by
-        every caller (the SubmitAction answer, the seat's stream), who must not change it."""
-        if ld.clocks is None:
-            got = ld.views.get(seat)
-            if got is None:
-                got = ld.views[seat] = self._build_infoset(match_id, ld, seat)
-            return got
-        return self._build_infoset(match_id, ld, seat)
-
-    def _build_infoset(self, match_id: str, ld: _Loaded, seat: int) -> InformationSet:
-        return self._stamp(information_set(ld.state, seat, self.shared_history(ld)), match_id, ld)
-
-    @staticmethod
-    def shared_history(ld: _Loaded) -> tuple[Event, ...]:
-        """The deal's public history views at ``ld.version`` (:func:`history_views`), kept with
-        the loaded match and grown version by version, so that every seat's information set and
-        the public view of every version of a deal hold the same dicts (encoded once by identity,
-        ``ld.history_memo``, which starts anew with each deal)."""
-        known = ld.history
-        ld.history = history_views(ld.state, known)
-        if known and (not ld.history or ld.history[0] is not known[0]):
-            ld.history_memo = {}  # another deal: new history dicts, the old ones' encodings go
-        return ld.history
-
-    def _stamp(self, d: InformationSet, match_id: str, ld: _Loaded) -> InformationSet:
-        """``d`` (an information set or public view of ``ld.state``) with ``match_id``, ``version``
-        and, under a time control, the clocks now and the ``time_control``."""
-        d["match_id"] = match_id
-        d["version"] = ld.version
-        if ld.clocks is not None:
-            tc = ld.clocks.tc
-            d["clocks"] = cast(list[Clock], ld.clocks.view(self.now_ms()))
-            d["time_control"] = {"base_ms": tc.base_ms, "increment_ms": tc.increment_ms, "move_cap_ms": tc.move_cap_ms,
-                                 "lag_compensation_ms": tc.lag_compensation_ms, "scope": TIME_CONTROL_SCOPES[tc.scope]}
-        return d
-
-    @staticmethod
-    def _summary(match_id: str, version: int, m: MatchState, meta: dict[str, Any]) -> dict[str, Any]:
-        opts = information_set(m, 0)["options"]
-        team = m.rules.spec.team_of_seat
-        return {
-            "match_id": match_id,
-            "variant": m.rules.spec.id,
-            "options": opts,
-            "seats": [{"seat": i, "name": n, "team": team[i]} for i, n in enumerate(meta["seats"])],
-            "team_of_seat": list(team),
-            "version": version,
-            "over": m.over,
-            "created_at_ms": meta["created_at_ms"],
-            "timeout_policy": meta.get("timeout_policy", DEFAULT_TIMEOUT_POLICY),
-            "idle_limit_ms": int(meta.get("idle_limit_ms") or 0),
-            "watch": meta.get("watch") or {"access": "public", "delay_moves": 0},
-            **({"time_control": meta["time_control"]} if meta.get("time_control") else {}),
-            **({"deck_commitment": meta["deck_commitment"]} if meta.get("deck_commitment") else {}),
-        }
+        authorize_seat(ld.meta, seat, token, self._admin_hash)

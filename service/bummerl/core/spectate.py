@@ -40,6 +40,8 @@ from bummerl.rules.base.events import upgrade_event
 from bummerl.rules.base.views import Event, InformationSet
 from bummerl.store.keys import META_PREFIX, aux_key
 
+from .auth import hash_token
+from .cache import Loaded
 from .errors import (
     InvalidArgumentError,
     PermissionDeniedError,
@@ -47,8 +49,9 @@ from .errors import (
     UnauthenticatedError,
 )
 from .limits import OpenCounts
-from .log import log_actions
-from .matches import MatchService, _Loaded, hash_token
+from .log import OutcomeAction, log_actions
+from .matches import MatchService
+from .record import match_summary
 
 ACCESS = ("public", "token")
 """The values of ``WatchSettings.access``."""
@@ -174,7 +177,7 @@ def build_replay(match_id: str, final: MatchState, entries: list[list[Any]], rec
                 m = m.copy()
                 if isinstance(e[1], int):
                     m.apply(e[1])
-                elif e[1] == "forfeit-deal":
+                elif e[1] == OutcomeAction.FORFEIT_DEAL:
                     m.forfeit_deal(e[0])
             events = events_between(before, m, v)
         view = public_view(m)
@@ -225,17 +228,17 @@ class Spectators:
         self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[Any, Any]]] = OrderedDict()
         self._events: OrderedDict[tuple[str, int, bytes], Event] = OrderedDict()
 
-    def _authorize(self, ld: _Loaded, token: str | None) -> None:
+    def _authorize(self, ld: Loaded, token: str | None) -> None:
         authorize_watch(ld.meta, token, self.matches.is_admin(token))
 
-    async def replay_allowed(self, ld: _Loaded, token: str | None) -> bool:
+    async def replay_allowed(self, ld: Loaded, token: str | None) -> bool:
         """May every card of this match be shown to ``token``'s holder? The admin at any time;
         anyone once the match is over and, for a ladder game, its whole duplicate set too (the
         other games of the set deal the same cards)."""
         return self.matches.is_admin(token) or (replay_public(ld.meta) and
                                                 await self.matches.revealed(ld.meta, ld.state.over))
 
-    async def _check_ladder_game(self, ld: _Loaded, token: str | None) -> None:
+    async def _check_ladder_game(self, ld: Loaded, token: str | None) -> None:
         """A ladder game is watched live only by the admin until its duplicate set is over: the
         cards it shows are hidden cards of the set's other games, which may be running."""
         if ld.meta.get("ladder_id") and not self.matches.is_admin(token) and \
@@ -258,7 +261,7 @@ class Spectators:
             rec["version"] = shown
         return rec
 
-    def _is_seat_or_admin(self, ld: _Loaded, token: str | None) -> bool:
+    def _is_seat_or_admin(self, ld: Loaded, token: str | None) -> bool:
         if self.matches.is_admin(token):
             return True
         if not token:
@@ -268,22 +271,22 @@ class Spectators:
                    for x in [*ld.meta.get("seat_tokens", ()), *(ld.meta.get("seat_bots") or ())])
 
     @staticmethod
-    def shown_version(ld: _Loaded) -> int:
+    def shown_version(ld: Loaded) -> int:
         """The version a spectator sees: the newest once the match is over, else ``delay_moves``
         behind it (at least 1)."""
         delay = int((ld.meta.get("watch") or {}).get("delay_moves") or 0)
         return ld.version if ld.state.over or not delay else max(1, ld.version - delay)
 
-    def view(self, match_id: str, ld: _Loaded, version: int) -> tuple[InformationSet, dict[Any, Any]]:
+    def view(self, match_id: str, ld: Loaded, version: int) -> tuple[InformationSet, dict[Any, Any]]:
         """The public view of ``version`` of the loaded match and its scratch memo (built once per
         process and version, shared: callers must not change the view; clocks are not in it). The
         newest version's view holds the deal's history views that the seats' information sets
-        share (:meth:`MatchService.shared_history`), so its history is encoded once per entry."""
+        share (:meth:`~bummerl.core.cache.MatchCache.shared_history`), so its history is encoded once per entry."""
         key = (match_id, version)
         got = self._views.get(key)
         if got is None:
             if version == ld.version:
-                view = public_view(ld.state, self.matches.shared_history(ld))
+                view = public_view(ld.state, self.matches.cache.shared_history(ld))
             else:
                 view = public_view(state_at(ld.state, ld.entries, version))
             view["match_id"], view["version"] = match_id, version
@@ -292,19 +295,19 @@ class Spectators:
                 self._views.popitem(last=False)
         return got
 
-    def _summary(self, match_id: str, ld: _Loaded) -> dict[str, Any]:
+    def _summary(self, match_id: str, ld: Loaded) -> dict[str, Any]:
         """The public summary at ``ld.version``, built once per process and version (shared)."""
         memo = self.view(match_id, ld, ld.version)[1]
         got = memo.get(-1)
         if got is None:
-            got = memo[-1] = self.matches._summary(match_id, ld.version, ld.state, ld.meta)
+            got = memo[-1] = match_summary(match_id, ld.version, ld.state, ld.meta)
         return got
 
-    def _frame(self, match_id: str, ld: _Loaded, version: int, events: list[Event], since: int) -> WatchFrame:
+    def _frame(self, match_id: str, ld: Loaded, version: int, events: list[Event], since: int) -> WatchFrame:
         view, memo = self.view(match_id, ld, version)
         shared: dict[Any, Any] | None = memo
         if ld.clocks is not None and version == ld.version:  # live: the clocks now
-            view, shared = self.matches._stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
+            view, shared = self.matches.cache.stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
         summary = self._summary(match_id, ld)
         deal = view.get("deal") or {}
         shares = bool(ld.history) and deal.get("history") is not None and bool(deal["history"]) \
@@ -312,7 +315,7 @@ class Spectators:
         return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared, since,
                           ld.history_memo if shares else None)
 
-    def _decode(self, match_id: str, ld: _Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
+    def _decode(self, match_id: str, ld: Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
         """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators).
         A version without a public event (a card laid away face down, TS-TAL-1, HU3S-TAL-1) has
         one empty payload (:data:`bummerl.store.keys.NO_EVENT`): skipped, it decodes to nothing."""
@@ -368,8 +371,8 @@ class Spectators:
                 continue
             pending += [(v, p) for v, p in got if v > seen]
             seen = max(seen, *(v for v, _ in got))
-            cached = self.matches.versions.get(match_id)  # a version this process holds is immutable: no read
-            ld = cached if cached is not None and cached.version >= seen else await self.matches._load(match_id)
+            held = self.matches.cache.at_least(match_id, seen)  # a version this process holds is immutable: no read
+            ld = held if held is not None else await self.matches._load(match_id)
             if ld.version > seen:  # commits landed after the events we were handed: no gap
                 pending += [(v, p) for v, p in await self.matches.store.events_since(match_id, seen) if v <= ld.version]
                 seen = ld.version

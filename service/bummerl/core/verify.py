@@ -24,6 +24,7 @@ from typing import Any
 from bummerl.rules import (
     IllegalActionError,
     InvalidActionError,
+    MatchEnd,
     MatchOverError,
     MatchState,
     find_variant,
@@ -31,19 +32,25 @@ from bummerl.rules import (
 )
 from bummerl.rules.base.cards import card_code
 
+from .log import RESIGN_REASONS, OutcomeAction, OutcomeKind
+
 COMMITMENT_PREFIX = "bummerl-deck-v1"
 """Domain tag of the commitment text (a new scheme gets a new tag)."""
 
-CONCESSIONS = {"resign": {"RESIGN": "resigned", "ILLEGAL": "illegal", "DISCONNECT": "disconnect",
-                          "TIMEOUT": "timeout"},
-               "forfeit-match": {"TIMEOUT": "timeout"},
-               "abandon": {"ABANDONED": "abandoned"}}
+CONCESSIONS: dict[str, dict[str, MatchEnd]] = {
+    OutcomeAction.RESIGN: {kind: end for end, kind in RESIGN_REASONS.values()},
+    OutcomeAction.FORFEIT_MATCH: {OutcomeKind.TIMEOUT: MatchEnd.TIMEOUT},
+    OutcomeAction.ABANDON: {OutcomeKind.ABANDONED: MatchEnd.ABANDONED},
+}
 """Recorded service outcome (``action_text``) -> record kind -> the match end reason it set
-(:data:`bummerl.core.matches.RESIGN_REASONS`, the timeout policies)."""
+(:data:`bummerl.core.log.RESIGN_REASONS`, the timeout policies): ``{"resign": {"RESIGN": "resigned",
+"ILLEGAL": "illegal", "DISCONNECT": "disconnect", "TIMEOUT": "timeout"}, "forfeit-match": {"TIMEOUT":
+"timeout"}, "abandon": {"ABANDONED": "abandoned"}}``."""
 
 
-OUTCOME_KINDS = ("UNSPECIFIED", "NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")
-"""The record's ``kind`` by its number in ``bummerl.v1.OutcomeKind`` (``common.proto``)."""
+OUTCOME_KINDS: tuple[str, ...] = ("UNSPECIFIED", *(k.value for k in OutcomeKind))
+"""The record's ``kind`` by its number in ``bummerl.v1.OutcomeKind`` (``common.proto``):
+``("UNSPECIFIED", "NORMAL", "TIMEOUT", "RESIGN", "ILLEGAL", "DISCONNECT", "ABANDONED")``."""
 
 
 def outcome_kind(kind: Any) -> str:
@@ -129,7 +136,7 @@ def _replay_one(m: MatchState, act: Mapping[str, Any], i: int, mid: str) -> None
             if m.to_act != seat:
                 raise VerificationError(f"{where}: seat {m.to_act} was to act")
             m.apply(aid)
-        elif text == "forfeit-deal":
+        elif text == OutcomeAction.FORFEIT_DEAL:
             m.forfeit_deal(seat)
         elif text in CONCESSIONS:
             reason = CONCESSIONS[text].get(outcome_kind(act.get("kind")))

@@ -1,4 +1,4 @@
-"""Learning-library agents as :class:`bummerl_client.Bot` s, so that they play on a server (a ladder
+"""Learning-library agents as :class:`bummerl.bots.Bot` s, so that they play on a server (a ladder
 included) like any bundled bot (``bummerl_client.bots.from_policy`` / ``from_openspiel``).
 
 * :class:`PolicyBot`: a PettingZoo / Gymnasium policy, any callable from the env's observation
@@ -10,10 +10,10 @@ included) like any bundled bot (``bummerl_client.bots.from_policy`` / ``from_ope
   set: the seat's hand, the public counters of the deal and one layout of the unseen cards
   consistent with everything public, drawn by the ``strong`` bot's determinization: for a
   two-player deal (the two-player games and the rotation deals of ``stockschnapsen`` and
-  ``snapszer-hu-3p-rotation``, read in deal seats by :func:`bummerl_client.bots.rotation.local_view`)
-  :class:`bummerl_client.bots.determinize.PublicDeal` (known cards, revealed voids); for a
+  ``snapszer-hu-3p-rotation``, read in deal seats by :func:`bummerl.rules.worlds.local_view`)
+  :class:`bummerl.rules.worlds.PublicDeal` (known cards, revealed voids); for a
   contract deal (``bauernschnapsen``, ``talonschnapsen``, ``snapszer-hu-3p-sopron``,
-  ``snapszer-hu-4p``) :class:`bummerl_client.bots.contract_search.ContractSampler` (the whole
+  ``snapszer-hu-4p``) :class:`bummerl.rules.worlds.ContractSampler` (the whole
   public history replayed on a sampled deal). Its ``resample_from_infostate`` draws further
   layouts the same way (for the deciding seat, the one a search resamples for). Every variant; the
   bot optimises the current deal's game points (the game's ``returns`` in ``mode=deal``). A
@@ -31,11 +31,18 @@ from typing import Any
 
 import numpy as np
 
+from bummerl.bots import Bot, BotFault, InfoSet, make_bot
 from bummerl.rules import configure_cached
 from bummerl.rules.base.actions import check_id
-from bummerl_client.bot import Bot, BotFault, InfoSet
-from bummerl_client.bots.contract_search import NoSample
-from bummerl_client.bots.determinize import InconsistentInfo
+from bummerl.rules.worlds import (
+    ContractSampler,
+    InconsistentInfo,
+    NoSample,
+    PublicDeal,
+    is_rotation_deal,
+    local_view,
+    match_playoff,
+)
 
 from .common import num_actions
 from .encoding import Encoder, legal_mask
@@ -96,9 +103,9 @@ class OpenSpielBot(Bot):
         self.decisions_by_fallback = 0
 
     def _game(self, raw: Mapping[str, Any]) -> Any:
-        import pyspiel
+        import pyspiel  # optional extra (open-spiel): PolicyBot does without it
 
-        from .openspiel import openspiel_params
+        from .openspiel import openspiel_params  # optional extra; registers the game "bummerl"
 
         options = {str(k): str(v) for k, v in (raw.get("options") or {}).items()}
         key = repr((raw["variant"], sorted(options.items())))
@@ -109,12 +116,10 @@ class OpenSpielBot(Bot):
     def state(self, raw: Mapping[str, Any]) -> Any:
         """The ``bummerl`` OpenSpiel state (``mode=deal``) of one consistent layout. Raises
         :class:`NotAState` for a play-off deal of a contract game, and
-        :class:`~bummerl_client.bots.contract_search.NoSample` or
-        :class:`~bummerl_client.bots.determinize.InconsistentInfo` (ValueErrors) when no layout
+        :class:`~bummerl.rules.worlds.NoSample` or
+        :class:`~bummerl.rules.worlds.InconsistentInfo` (ValueErrors) when no layout
         fits."""
-        from bummerl_client.bots.rotation import is_rotation_deal, local_view, match_playoff
-
-        from .openspiel import BummerlState
+        from .openspiel import BummerlState  # optional extra (open-spiel)
 
         game = self._game(raw)
         n = int(raw.get("num_seats", 2))
@@ -122,8 +127,6 @@ class OpenSpielBot(Bot):
         if n == 2 or is_rotation_deal(raw):
             if n > 2 and match_playoff(raw) and getattr(game.rules.spec.plan, "playoff_variant", None):
                 raise NotAState("a play-off deal of another variant is not a state of this game")
-            from bummerl_client.bots.determinize import PublicDeal
-
             public = PublicDeal(local_view(raw) if n > 2 else raw)
 
             def make(rng: random.Random) -> BummerlState:
@@ -132,8 +135,6 @@ class OpenSpielBot(Bot):
                 d = public.deal_state(opp, talon, (deal_seats[0], deal_seats[1]))
                 return BummerlState.from_deal(game, d, d.dealer_seat, sampler)
         else:
-            from bummerl_client.bots.contract_search import ContractSampler
-
             if match_playoff(raw):
                 raise NotAState("a play-off deal of another variant is not a state of this game")
             sampler_ = ContractSampler(raw)
@@ -146,7 +147,8 @@ class OpenSpielBot(Bot):
             try:
                 return make(random.Random(int(probability_sampler() * 2**53)))
             except (NoSample, InconsistentInfo):
-                return first.clone()  # type: ignore[no-any-return]
+                clone: BummerlState = first.clone()
+                return clone
 
         first = make(self.rng)
         return first
@@ -155,11 +157,9 @@ class OpenSpielBot(Bot):
         try:
             s = self.state(info.raw)
         except (NotAState, NoSample, InconsistentInfo):
-            from bummerl_client.bots import make_bot
-
             self._greedy = self._greedy or make_bot("greedy", self.rng.randrange(2**32))
             self.decisions_by_fallback += 1
-            return self._greedy.choose(info)  # type: ignore[no-any-return]
+            return self._greedy.choose(info)
         if hasattr(self.bot, "reset"):  # a fresh search per decision (ISMCTSBot keeps its tree)
             self.bot.reset()
         return check_id(int(self.bot.step(s)))

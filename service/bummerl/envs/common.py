@@ -23,7 +23,8 @@ def max_deal_points(rules: Rules) -> int:
     values = getattr(sys.modules[cls.__module__], "VALUES", None) if cls is not None else None
     if not values:
         return 6 if rules.options.get("draw_carry_point") else 3
-    return int(max(values.values())) * 2 ** int(rules.options.get("max_kontra_level", 0))
+    multiplier: int = 2 ** int(rules.options.get("max_kontra_level", 0))  # int ** int is Any to typeshed
+    return int(max(values.values())) * multiplier
 
 
 def num_actions(rules: Rules) -> int:

@@ -29,17 +29,16 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from bummerl.bots import Bot, InfoSet, make_bot
 from bummerl.rules import information_set, parse_action
 from bummerl.rules.base.actions import check_id
-from bummerl_client.bot import Bot, InfoSet
-from bummerl_client.bots import make_bot
 
 from .pettingzoo import BummerlEnv
 
 __all__ = ["SingleSeat"]
 
 
-class SingleSeat(gymnasium.Env):  # type: ignore[misc]
+class SingleSeat(gymnasium.Env):
     """Seat ``seat`` of ``variant`` as a Gymnasium env (module docstring).
 
     ``opponents``: one bot spec or :class:`Bot` for every other seat, or a list with one per

@@ -31,8 +31,8 @@ Table options are keyword arguments with their engine values or wire strings
 (``auto_declare=True``, ``match_target=3``); a bad one raises ``InvalidOptionError`` at
 ``env(...)``. ``infos[agent]`` holds ``{"legal_actions": [...], "text": [...]}`` for the seat to act.
 
-``env(..., server="HOST:PORT", token=..., match_id=..., seat=...)`` plays one seat of a live
-match instead (:mod:`bummerl.envs.remote`).
+One seat of a live match on a server is the SDK's remote env (:func:`bummerl_client.envs.remote_env`,
+same observations and rewards).
 """
 
 from __future__ import annotations
@@ -46,16 +46,16 @@ from pettingzoo import AECEnv
 
 from bummerl.rules import MatchState, action_to_string, find_variant, information_set
 
-from .common import num_actions, returns_of
+from .common import num_actions, observation_text, returns_of
 from .encoding import Encoder, legal_mask
 
 __all__ = ["BummerlEnv", "env", "raw_env"]
 
 
-class BummerlEnv(AECEnv):
+class BummerlEnv(AECEnv):  # type: ignore[misc]  # pettingzoo is untyped
     """The AEC environment (module docstring). ``match`` is the engine's MatchState."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "bummerl_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "bummerl_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str = "schnapsen-at", mode: str = "match", perfect_recall: bool = False,
                  render_mode: str | None = None, max_deals: int = 0, rewards: str = "deal", **options: Any) -> None:
@@ -86,10 +86,10 @@ class BummerlEnv(AECEnv):
         self._rng = random.Random()
         self.match: MatchState | None = None
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self._act_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -109,7 +109,7 @@ class BummerlEnv(AECEnv):
     def _set_infos(self) -> None:
         m = self.match
         assert m is not None
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         if m.to_act >= 0 and not self.terminations.get(self.possible_agents[m.to_act], True):
             legal = m.legal_actions()
             self.infos[self.possible_agents[m.to_act]] = {"legal_actions": legal,
@@ -153,8 +153,6 @@ class BummerlEnv(AECEnv):
 
     def render(self) -> str | None:
         """The text of the view of the seat to act (or seat 0 when the episode is over)."""
-        from .common import observation_text
-
         if self.match is None:
             return None
         seat = self.match.to_act if self.match.to_act >= 0 else 0
@@ -173,17 +171,13 @@ def raw_env(variant: str = "schnapsen-at", **kwargs: Any) -> BummerlEnv:
     return BummerlEnv(variant, **kwargs)
 
 
-def env(variant: str = "schnapsen-at", server: str | None = None, token: str | None = None,
-        match_id: str | None = None, seat: int = 0, **kwargs: Any) -> AECEnv:
-    """``BummerlEnv(variant, **kwargs)`` (module docstring); with ``server="HOST:PORT"`` the
-    remote env of :mod:`bummerl.envs.remote` that plays ``seat`` of match ``match_id`` on that
-    server with the seat's ``token``. PettingZoo's usual wrappers are not applied: both refuse an
-    illegal action with the engine's IllegalActionError (the remote env before sending it). Raises ValueError when
-    ``server`` is given without ``token`` and ``match_id``."""
+def env(variant: str = "schnapsen-at", server: str | None = None, **kwargs: Any) -> AECEnv:
+    """``BummerlEnv(variant, **kwargs)`` (module docstring), the engine in this process.
+    PettingZoo's usual wrappers are not applied: the env refuses an illegal action with the
+    engine's IllegalActionError. A seat of a match on a server is the SDK's remote env,
+    ``bummerl_client.envs.remote_env(variant, server, token, match_id, seat)``: giving ``server``
+    here raises ValueError saying so (the engine's package does not reach the network)."""
     if server is not None:
-        if not token or not match_id:
-            raise ValueError("a remote env needs the seat's token and the match_id")
-        from .remote import RemoteSeatEnv
-
-        return RemoteSeatEnv(variant, server, token, match_id, seat, **kwargs)
+        raise ValueError("a remote env is the SDK's: from bummerl_client.envs import remote_env; "
+                         f"remote_env({variant!r}, server={server!r}, token=..., match_id=..., seat=...)")
     return BummerlEnv(variant, **kwargs)

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hmac
 import json
 import logging
@@ -43,11 +42,11 @@ import random
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
+from bummerl.core.clocks import TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -76,6 +75,7 @@ from .formats import (
     plan,
     planned_games,
 )
+from .spec import LadderSpec
 from .standings import Standings, leaderboard, pair_table, rating_pool
 from .stats import Sprt
 
@@ -86,46 +86,6 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
 
 MAX_LADDER_NAME = 100
 """Longest ladder name, in characters (printable, no control characters)."""
-
-
-@dataclass(frozen=True)
-class LadderSpec:
-    """What ``create_ladder`` accepts (proto ``CreateLadderRequest``)."""
-
-    name: str
-    variant: str
-    bot_ids: Sequence[str]
-    format: str = "round_robin"
-    rounds: int = 1
-    """Games per pairing (table of 3 or 4 bots), or duplicate pairs (sets) per pairing (table)
-    when ``duplicate_deals``."""
-    duplicate_deals: bool = True
-    deals_per_game: int = 0
-    """0 = each game is a whole match (Bummerl); N = each game ends after N deals."""
-    options: dict[str, str] | None = None
-    time_control: dict[str, Any] | None = None
-    timeout_policy: str = DEFAULT_TIMEOUT_POLICY
-    sprt: dict[str, float] | None = None
-    concurrency: int = 4
-    seed: int | None = None
-    start_when_connected: bool = False
-    """Start no game until every bot is connected (or ``connect_timeout_ms`` has passed)."""
-    connect_timeout_ms: int = 0
-    """With ``start_when_connected``: ms to wait for the bots; 0 = :data:`CONNECT_TIMEOUT_MS`."""
-
-    @classmethod
-    def from_request(cls, d: Mapping[str, Any]) -> LadderSpec:
-        """A spec from a ``CreateLadderRequest`` as a dict (proto field names, short enum names):
-        a field left at its proto default (0, "", unset) takes this class's default, and an SPRT
-        field left at 0 takes :class:`~bummerl.ladder.stats.Sprt`'s; ``duplicate_deals`` is taken
-        as sent (a proto bool has no "unset")."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names and v not in (None, "", 0, {}) and k != "sprt"}
-        kw.update(name=str(d.get("name") or ""), variant=str(d.get("variant") or ""),
-                  bot_ids=list(d.get("bot_ids") or ()))
-        kw["duplicate_deals"] = bool(d.get("duplicate_deals"))
-        kw["sprt"] = {k: v for k, v in (d.get("sprt") or {}).items() if v} or None
-        return cls(**kw)
 
 
 PUBLIC_STREAM_KEYS = 16

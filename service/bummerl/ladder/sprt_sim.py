@@ -19,6 +19,7 @@ closest to the shape).
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections.abc import Sequence
@@ -106,8 +107,6 @@ def error_rates(sprt: Sprt, runs: int = 2000, seed: int = 1, shapes: Sequence[st
 def print_bench(runs: int = 2000, seed: int = 1, as_json: bool = False, sprt: Sprt | None = None) -> int:
     """``bummerl bench sprt``: print :func:`error_rates` of the ladder's default SPRT (or
     ``sprt``), one line per shape, "OVER" where a rate is past its tolerance. Returns 0."""
-    import json
-
     sprt = sprt or Sprt()
     rows = error_rates(sprt, runs, seed)
     for r in rows:

@@ -11,6 +11,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from openskill.models import PlackettLuce
+
 from . import botstats
 from .stats import PENTANOMIAL, TRINOMIAL, Sprt, estimate, head_to_head, pentanomial, placement_scores
 
@@ -117,8 +119,6 @@ class Standings:
     keeps one per ladder). ``bot_ids``: the ladder's bots."""
 
     def __init__(self, bot_ids: Sequence[str]) -> None:
-        from openskill.models import PlackettLuce
-
         self.model = PlackettLuce()
         self.ratings = {b: self.model.rating(name=b) for b in bot_ids}
         self.tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0,

@@ -22,7 +22,9 @@ The engine is a stack whose imports only point down (tests/rules/test_purity.py)
     deals/     talon (the two-player deal), outcomes, contract, contract_at, contract_hu
     match/     state (MatchState), plans, snapshot, infoset
     variants/  one module per variant (importing the package registers them)
-    __init__   this facade
+    __init__   this facade; beside it, public too: search (what search bots need beyond the facade)
+               and worlds (worlds consistent with an information set: sample_world, PublicDeal,
+               ContractSampler; worlds_talon and worlds_contract hold their two samplers)
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from . import (
     search,  # noqa: E402,I001  (the searches' names: imports the levels above)
     variants,  # noqa: E402,I001  (the top of the stack: importing it fills the variant registry)
+    worlds,  # noqa: E402,I001  (worlds consistent with an information set: sample_world, PublicDeal)
 )
 from .base import actions, cards, views
 from .base.actions import action_struct, action_to_string, parse_action, parse_struct, public_action_string
@@ -58,6 +61,7 @@ from .match.state import MatchState
 from .table.options import OptionSpec
 from .table.outcome import DealEnd, DealOutcome, DealResult, MatchEnd
 from .table.variant import Rules, VariantSpec, configure_cached, find_variant, list_variants
+from .worlds import sample_world
 
 __all__ = [
     "DealEnd", "DealOutcome", "DealResult", "DealState", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
@@ -65,7 +69,7 @@ __all__ = [
     "VariantSpec", "action_struct", "action_to_string", "actions", "apply", "cards", "configure_cached", "event_view",
     "events_between", "find_variant", "history_views", "information_set", "initial_events", "legal_actions",
     "list_variants", "match_result", "new_match", "parse_action", "parse_struct", "public_action_string",
-    "public_known_cards", "public_view", "restore", "search", "variants", "views",
+    "public_known_cards", "public_view", "restore", "sample_world", "search", "variants", "views", "worlds",
 ]
 
 

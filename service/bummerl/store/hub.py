@@ -31,8 +31,9 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from bummerl.store import keys
-from bummerl.store.redis_store import MatchStore, blocking_twin, close_client, ensure_ready
+import bummerl.store.keys as keys
+from bummerl.store.connection import blocking_twin, close_client, ensure_ready
+from bummerl.store.redis_store import MatchStore
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
 
-from bummerl.store import keys
-from bummerl.store.redis_store import LEGACY_KEYS, stored_layout
+import bummerl.store.keys as keys
+from bummerl.store.layout import LEGACY_KEYS, stored_layout
 
 __all__ = ["MigrationReport", "migrate"]
 

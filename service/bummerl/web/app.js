@@ -168,6 +168,7 @@ async function replayView(id, summary) {
   }
   const rec = replay.record, steps = replay.steps;
   const names = (rec.seats || []).map((s) => s.name);
+  await variants().catch(() => {}); // the card names and their language (VariantInfo.card_language)
   const lang = langOf(rec.variant);
   let idx = 0, mode = "all", timer = null;
   status.innerHTML = `${esc(rec.variant)} · replay · ${steps.length} versions · result: `

@@ -19,19 +19,19 @@ export function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
-/** The language of a variant's local card names. */
+let NAMES = {}; // card code -> {lang: name}, from GET /v1/variants
+let LANGS = {}; // variant id or alias -> the language of its card names (VariantInfo.card_language)
+
+/** The language of a variant's local card names, as GET /v1/variants gives it ("en" before). */
 export function langOf(variant) {
-  if (variant.startsWith("snapszer-hu")) return "hu";
-  if (variant === "santase") return "bg";
-  if (variant === "snaps-obican") return "hr";
-  if (["schnapsen-at", "bauernschnapsen", "talonschnapsen", "stockschnapsen"].includes(variant)) return "de";
-  return "en";
+  return LANGS[variant] || "en";
 }
 
-let NAMES = {}; // card code -> {lang: name}, from GET /v1/variants
-
 export function learnNames(variants) {
-  for (const v of variants) for (const c of v.deck || []) NAMES[c.code] = { ...(NAMES[c.code] || {}), ...c.local_names };
+  for (const v of variants) {
+    for (const c of v.deck || []) NAMES[c.code] = { ...(NAMES[c.code] || {}), ...c.local_names };
+    for (const id of [v.id, ...(v.aliases || [])]) LANGS[id] = v.card_language || "en";
+  }
 }
 
 export function cardName(code, lang) {

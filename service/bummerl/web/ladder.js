@@ -5,7 +5,7 @@ import { esc } from "./cards.js";
 
 const f1 = (x) => Number(x).toFixed(1);
 /** Pairs (duplicate pairs, or games without them) an Elo needs before it is shown: the CLI's rule
- * (bummerl.cli_organize.MIN_PAIRS_FOR_ELO), so that a few results never show as "Infinity ± Infinity". */
+ * (bummerl_cli.common.MIN_PAIRS_FOR_ELO), so that a few results never show as "Infinity ± Infinity". */
 const MIN_PAIRS_FOR_ELO = 10;
 /** The Elo of a pair row from a's side (sign -1: b's side): "+35.2 ± 20.1", "n/a (needs 10 pairs)",
  * or "n/a (unbounded so far)" (one bot scored everything: the interval reaches an infinite Elo). */

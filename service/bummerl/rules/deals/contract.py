@@ -530,6 +530,14 @@ class ContractDeal:
         d.outcome = DealOutcome(o[0], o[1], DealEnd(o[2]), o[3], tuple(o[4])) if o is not None else None
         return d
 
+    @classmethod
+    def fixed_caller(cls, dealer: int, num_seats: int) -> int:
+        """The seat that holds the announcing role of a deal dealt by ``dealer`` whatever its
+        cards (the Hungarian hívó, HU3S-SEAT-1, HU4-SEAT-2), or -1 where the auction decides who
+        plays the contract (the Austrian games, BS-BID-1, TS-BID-1). A search reads the role from
+        here, never from a variant id."""
+        return -1
+
     def hand_of(self, seat: int) -> list[int]:
         return cards_of(self.hands[seat])
 

@@ -154,10 +154,16 @@ class HuContractDeal(ContractDeal):
         return deck
 
     # ------------------------------------------------------------------ facts
+    @classmethod
+    def fixed_caller(cls, dealer: int, num_seats: int) -> int:
+        """The hívó of a deal dealt by ``dealer``: first to receive cards, left of the dealer
+        (HU3S-SEAT-1, HU4-SEAT-2)."""
+        return (dealer + 1) % num_seats
+
     @property
     def hivo(self) -> int:
         """The hívó: first to receive cards, left of the dealer (HU3S-SEAT-1, HU4-SEAT-2)."""
-        return (self.dealer + 1) % self.n
+        return self.fixed_caller(self.dealer, self.n)
 
     def team(self, seat: int) -> int:
         """Fixed team of ``seat`` in the auction: 0 the hívó('s team), 1 the fogadó players."""

@@ -8,8 +8,8 @@ of :class:`~bummerl.rules.table.variant.TalonRules`): who wins an exhausted deal
 
 from __future__ import annotations
 
+from ..table.facts import TalonFacts
 from ..table.outcome import DealEnd, DealOutcome
-from ..table.protocols import TalonFacts
 
 
 def last_trick_decides(d: TalonFacts) -> DealOutcome:

@@ -14,34 +14,41 @@ card (DEF-TAL-1); ``tpos`` is the index of the top card, so the talon size is
 ``len(talon) - tpos``. The public history of the deal is kept as tuples (see
 :mod:`bummerl.rules.base.events`) for information sets.
 
+This module keeps the slots, the deal, the derived facts, the legal actions, the transitions
+and the scoring (the hot path: ``step``, ``legal_actions``, ``copy``). The phases are in
+:mod:`.talon_state`; :meth:`TalonDeal.view` and :func:`public_known_cards` in :mod:`.talon_view`;
+:meth:`TalonDeal.from_public`, :meth:`TalonDeal.set_position` and :func:`arrange_deck` in
+:mod:`.talon_search` (mixins that :class:`TalonDeal` inherits); all of them are re-exported here.
+
 Level 2 of the engine stack (:mod:`bummerl.rules.deals`): imports :mod:`bummerl.rules.base`,
 :mod:`bummerl.rules.table` and this level.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..base import actions as A
 from ..base import cards as K
-from ..base import views as V
-from ..base.cards import BIT, HIGHER, SUIT_MASK, SUITS, card_code, cards_of
+from ..base.cards import BIT, HIGHER, SUIT_MASK, cards_of
 from ..base.errors import IllegalActionError
-from ..base.events import event_view
 from ..table.outcome import DealEnd, DealOutcome, DealSummary
 from ..table.variant import Rules
 from .slots import slots_from_dict, slots_to_dict
+from .talon_search import TalonSearchMixin, arrange_deck
+from .talon_state import DRAW, EXCHANGE_ON_CLOSE, FOLLOW, LEAD, OVER, PHASE_NAMES
+from .talon_view import TalonViewMixin, public_known_cards
 
-LEAD, FOLLOW, DRAW, EXCHANGE_ON_CLOSE, OVER = range(5)
-"""The phases of a two-player deal (``TalonDeal.phase``; also ``TalonDeal.LEAD`` ...)."""
-PHASE_NAMES = ("lead", "follow", "draw", "exchange_on_close", "over")
+__all__ = [
+    "DRAW", "EXCHANGE_ON_CLOSE", "FOLLOW", "LEAD", "OVER", "PHASE_NAMES", "DealState", "TalonDeal",
+    "arrange_deck", "public_known_cards",
+]
 
 _K_BITS = sum(1 << (s * 6 + K.KING) for s in range(4))  # the kings; (h >> 1) aligns queens on them
 _KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
 
 
-class TalonDeal:
+class TalonDeal(TalonViewMixin, TalonSearchMixin):
     """One deal between two players (deal seats 0 and 1). Build with :meth:`new`; act with
     :meth:`step`. Internally every index is a deal seat; ``seats`` maps deal seat ``i`` to the
     match seat ``seats[i]`` (the active pair of STK-SEAT-1 / HU3R-INH-1; ``(0, 1)`` in the
@@ -163,51 +170,6 @@ class TalonDeal:
         d = self.search_copy()
         d.history = self.history[:]
         return d
-
-    def set_position(
-        self,
-        *,
-        hands: Sequence[int],
-        phase: int,
-        to_act: int,
-        leader: int,
-        lead_card: int = -1,
-        tricks_won: Sequence[int] = (0, 0),
-        trick_points: Sequence[int] = (0, 0),
-        marriage_points: Sequence[int] = (0, 0),
-        won: Sequence[int] = (0, 0),
-    ) -> None:
-        """Put this deal, in place, at another position of the same deal: for a search that
-        scores many positions on one scratch copy (:meth:`search_copy`), e.g. the ends of a
-        strict-play endgame (DEF-TAL-2/3), where building each with :meth:`from_public` would
-        cost an object per position.
-
-        Every index is a deal seat (0, 1). ``hands``: both hands as bitmasks; ``phase``:
-        :data:`LEAD` or :data:`FOLLOW` (or another phase); ``to_act``, ``leader`` and
-        ``lead_card`` (the card led at :data:`FOLLOW`, -1 at a lead turn); the public counters
-        ``tricks_won``, ``trick_points``, ``marriage_points`` and ``won`` (bitmask of won cards,
-        none by default). What the position does not name stays as it is: the trump, the talon
-        and its top (``tpos``), the closing (``closed_by``, ``close_snapshot``), ``trick_no``,
-        the announced suits and ``seats``. A marriage lead in progress is cleared (``pending``,
-        ``turn_marriages``), as are the history and the outcome. Raises ValueError if the two
-        hands share a card.
-        """
-        h0, h1 = hands
-        if h0 & h1:
-            raise ValueError("a card is in both hands")
-        self.hands = [h0, h1]
-        self.phase = phase
-        self.to_act = to_act
-        self.leader = leader
-        self.lead_card = lead_card
-        self.tricks_won = [tricks_won[0], tricks_won[1]]
-        self.trick_points = [trick_points[0], trick_points[1]]
-        self.marriage_points = [marriage_points[0], marriage_points[1]]
-        self.won = [won[0], won[1]]
-        self.pending = 0
-        self.turn_marriages = 0
-        self.history = []
-        self.outcome = None
 
     # ----------------------------------------------------------------- derived facts
     @property
@@ -670,190 +632,6 @@ class TalonDeal:
         d.outcome = DealOutcome(o[0], o[1], DealEnd(o[2]), o[3]) if o is not None else None
         return d
 
-    # ----------------------------------------------------------------- the bots' constructor
-    @classmethod
-    def from_public(
-        cls,
-        rules: Rules,
-        *,
-        dealer: int,
-        hands: Sequence[int],
-        talon: Sequence[int],
-        trump: int,
-        phase: int | str,
-        to_act: int,
-        leader: int,
-        lead_card: int = -1,
-        trick_no: int = 0,
-        closed_by: int = -1,
-        close_snapshot: tuple[int, int, int, bool] = (0, 0, 0, False),
-        tricks_won: Sequence[int] = (0, 0),
-        trick_points: Sequence[int] = (0, 0),
-        marriage_points: Sequence[int] = (0, 0),
-        won: Sequence[int] = (0, 0),
-        announced: int = 0,
-        pending: int = 0,
-        turn_marriages: int = 0,
-        last_winner: int = -1,
-        seats: tuple[int, int] = (0, 1),
-    ) -> TalonDeal:
-        """A deal in the middle of play, built from what one seat knows plus a guess at what it
-        does not (a "world" consistent with its information set, for search: determinization).
-
-        Every index is a deal seat (0, 1). ``hands``: both hands as bitmasks (the guessed one
-        included); ``talon``: the cards still in the talon, top first, the face-up trump card (or
-        the card that lies there after an exchange) last, empty once drawn out; ``trump``: the
-        trump suit (0..3); ``phase``: :data:`LEAD`, :data:`FOLLOW`, :data:`DRAW`,
-        :data:`EXCHANGE_ON_CLOSE`, :data:`OVER` or its name (``"lead"`` ...); ``to_act``,
-        ``leader``, ``lead_card`` (-1 at a lead turn), ``trick_no``; ``closed_by`` (-1 = not
-        closed) and ``close_snapshot`` (the non-closer's tricks, trick points, counted marriages
-        and whether both had a trick, at closing: AT-CLOSE-3, HU2-CLOSE-5); the public counters
-        ``tricks_won``, ``trick_points``, ``marriage_points``, ``won`` (bitmask of won cards);
-        ``announced`` and ``pending`` (bitmasks of suits whose marriage was shown / whose K or Q
-        must be led now, AT-MAR-1), ``turn_marriages``; ``last_winner``. ``seats``: the match
-        seats of deal seats 0 and 1. The history starts empty (a search needs none) and there is
-        no outcome. The deal then plays on under the engine exactly as the real deal would if the
-        guess is the real layout (tests/clients). Raises ValueError if a card is in two places or
-        a value is out of range.
-        """
-        ph = PHASE_NAMES.index(phase) if isinstance(phase, str) else phase
-        if not (0 <= ph <= OVER and 0 <= trump < 4 and -1 <= to_act <= 1 and 0 <= leader <= 1):
-            raise ValueError("phase, trump, to_act or leader out of range")
-        h0, h1 = hands
-        talon_mask = sum(map(BIT.__getitem__, talon))  # as many bits as cards iff no card is there twice
-        if h0 & h1 or talon_mask & (h0 | h1) or talon_mask.bit_count() != len(talon):
-            raise ValueError("a card is in two places (both hands, a hand and the talon, or twice in the talon)")
-        d = cls.__new__(cls)
-        d.rules = rules
-        d.seats = seats
-        d.dealer = dealer
-        d.hands = [h0, h1]
-        d.talon = list(talon)
-        d.tpos = 0
-        d.trump = trump
-        d.phase = ph
-        d.to_act = to_act
-        d.leader = leader
-        d.lead_card = lead_card
-        d.trick_no = trick_no
-        d.closed_by = closed_by
-        d.close_snapshot = close_snapshot
-        d.tricks_won = list(tricks_won)
-        d.trick_points = list(trick_points)
-        d.marriage_points = list(marriage_points)
-        d.won = list(won)
-        d.announced = announced
-        d.pending = pending
-        d.turn_marriages = turn_marriages
-        d.last_winner = last_winner
-        d.history = []
-        d.outcome = None
-        return d
-
-    # ----------------------------------------------------------------- the information set
-    def view(self, seat: int, deal_number: int = 0, history: Sequence[V.Event] | None = None,
-             num_seats: int = 2) -> V.DealView:
-        """The ``deal`` part of match seat ``seat``'s information set (§14.1-§14.3), with per-seat
-        lists indexed by match seat for a table of ``num_seats`` (0 for a seat that does not play
-        this deal; a seat outside :attr:`seats`, or -1, sees no hand and no own tricks,
-        STK-SEAT-1). ``history``: the views of this deal's history when the caller shares them
-        (:func:`bummerl.rules.match.infoset.history_views`); None = built here. ``phase``,
-        ``to_act`` and ``seats`` are set by :func:`bummerl.rules.match.infoset.information_set`.
-        Own won cards and points only under ``may_view_own_tricks`` (OBI-PLAY-1; never sent in
-        AT-PLAY-3, O66-PLAY-3, SAN-PLAY-3)."""
-        r = self.rules
-        S = self.seats
-        me = S.index(seat) if seat in S else -1
-        hand_sizes = [0] * num_seats
-        tricks = [0] * num_seats
-        for i, s in enumerate(S):
-            hand_sizes[s] = bin(self.hands[i]).count("1")
-            tricks[s] = self.tricks_won[i]
-        counted = {s: bool(self.tricks_won[i] or not r.marriage_counts_after_first_trick) for i, s in enumerate(S)}
-        if history is None:
-            sizes = [r.spec.hand_size] * num_seats
-            history = [event_view(e, deal_number, 0, sizes) for e in self.history]
-        deal: V.DealView = {
-            "phase": "PHASE_UNSPECIFIED",
-            "to_act": -1,
-            "leader": S[self.leader],
-            "trump_suit": SUITS[self.trump],
-            "trump_card": card_code(self.trump_card) if self.trump_card >= 0 else "",
-            "talon_size": self.talon_size,
-            "talon_state": V.TALON_STATES[self.talon_state],
-            "closed_by": S[self.closed_by] if self.closed_by >= 0 else -1,
-            "trick_number": self.trick_no,
-            "hand": [card_code(c) for c in cards_of(self.hands[me])] if me >= 0 else [],
-            "hand_sizes": hand_sizes,
-            "tricks_won": tricks,
-            "current_trick": [{"seat": S[self.leader], "card": card_code(self.lead_card)}] if self.lead_card >= 0 else [],
-            "history": list(history),
-            "marriages": [
-                {"seat": e[1], "suit": SUITS[e[2]], "points": e[3], "counted": counted[e[1]]}
-                for e in self.history
-                if e[0] == "marriage"
-            ],
-            "seats": [],
-            "laid_away": [],
-            "laid_away_taken_up": [],
-        }
-        if r.may_view_own_tricks and me >= 0:
-            deal["own_tricks"] = {"trick_points": self.trick_points[me],
-                                  "won_cards": [card_code(c) for c in cards_of(self.won[me])],
-                                  "deal_points": self.deal_points(me)}
-        return deal
-
 
 DealState = TalonDeal
 """The name of :class:`TalonDeal` before the engine became a stack (kept: public)."""
-
-
-def public_known_cards(d: TalonDeal, seat: int) -> int:
-    """Bitmask of the cards in match seat ``seat``'s hand that every player knows from public
-    events: a card taken up by exchange, the shown partner of a marriage, the face-up trump card
-    drawn last."""
-    known = 0
-    for e in d.history:
-        if e[0] == "exchange" and e[1] == seat:
-            known |= 1 << e[3]
-        elif e[0] == "marriage" and e[1] == seat:
-            known |= (1 << (e[2] * 6 + 2)) | (1 << (e[2] * 6 + 3))
-        elif e[0] == "draw" and e[1] == seat and e[2] >= 0:
-            known |= 1 << e[2]
-    return known & d.hands[d.seats.index(seat)]
-
-
-def arrange_deck(
-    rules: Rules,
-    dealer: int,
-    hands: tuple[list[str] | list[int], list[str] | list[int]],
-    trump_card: str | int,
-    talon: list[str] | list[int],
-) -> list[int]:
-    """The deck order (top first) that deals exactly ``hands`` (indexed by seat), ``trump_card``
-    and ``talon`` (top card first, trump card excluded) by the variant's pattern (SRV-1).
-
-    Inverse of :meth:`TalonDeal.new`, for tests and golden deals. Cards may be codes (``"QH"``) or
-    ids. Raises ``ValueError`` if the cards are not exactly the variant's deck.
-    """
-
-    def ids(xs: list[str] | list[int]) -> list[int]:
-        return [K.parse_card(x) if isinstance(x, str) else x for x in xs]
-
-    hs = [ids(hands[0]), ids(hands[1])]
-    tc = K.parse_card(trump_card) if isinstance(trump_card, str) else trump_card
-    nd = 1 - dealer
-    pos = [0, 0]
-    deck: list[int] = []
-    for b in rules.spec.deal_pattern:
-        if b == "T":
-            deck.append(tc)
-            continue
-        assert isinstance(b, int)
-        for seat in (nd, dealer):
-            deck.extend(hs[seat][pos[seat] : pos[seat] + b])
-            pos[seat] += b
-    deck.extend(ids(talon))
-    if sorted(deck) != sorted(rules.deck) or pos != [len(hs[0]), len(hs[1])]:
-        raise ValueError("hands + trump card + talon must be exactly the variant's deck, with hands of the right size")
-    return deck

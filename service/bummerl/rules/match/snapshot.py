@@ -18,16 +18,41 @@ Level 3 of the engine stack (:mod:`bummerl.rules.match`).
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..base.errors import IllegalActionError
 from ..deals.slots import event_tuple
 from ..deals.talon import TalonDeal
 from ..table.outcome import END_REASONS, DealEnd, DealResult, MatchEnd
-from ..table.variant import configure_cached, find_variant
+from ..table.variant import Rules, configure_cached, find_variant
 
-if TYPE_CHECKING:
-    from .state import MatchState
+
+class MatchData(Protocol):
+    """The fields of a match that its log and its snapshot hold: the slots of
+    :class:`bummerl.rules.match.state.MatchState` (this module sits below it and names no class
+    above; :func:`layout` digests the real class's slot names)."""
+
+    rules: Rules
+    seed: int
+    decks: tuple[tuple[int, ...], ...]
+    first_dealer: int
+    deal: Any
+    deal_number: int
+    game_points: list[int]
+    sets_won: list[int]
+    carried: int
+    results: list[DealResult]
+    histories: list[list[tuple[Any, ...]]]
+    over: bool
+    winner: int
+    end_reason: MatchEnd | str
+    match_schneider: bool
+    actions: list[tuple[int, int]]
+    max_deals: int
+    suit_perm: tuple[int, ...]
+    num_seats: int
+    placements: list[int]
+    playoff: dict[str, Any] | None
 
 FORFEIT_DEAL = -1
 """Pseudo action id of a deal forfeited on time in the log (see :data:`bummerl.rules.match.state.FORFEIT_DEAL`)."""
@@ -51,11 +76,11 @@ def layout(cls: Any) -> str:
     return tag
 
 
-def _ended(m: MatchState) -> list[Any] | None:
+def _ended(m: MatchData) -> list[Any] | None:
     return [m.deal.history[-1][1], str(m.end_reason)] if m.end_reason in END_REASONS else None
 
 
-def to_log(m: MatchState, *, actions: bool = True) -> dict[str, Any]:
+def to_log(m: MatchData, *, actions: bool = True) -> dict[str, Any]:
     """The match as its log (see :meth:`MatchState.to_dict`)."""
     out = {
         "variant": m.rules.spec.id,
@@ -96,7 +121,7 @@ def replay(cls: Any, data: dict[str, Any]) -> Any:
     return m
 
 
-def take(m: MatchState, *, log_actions: bool = True) -> dict[str, Any]:
+def take(m: MatchData, *, log_actions: bool = True) -> dict[str, Any]:
     """The whole state as JSON-ready data (see :meth:`MatchState.snapshot`)."""
     d = m.deal
     out = {

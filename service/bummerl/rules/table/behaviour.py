@@ -6,7 +6,7 @@ Each table maps every value the engine implements to a constant or a small funct
 option, instead of falling through to some default branch in the middle of a deal. Adding a value
 to an option's ``allowed`` set without a row here therefore fails at the first ``configure``.
 
-The functions read a two-player deal through :class:`~bummerl.rules.table.protocols.TalonFacts`
+The functions read a two-player deal through :class:`~bummerl.rules.table.facts.TalonFacts`
 (its public fields and ``table_points``), so this level needs nothing of the deal classes above it
 (:mod:`bummerl.rules.deals`).
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
 from ..base.errors import InvalidOptionError
-from .protocols import TalonFacts
+from .facts import TalonFacts
 
 T = TypeVar("T")
 

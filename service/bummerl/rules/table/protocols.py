@@ -1,7 +1,7 @@
 """What the levels of the engine promise each other (docs/RULES.md §1.7, §1.8): the :class:`Deal`
-protocol every deal class offers the match, the :class:`TalonFacts` the option tables and a
-variant's ``played_out`` hook read of a two-player deal, and the :class:`MatchPlan` protocol with
-the :class:`MatchFacts` a plan reads of the match.
+protocol every deal class offers the match, and the :class:`MatchPlan` protocol with the
+:class:`MatchFacts` a plan reads of the match (the :class:`TalonFacts` the option tables read of a
+two-player deal are in :mod:`.facts`, below the configured table, and re-exported here).
 
 Two kinds of deal exist: the two-player trick-and-draw deal
 (:class:`bummerl.rules.deals.talon.TalonDeal`, §1.7), also played by the active pair of
@@ -27,13 +27,14 @@ and this level.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..base import views as V
+from .facts import TalonFacts
 from .outcome import DealOutcome, DealSummary, Settlement
+from .variant import Rules
 
-if TYPE_CHECKING:
-    from .variant import Rules
+__all__ = ["Deal", "MatchFacts", "MatchPlan", "TalonFacts"]
 
 
 class Deal(Protocol):
@@ -93,28 +94,6 @@ class Deal(Protocol):
 
     def to_snapshot(self) -> dict[str, Any]:
         """JSON-ready state (hidden cards included: never sent to a player)."""
-
-
-class TalonFacts(Protocol):
-    """The public fields and scoring helpers of a two-player deal that the option tables
-    (:mod:`bummerl.rules.table.behaviour`) and a variant's ``TalonRules.played_out`` read: deal
-    seats 0 and 1 (:class:`bummerl.rules.deals.talon.TalonDeal` is the implementation)."""
-
-    rules: Rules
-    tricks_won: list[int]
-    trick_points: list[int]
-    closed_by: int
-    close_snapshot: tuple[int, int, int, bool]
-    last_winner: int
-
-    def deal_points(self, p: int) -> int:
-        """Deal points of deal seat ``p`` (DEF-PTS-3)."""
-
-    def table_points(self, loser: int, frozen: tuple[int, int, int] | None = None) -> int:
-        """Game points won against ``loser`` by the variant's table (AT-SCORE-1)."""
-
-    def last_trick_points(self, loser: int) -> int:
-        """Game points of a deal won by the last trick (AT-SCORE-2)."""
 
 
 class MatchFacts(Protocol):

@@ -21,9 +21,9 @@ from ..base import actions as A
 from ..base import cards as K
 from ..base.errors import InvalidOptionError, UnknownVariantError
 from .behaviour import Behaviour, resolve, validate
+from .facts import TalonFacts
 from .options import Catalogue, Inherited, OptionSpec, OptionValue
 from .outcome import DealOutcome
-from .protocols import TalonFacts
 
 MatchFormat = Callable[["Rules"], tuple[int, int, int]]
 
@@ -168,7 +168,8 @@ class VariantSpec:
         return Rules(self, values)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape for ListVariants (id, aliases, name, players, deck with local names, options)."""
+        """JSON shape for ListVariants (id, aliases, name, players, deck with local names, options,
+        ``card_language``: the key of the local names the variant's players use)."""
         langs = ("en", "de", "hu", "hr", "bg")
         return {
             "id": self.id,
@@ -189,6 +190,7 @@ class VariantSpec:
                 for c in self.deck
             ],
             "options": [o.to_dict() for o in self.options],
+            "card_language": self.local_names,
         }
 
 

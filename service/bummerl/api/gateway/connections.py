@@ -1,0 +1,141 @@
+"""The connections of the gateway below its routes: :class:`_JsonErrorHandler` (aiohttp's
+connection handler, with JSON answers to requests that fail before a route sees them),
+:class:`_Busy` (the 503 of a connection over the cap), :class:`_ExpectedFaults` (one log line per
+kind of network fault and interval; :data:`_faults` is the instance the gateway logs with, replace
+it here, e.g. in tests), :func:`_closing` and :func:`_peer_of`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Callable
+
+import grpc
+from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
+
+from bummerl.api import errors
+from bummerl.api.gateway.transcode import _json_bytes
+
+log = logging.getLogger("bummerl.api.gateway")  # the package's logger: log lines keep their name
+
+
+def _parse_error_text(exc: BaseException | None, message: str | None = None) -> str:
+    """The first line of an HTTP parse error without the echoed bytes (``Invalid character in
+    chunk size``), at most 200 characters."""
+    what = str(getattr(exc, "message", None) or message or type(exc).__name__)
+    what = re.split(r""":\s*b['"]""", what.strip().splitlines()[0] if what.strip() else "")[0].rstrip(": ")
+    return errors.clip(what or type(exc).__name__, 200)
+
+
+class _ExpectedFaults:
+    """One log line per kind of expected fault (a client that went away, ...) at most every
+    ``every_s`` seconds, with how many more happened meanwhile: such faults are the network's, not
+    bugs, so they get neither a traceback nor a line each."""
+
+    MAX_KINDS = 256
+    """Kinds remembered at most (the texts of parse errors vary); past it the memory starts over."""
+
+    def __init__(self, every_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every_s = every_s
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._since: dict[str, int] = {}
+
+    def note(self, what: str, peer: str | None) -> None:
+        """Log ``what`` (from ``peer``) unless it was logged less than ``every_s`` seconds ago."""
+        now = self.clock()
+        if len(self._last) >= self.MAX_KINDS and what not in self._last:
+            self._last.clear()
+            self._since.clear()
+        last = self._last.get(what)
+        if last is not None and now - last < self.every_s:
+            self._since[what] = self._since.get(what, 0) + 1
+            return
+        more = self._since.pop(what, 0)
+        self._last[what] = now
+        log.info("gateway: %s (%s)%s", what, peer or "unknown peer",
+                 f"; {more} more in the last {now - last:.0f} s" if more and last is not None else "")
+
+
+_faults = _ExpectedFaults()
+
+
+class _JsonErrorHandler(RequestHandler):
+    """aiohttp's connection handler with JSON error responses for requests that fail before a
+    route sees them (bad request line, headers, chunk sizes or trailers): ``400`` (or aiohttp's
+    status) with ``{"code": "INVALID_ARGUMENT", "reason": "MALFORMED_REQUEST", "message": ...}``,
+    logged at INFO without a traceback (one line per kind and minute, :class:`_ExpectedFaults`); the
+    connection is closed.
+
+    A framing error in the body of the request a route is reading (a bad chunk size after the
+    first chunks): aiohttp's C parser drops that body and queues a 400 for after the request, so
+    the route would wait for the rest of the body until its timeout (408). :meth:`data_received`
+    hands the error to the body instead, and the route answers 400 at once and closes."""
+
+    def data_received(self, data: bytes) -> None:
+        queue = getattr(self, "_messages", None)
+        queued = len(queue) if queue is not None else 0
+        super().data_received(data)
+        current = getattr(self, "_current_request", None)
+        if queue is None or current is None or len(queue) <= queued:
+            return
+        exc = getattr(queue[-1][0], "exc", None)  # aiohttp's _ErrInfo of the framing error
+        body = current.content
+        if isinstance(exc, HttpProcessingError) and not body.at_eof() and body.exception() is None:
+            body.set_exception(exc)
+            body.feed_eof()  # nothing more of this body will come: aiohttp must not wait for it after the 400
+
+    def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        if status >= 500 and isinstance(exc, ConnectionError):
+            # the client went away mid-answer (a spectator closing its watch): the call's expected
+            # end, not a server fault (aiohttp's ClientConnectionResetError is a ConnectionResetError)
+            log.debug("gateway: %s closed the connection during the answer (%s)", request.remote, exc)
+            code, reason, text = grpc.StatusCode.CANCELLED, "CANCELLED", "the client closed the connection"
+        elif status >= 500:
+            log.error("gateway: error handling a request from %s", request.remote, exc_info=exc)
+            code, reason, text = grpc.StatusCode.INTERNAL, "INTERNAL", "internal error"
+        else:
+            text = f"malformed HTTP request: {_parse_error_text(exc, message)}"
+            _faults.note(text, request.remote)
+            code, reason = grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
+        if request.writer.output_size > 0:
+            raise ConnectionError("response already started, cannot send the error")
+        resp = web.Response(status=status, content_type="application/json",
+                            body=_json_bytes({"code": code.name, "reason": reason, "message": text}))
+        resp.force_close()
+        return resp
+
+
+class _Busy(asyncio.Protocol):
+    """Answers a connection over the cap with 503 and closes it."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        body = _json_bytes({"code": "UNAVAILABLE", "reason": "TOO_MANY_CONNECTIONS",
+                            "message": "too many open connections, retry"})
+        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+                "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n").encode()
+        assert isinstance(transport, asyncio.WriteTransport)
+        transport.write(head + body)
+        transport.close()
+
+
+def _closing(resp: web.Response) -> web.Response:
+    """``resp`` with the connection closed after it (the rest of the body is not read)."""
+    resp.force_close()
+    return resp
+
+
+def _peer_of(request: web.Request) -> str:
+    """The client's address in grpc's peer format (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``), so
+    that per-peer limits count a client alike over REST and gRPC."""
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    if not isinstance(peer, tuple):
+        return "unknown"
+    host, port = peer[0], peer[1]
+    return f"ipv6:[{host}]:{port}" if ":" in str(host) else f"ipv4:{host}:{port}"
