@@ -3,7 +3,7 @@
 grammar (:mod:`.spec`) and the offline compliance harness (:mod:`.harness`). A bot reads only the
 information set it is given and reaches the engine through its facade (``bummerl.rules``,
 ``bummerl.rules.search``, ``bummerl.rules.worlds``); nothing here does network I/O
-(tests/clients/test_layout.py).
+(tests/test_layout.py).
 
 Bundled bots, by name (:data:`BOTS`): ``random``, ``greedy``, ``strong`` and ``strong-v1``
 (``strong`` as issue 11 left it, for comparisons) (see :func:`make_bot`). A bundled bot that takes
