@@ -4,8 +4,8 @@ Outside the service package (issue 23): they use the engine's facade, the servic
 modules and the SDK's public calls (the low-level call API of :mod:`bummerl_client.client`:
 ``auth_metadata``, ``error_from_rpc``, ``create_match_request``, ``submit_action_request``).
 
-* :func:`bench_engine`: random-vs-random deals on one core with fixed seeds, using the engine's
-  in-place hot path (``TalonDeal.step``); reports deals/s and actions/s.
+* :func:`bench_engine` (:mod:`.engine`): random-vs-random deals on one core with fixed seeds, using
+  the engine's in-place hot path (``TalonDeal.step``); reports deals/s and actions/s.
 * :func:`bench_service`: SubmitAction calls/s and p50/p99 latency (ms) against one server
   process (a ``bummerl serve`` subprocess with embedded Valkey) driven by ``matches`` concurrent
   random players from this process.
@@ -17,14 +17,14 @@ modules and the SDK's public calls (the low-level call API of :mod:`bummerl_clie
 from __future__ import annotations
 
 import asyncio
-import gc
 import random
 import statistics
 import time
 from typing import Any
 
-from bummerl.rules import TalonDeal, actions, find_variant
+from bummerl.rules import TalonDeal, actions
 
+from .engine import bench_engine
 from .figures import _cpu_seconds, _env, _free_port, _rss_mb, _server_gc, cpu_figures, redis_counts
 from .load import _service_load, _stream_load, latency_figures
 from .strong import bench_strong, seated_legs
@@ -36,67 +36,6 @@ __all__ = ["_cpu_seconds", "_free_port", "_service_load", "_stream_load", "bench
 
 DECLARE = actions.DECLARE
 OVER = TalonDeal.OVER
-
-
-def bench_engine(variant: str, seconds: float = 10.0, seed: int = 1, policy: str = "random") -> dict[str, Any]:
-    """Play random deals of ``variant`` for ``seconds`` (wall clock) on this thread.
-
-    ``policy`` ``"random"``: uniform over the legal actions (random players often declare 66
-    falsely, which ends a deal early); ``"no-declare"``: uniform over the legal actions other
-    than ``declare``, so deals run their full length. Returns ``{"variant", "policy", "deals",
-    "actions", "seconds", "deals_per_s", "actions_per_s", "actions_per_deal"}``. The objects that
-    exist before the run are frozen out of the collector's passes (``gc.freeze``, as ``bummerl
-    serve`` does), so the figure is the engine's, not that of the modules the process imported
-    (the whole CLI costs about 4% of deals/s otherwise).
-    """
-    if policy not in ("random", "no-declare"):
-        raise ValueError(f"unknown policy {policy!r}: random or no-declare")
-    gc.collect()
-    gc.freeze()
-    try:
-        return _engine_run(variant, seconds, seed, policy)
-    finally:
-        gc.unfreeze()
-
-
-def _engine_run(variant: str, seconds: float, seed: int, policy: str) -> dict[str, Any]:
-    rules = find_variant(variant).configure({})
-    rng = random.Random(seed)
-    choice = rng.choice
-    deck = list(rules.deck)
-    deals = acts = 0
-    skip_declare = policy == "no-declare"
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    contract = rules.spec.deal_class if rules.spec.talon is None else None  # None: the two-player deal
-    n = rules.spec.num_players
-    while time.perf_counter() < deadline:
-        for _ in range(500):
-            rng.shuffle(deck)
-            if contract is not None:  # a contract deal of 3 or 4 seats (§1.8)
-                c = contract.new(rules, deck, deals % n)
-                while not c.over:
-                    legal = c.legal_actions()
-                    if skip_declare and DECLARE in legal and len(legal) > 1:
-                        legal.remove(DECLARE)
-                    c.step(choice(legal))
-                    acts += 1
-                deals += 1
-                continue
-            d = TalonDeal.new(rules, deck, deals & 1)  # two-player deals, also of the rotation games
-            while d.phase != OVER:
-                legal = d.legal_actions()
-                if skip_declare and legal[-1] == DECLARE and len(legal) > 1:
-                    legal.pop()  # declare has the highest id of a lead turn's actions
-                d.step(choice(legal))
-                acts += 1
-            deals += 1
-    dt = time.perf_counter() - t0
-    return {
-        "variant": rules.spec.id, "policy": policy, "deals": deals, "actions": acts, "seconds": round(dt, 3),
-        "deals_per_s": round(deals / dt, 1), "actions_per_s": round(acts / dt, 1),
-        "actions_per_deal": round(acts / deals, 2),
-    }
 
 
 async def _core_trial(svc: Any, matches: int, seconds: float, variant: str, seed: int) -> tuple[float, int]:

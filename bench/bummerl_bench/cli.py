@@ -16,6 +16,7 @@ from bummerl.ladder.sprt_sim import print_bench
 from bummerl.rules import list_variants
 
 from . import benches, failover, web
+from .engine import bench_engine_isolated
 from .floor import bench_floor
 from .openspiel import main as openspiel_main
 
@@ -40,7 +41,7 @@ def _failover(args: argparse.Namespace) -> int:
 def _engine(args: argparse.Namespace) -> int:
     variants = [v.id for v in list_variants()] if args.variant == "all" else [args.variant]
     for v in variants:
-        r = benches.bench_engine(v, args.seconds, policy=args.policy)
+        r = bench_engine_isolated(v, args.seconds, policy=args.policy)
         if args.json:
             print(json.dumps(r))
         else:
