@@ -6,8 +6,7 @@ file (function-level and ``TYPE_CHECKING`` imports count):
 * the bots (``bummerl.bots``) import the engine's facade and nothing of the service (no network,
   no store, no gRPC): ``bots -> rules``;
 * the SDK imports neither the CLI nor the benchmarks;
-* no import circle among the modules of the house (the ladder's scheduler and service excepted
-  until issue 37 reshapes the ladder room).
+* no import circle among the modules of the house.
 """
 
 from __future__ import annotations
@@ -159,14 +158,8 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-#: The one circle left: the ladder's scheduler and service call each other; issue 37 reshapes the
-#: ladder room so that they no longer do.
-KNOWN = [["bummerl.ladder.driver", "bummerl.ladder.service"]]
-
-
 def test_no_import_circle_in_the_house() -> None:
-    found = circles(import_graph())
-    assert [c for c in found if c not in KNOWN] == [], found
+    assert circles(import_graph()) == []
 
 
 def test_the_circle_check_sees_a_circle_through_a_type_only_import() -> None:

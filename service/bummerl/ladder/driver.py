@@ -18,21 +18,20 @@ import json
 import logging
 from collections.abc import Callable
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
 from bummerl import metrics
+from bummerl.core.matches import MatchService
 from bummerl.rules import find_variant
 from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key, botq_key, ladder_key
+from bummerl.store.redis_store import MatchStore
 
 from . import botstats
 from .formats import find_format
 from .standings import _outcome, pair_table, seated_result
-
-if TYPE_CHECKING:
-    from .service import LadderService
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +44,49 @@ ASSIGNED_TTL_MS = 40 * 24 * 3600 * 1000
 """How long the once-only mark of a seat's assignment is kept (longer than any retention)."""
 
 
+class Board(Protocol):
+    """A ladder's results as one process holds them (:meth:`LadderHost.board`)."""
+
+    @property
+    def lock(self) -> asyncio.Lock: ...
+
+    @property
+    def results(self) -> list[dict[str, Any]]: ...
+
+
+class LadderHost(Protocol):
+    """What the scheduler uses of the ladder service
+    (:class:`bummerl.ladder.service.LadderService` is the one implementation): its stores, the
+    ladder's config, board and events, and the bots. Declared here so that the scheduler does not
+    import the service that drives it; issue 37 reshapes the two so that the scheduler no longer
+    calls back at all."""
+
+    @property
+    def matches(self) -> MatchService: ...
+
+    @property
+    def store(self) -> MatchStore: ...
+
+    @property
+    def redis(self) -> Any: ...
+
+    async def config(self, ladder_id: str) -> dict[str, Any]: ...
+
+    async def board(self, cfg: dict[str, Any]) -> Board: ...
+
+    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]: ...
+
+    async def event(self, ladder_id: str, ev: dict[str, Any]) -> None: ...
+
+    async def bot(self, bot_id: str) -> dict[str, Any]: ...
+
+    async def waiting_for_bots(self, cfg: dict[str, Any], connected: dict[str, int] | None = None) -> bool: ...
+
+    async def running_ladders(self) -> list[str]: ...
+
+    async def drive(self, ladder_id: str) -> int: ...
+
+
 def _lua(name: str) -> str:
     return resources.files("bummerl.ladder").joinpath(name).read_text(encoding="utf-8")
 
@@ -52,7 +94,7 @@ def _lua(name: str) -> str:
 class Scheduler:
     """Claims, starts and records the games of ``ladders``' running ladders (one per service)."""
 
-    def __init__(self, ladders: LadderService) -> None:
+    def __init__(self, ladders: LadderHost) -> None:
         self.ladders = ladders
         redis = ladders.redis
         self.claim_script = redis.register_script(_lua("claim.lua"))
@@ -188,7 +230,7 @@ class LadderDriver:
     """Runs :meth:`Scheduler.drive` for every running ladder every ``poll_ms`` (one per
     server process, like the reaper)."""
 
-    def __init__(self, ladders: LadderService, poll_ms: int = 100,
+    def __init__(self, ladders: LadderHost, poll_ms: int = 100,
                  sleep: Callable[[float], Any] = asyncio.sleep) -> None:
         self.ladders = ladders
         self.poll_ms = poll_ms
