@@ -35,6 +35,8 @@ evaluated annotations.)
 
 from typing import Literal, NotRequired, Required, TypedDict
 
+from bummerl.rules import views as _engine_views
+
 __all__ = [
     "ActionRecord", "Auction", "Bid", "CardDrawn", "CardInfo", "CardPlayed", "CardsMoved", "CardsShown",
     "Clock", "Contract", "DealEnded", "DealRecord", "DealResult", "DealStarted", "DealView", "Declared",
@@ -45,6 +47,32 @@ __all__ = [
     "TimeControl", "TimeControlScope", "Timeout", "TrickCard", "TrickCompleted", "TrumpExchanged",
     "TrumpNamed", "VariantInfo", "WatchSettings", "WatchUpdate",
 ]
+
+# The messages without int64 fields have one shape in the engine and on the wire: the engine's types.
+TrickCard = _engine_views.TrickCard
+DealStarted = _engine_views.DealStarted
+TrumpExchanged = _engine_views.TrumpExchanged
+TalonClosed = _engine_views.TalonClosed
+MarriageAnnounced = _engine_views.MarriageAnnounced
+CardPlayed = _engine_views.CardPlayed
+TrickCompleted = _engine_views.TrickCompleted
+CardDrawn = _engine_views.CardDrawn
+Declared = _engine_views.Declared
+Passed = _engine_views.Passed
+TrumpNamed = _engine_views.TrumpNamed
+CardsMoved = _engine_views.CardsMoved
+CardsShown = _engine_views.CardsShown
+Resigned = _engine_views.Resigned
+Timeout = _engine_views.Timeout
+DealResult = _engine_views.DealResult
+MatchResult = _engine_views.MatchResult
+DealEnded = _engine_views.DealEnded
+MatchEnded = _engine_views.MatchEnded
+Bid = _engine_views.Bid
+Contract = _engine_views.Contract
+LegalAction = _engine_views.LegalAction
+MarriageView = _engine_views.MarriageView
+OwnTricks = _engine_views.OwnTricks
 
 # ---------------------------------------------------------------------------------------------
 # Enums (common.proto, ladder.proto): the value names
@@ -132,54 +160,8 @@ class Clock(TypedDict):
 # Results
 
 
-class DealResult(TypedDict):
-    """A finished deal: ``deal_number`` 0-based, ``winner`` (-1 = none), per seat ``game_points``,
-    ``deal_points``, ``tricks_won``; ``reason`` ("declared", "closed_success"...)."""
-
-    deal_number: int
-    winner: int
-    game_points: list[int]
-    reason: str
-    deal_points: list[int]
-    tricks_won: list[int]
-    schwarz: bool
-    deal_schneider: bool
-    carried_points: int
-    contract: str
-    declarer: int
-    multiplier: int
-    seats: list[int]
-    playoff: bool
-
-
-class MatchResult(TypedDict):
-    """A finished match: ``winner`` (-1 = none), per seat ``game_points``, ``sets_won``,
-    ``placements`` (1 = first); ``reason`` ("target_reached", "resigned", "timeout"...)."""
-
-    winner: int
-    game_points: list[int]
-    sets_won: list[int]
-    match_schneider: bool
-    reason: str
-    placements: list[int]
-
-
 # ---------------------------------------------------------------------------------------------
 # Bidding
-
-
-class Bid(TypedDict):
-    seat: int
-    call: str
-
-
-class Contract(TypedDict):
-    name: str
-    declarer: int
-    partners: list[int]
-    trump_suit: str
-    kontra_level: int
-    base_points: int
 
 
 class Auction(TypedDict):
@@ -189,93 +171,6 @@ class Auction(TypedDict):
 
 # ---------------------------------------------------------------------------------------------
 # Public events: an ``Event`` holds ``version``, ``deal_number`` and exactly one of the kinds
-
-
-class TrickCard(TypedDict):
-    seat: int
-    card: str
-
-
-class DealStarted(TypedDict):
-    dealer: int
-    trump_card: str
-    trump_suit: str
-    hand_sizes: list[int]
-    deck_commitment: NotRequired[str]  # in the match's first event only
-
-
-class TrumpExchanged(TypedDict):
-    seat: int
-    card_down: str
-    card_up: str
-
-
-class TalonClosed(TypedDict):
-    seat: int
-
-
-class MarriageAnnounced(TypedDict):
-    seat: int
-    suit: str
-    points: int
-    shown_cards: list[str]
-
-
-class CardPlayed(TypedDict):
-    seat: int
-    card: str
-
-
-class TrickCompleted(TypedDict):
-    winner: int
-    cards: list[TrickCard]
-
-
-class CardDrawn(TypedDict):
-    seat: int
-    card: str
-
-
-class Declared(TypedDict):
-    seat: int
-    correct: bool
-    deal_points: int
-
-
-class DealEnded(TypedDict):
-    result: DealResult
-
-
-class MatchEnded(TypedDict):
-    result: MatchResult
-
-
-class Passed(TypedDict):
-    seat: int
-
-
-class TrumpNamed(TypedDict):
-    seat: int
-    suit: str
-
-
-class CardsMoved(TypedDict):
-    seat: int
-    count: int
-
-
-class CardsShown(TypedDict):
-    seat: int
-    cards: list[str]
-
-
-class Resigned(TypedDict):
-    seat: int
-
-
-class Timeout(TypedDict):
-    seat: int
-    reason: str
 
 
 class Event(TypedDict, total=False):
@@ -330,19 +225,6 @@ class MatchView(TypedDict):
     max_deals: int
 
 
-class MarriageView(TypedDict):
-    seat: int
-    suit: str
-    points: int
-    counted: bool
-
-
-class OwnTricks(TypedDict):
-    trick_points: int
-    won_cards: list[str]
-    deal_points: int
-
-
 class DealView(TypedDict):
     """The deal as the seat sees it: ``to_act`` (-1 = none), its own ``hand`` (card codes),
     ``hand_sizes`` per seat, the ``current_trick``, the deal's ``history`` of events."""
@@ -367,17 +249,6 @@ class DealView(TypedDict):
     seats: list[int]
     laid_away: list[str]
     laid_away_taken_up: list[str]
-
-
-class LegalAction(TypedDict):
-    """``id`` (submit it, or ``text`` such as "play QH"), ``kind`` ("play", "marriage", "close"...)."""
-
-    id: int
-    text: str
-    kind: str
-    card: str
-    suit: str
-    contract: str
 
 
 class InformationSet(TypedDict):
