@@ -7,13 +7,20 @@ PROTOS := $(wildcard proto/bummerl/v1/*.proto)
 
 .PHONY: setup serve-deps proto run test test-cluster lint typecheck bench strong-results demo clean
 
-$(VENV)/.installed: pyproject.toml setup.py
+# Two installs in one virtualenv, each with its stamp: the server's (make run, make demo: the
+# project's dependencies and grpcio-tools, which generates bummerl.v1 from proto/) and, on top of it,
+# the dev extra that make test needs (test tools, linters, OpenSpiel, Playwright...; from PyPI).
+$(VENV)/.serve-installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[proto]'
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.serve-installed
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
-service/bummerl/v1/__init__.py: $(PROTOS) proto/generate.py $(VENV)/.installed
+service/bummerl/v1/__init__.py: $(PROTOS) proto/generate.py $(VENV)/.serve-installed
 	$(PY) proto/generate.py service
 
 # The Node.js gRPC client's packages (clients/node/grpc.mjs, tested in tests/e2e), where npm exists.
@@ -36,12 +43,12 @@ $(VENV)/.chromium:
 
 setup: $(VENV)/.installed service/bummerl/v1/__init__.py $(NODE_DEPS) $(VENV)/.chromium  ## create .venv, install, generate protobuf code, chromium
 
-proto: $(VENV)/.installed  ## regenerate bummerl.v1 from proto/
+proto: $(VENV)/.serve-installed  ## regenerate bummerl.v1 from proto/
 	$(PY) proto/generate.py service
 
-# What the server needs (make run, make demo): the virtualenv and the protobuf code; not the tests'
-# Node packages or Chromium (npm's registry and apt-get are not needed to run a server).
-serve-deps: $(VENV)/.installed service/bummerl/v1/__init__.py
+# What the server needs (make run, make demo): the server's install and the protobuf code; not the
+# dev extra, the tests' Node packages or Chromium (only make test fetches those).
+serve-deps: $(VENV)/.serve-installed service/bummerl/v1/__init__.py
 
 run: serve-deps  ## serve on :50051 with embedded Valkey, play one demo Bummerl greedy vs random, serve until Ctrl-C
 	$(PY) -m bummerl_cli serve --demo greedy,random --variant $(VARIANT)

@@ -26,12 +26,12 @@ from typing import Any
 from bummerl.bots.harness import BotTestHarness
 from bummerl.rules import UnknownVariantError, find_variant
 from bummerl_client import AsyncClient
-from bummerl_client.botrunner import run_bot
+from bummerl_client.botrunner import check_token, run_bot
 from bummerl_client.specs import bot_from_spec
 from bummerl_client.stdio import default_log_dir, match_log_dir
 
 from . import organizer
-from .common import counted, server_flags, server_of
+from .common import counted, safe, server_flags, server_of
 
 
 def add_parser(sub: Any) -> None:
@@ -41,7 +41,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("name", help="1-64 letters, digits or _.:+-")
     p.add_argument("--description", default="", help="free text, at most 500 characters (default none)")
     server_flags(p, admin=True)
-    server_flags(bsub.add_parser("list", help="every bot: connected or not, since when, its client, status"))
+    bls = bsub.add_parser("list", help="every bot: connected or not, since when, its client, status "
+                                       "(deleted bots only with --all)")
+    bls.add_argument("--all", action="store_true", help="also the deleted bots (their results stay in ladders)")
+    server_flags(bls)
     for cmd, what in (("revoke", "revoke a bot's token (admin)"),
                       ("rotate-token", "issue a new token for a bot (admin); the old one stops working"),
                       ("delete", "delete a bot (admin): its name is free again, its results stay")):
@@ -85,6 +88,7 @@ async def bot_run(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("BUMMERL_BOT_TOKEN", "")
     if not token:
         raise SystemExit("bummerl bot run: no bot token: pass --token or set BUMMERL_BOT_TOKEN")
+    check_token(token)  # fatal at once: a token gRPC cannot send would be retried forever
     try:
         bot_from_spec(args.bot)  # fail early, in one line, on an unknown bot or option
     except ValueError as e:
@@ -92,11 +96,11 @@ async def bot_run(args: argparse.Namespace) -> int:
 
     def done(s: dict[str, Any]) -> None:
         fault = f", bot fault {s['fault']}" if s.get("fault") else ""
-        print(f"match {s['match_id']} seat {s['seat']}: {s['outcome']} ({s.get('reason', '')}), "
-              f"game points {s.get('game_points')}{fault}", flush=True)
+        print(safe(f"match {s['match_id']} seat {s['seat']}: {s['outcome']} ({s.get('reason', '')}), "
+                   f"game points {s.get('game_points')}{fault}"), flush=True)
 
     def status(line: str) -> None:
-        print(line, flush=True)
+        print(safe(line), flush=True)
 
     kind = args.bot.split(":", 1)[0]  # never the command line of an exec: bot (it may hold secrets)
     server = server_of(args)
@@ -126,7 +130,7 @@ def bot_check(args: argparse.Namespace) -> int:
                           "problems": [asdict(p) for p in report.problems], "slowest_ms": report.slowest_ms}))
     else:
         for p in report.problems:
-            print(f"FAULT {p.variant} seat {p.seat} version {p.version}: {p.kind}: {p.detail}")
+            print(safe(f"FAULT {p.variant} seat {p.seat} version {p.version}: {p.kind}: {p.detail}"))
         print(f"{'the bot complies' if report.ok else counted(len(report.problems), 'fault')}: "
               f"{counted(report.matches, 'match', 'matches')} played to the end, "
               f"{counted(report.decisions, 'decision')}; slowest decision "

@@ -7,17 +7,19 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from bummerl.core.clocks import TimeControl, TimeControlError
 
 MIN_PAIRS_FOR_ELO = 10
 """Fewer units (duplicate pairs, sets or games) than this: the Elo column says ``n/a (needs N
-pairs)`` instead of a number no one should read."""
+pairs)`` (``sets`` at 3-4 seats) instead of a number no one should read."""
 
 FORMATS = {"round_robin": "LADDER_FORMAT_ROUND_ROBIN", "gauntlet": "LADDER_FORMAT_GAUNTLET",
            "sprt": "LADDER_FORMAT_SPRT"}
@@ -115,6 +117,45 @@ def admin_of(args: argparse.Namespace) -> str | None:
 
 
 # ---------------------------------------------------------------- output
+def _escaped(ch: str) -> str:
+    """One character as the CLI shows it: a control or direction-override character as its
+    ``repr``-style escape (``\\x1b``, ``\\n``, ``\\u202e``), any other as itself."""
+    if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\u200d":  # ZWJ joins emoji
+        return ch.encode("unicode_escape").decode("ascii")
+    return ch
+
+
+def safe(text: Any, keep_newlines: bool = False) -> str:
+    """Stored or recorded text (a bot or ladder name, a client string, an action text, a reason) as
+    the CLI prints it: every control character (ESC, CR, BEL, backspace, newline...) and every
+    invisible format character (direction overrides) shown as its escape, ``\\x1b[2J`` instead of a
+    cleared screen. With ``keep_newlines`` the lines of a multi-line text stay lines. The one place
+    where the CLI makes data from a server or a file harmless for the terminal."""
+    s = str(text)
+    if keep_newlines:
+        return "\n".join(safe(line) for line in s.split("\n"))
+    if s.isprintable():
+        return s
+    return "".join(_escaped(ch) for ch in s)
+
+
+def cell(x: Any) -> Any:
+    """A table cell: text made :func:`safe` and never read as rich markup (``[red]`` stays as it
+    is); a rich renderable (a nested table, a Text) as it is."""
+    return Text(safe(x)) if isinstance(x, str) else x
+
+
+class SafeTable(Table):
+    """A rich Table whose string cells and column headers are :func:`cell`: the CLI's tables of
+    stored data (bot, ladder and client names come from whoever registered them)."""
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        super().add_row(*(cell(r) for r in renderables), **kwargs)
+
+    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
+        super().add_column(cell(header), *args, **kwargs)
+
+
 def page_link(web: str | None, kind: str, ident: str) -> str:
     """The web page of a match or ladder (``kind`` "match" / "ladder") on the pages at ``web``
     (the REST gateway's base URL, e.g. ``http://localhost:8080``); "" without one."""
@@ -153,13 +194,20 @@ def fmt(x: Any, spec: str = ".1f") -> str:
     return "inf" if v is None else format(v, spec)
 
 
-def elo_cell(p: dict[str, Any]) -> str:
-    """The Elo of a pair row: ``+35.2 +/- 20.1``; ``n/a (needs N pairs)`` when it rests on fewer
-    than :data:`MIN_PAIRS_FOR_ELO` units; ``n/a (unbounded so far)`` when it is not finite (one
-    bot scored everything). The ladder web page shows it the same way (``web/ladder.js``)."""
+def set_word(seats: int = 2) -> str:
+    """What a duplicate unit is called in every CLI table and message: ``pairs`` (two seats: a
+    deal and its mirror) or ``sets`` (3-4 seats: every rotation of the seats over one deck)."""
+    return "pairs" if seats <= 2 else "sets"
+
+
+def elo_cell(p: Mapping[str, Any], seats: int = 2, sign: int = 1) -> str:
+    """The Elo of a pair row (from b's side with ``sign`` -1): ``+35.2 +/- 20.1``; ``n/a (needs N
+    pairs)`` (``sets`` with 3-4 ``seats``, ``games`` without duplicate deals) when it rests on
+    fewer than :data:`MIN_PAIRS_FOR_ELO` units; ``n/a (unbounded so far)`` when it is not finite
+    (one bot scored everything). The ladder web page shows it the same way (``web/ladder.js``)."""
     units = int(p.get("deal_pairs") or 0) or int(p.get("games") or 0)
-    elo, ci = float(p.get("elo", "nan")), float(p.get("elo_ci95", "nan"))
-    unit = "pairs" if int(p.get("deal_pairs") or 0) or not p.get("games") else "games"
+    elo, ci = sign * float(p.get("elo", "nan")), float(p.get("elo_ci95", "nan"))
+    unit = set_word(seats) if int(p.get("deal_pairs") or 0) or not p.get("games") else "games"
     if units < MIN_PAIRS_FOR_ELO:
         return f"n/a (needs {MIN_PAIRS_FOR_ELO} {unit})"
     if not (math.isfinite(elo) and math.isfinite(ci)):
@@ -167,21 +215,38 @@ def elo_cell(p: dict[str, Any]) -> str:
     return f"{elo:+.1f} +/- {ci:.1f}"
 
 
+def elo_vs_leader(board: Mapping[str, Any], entry: Mapping[str, Any], seats: int = 2) -> str:
+    """A bot's Elo against the leader (the first entry), from the pair of the two in the
+    leaderboard's ``pairs``, as the ladder web page's "Elo vs leader" column computes it
+    (``web/ladder.js``): ``-`` for the leader, "" when the two have no game together yet."""
+    entries = list(board.get("entries") or ())
+    if not entries or entry.get("bot_id") == entries[0].get("bot_id"):
+        return "-"
+    lead, me = entries[0].get("bot_id"), entry.get("bot_id")
+    p = next((q for q in board.get("pairs") or () if {q.get("a"), q.get("b")} == {lead, me}), None)
+    if p is None or not int(p.get("games") or 0):
+        return ""
+    return elo_cell(p, seats, 1 if p.get("a") == me else -1)
+
+
 def leaderboard_table(board: Mapping[str, Any], names: dict[str, str], seats: int = 2) -> Table:
-    """The leaderboard; with 3 or 4 ``seats`` also each bot's score (the sum of its game scores:
+    """The leaderboard, with each bot's Elo against the leader (:func:`elo_vs_leader`); with 3 or 4
+    ``seats`` also each bot's score (the sum of its game scores:
     the share of the other teams placed behind it, shared places half), W = alone (with the
     partner) in first place, D = first place shared."""
     title = "Leaderboard (openskill: ordinal = mu - 3 sigma)"
     if seats > 2:
         title = f"Leaderboard, {seats} seats (openskill by placements, ordinal = mu - 3 sigma)"
-    t = Table(title=title, caption="deals won: of the deals played to their end (a game lost to a bot's fault or "
+    t = SafeTable(title=title, caption="deals won: of the deals played to their end (a game lost to a bot's fault or "
                                    "timeout may end before its first deal does)")
-    cols = ["#", "bot", "ordinal", "mu", "sigma", "games", *(["score"] if seats > 2 else []), "W", "L", "D", "deals won"]
+    cols = ["#", "bot", "ordinal", "mu", "sigma", "Elo vs leader (95% CI)", "games", *(["score"] if seats > 2 else []),
+            "W", "L", "D", "deals won"]
     for col in cols:
         t.add_column(col, justify="right" if col not in ("bot",) else "left")
     for e in board.get("entries", []):
         score = [fmt(e.get("score", 0.0), ".1f")] if seats > 2 else []
         t.add_row(str(e["rank"]), e["name"], fmt(e["ordinal"], ".2f"), fmt(e["mu"], ".2f"), fmt(e["sigma"], ".2f"),
+                  elo_vs_leader(board, e, seats),
                   str(e.get("games", 0)), *score, str(e.get("wins", 0)), str(e.get("losses", 0)),
                   str(e.get("draws", 0)), f"{e.get('deals_won', 0)}/{e.get('deals_won', 0) + e.get('deals_lost', 0)}")
     return t

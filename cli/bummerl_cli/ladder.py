@@ -6,7 +6,7 @@ running server (:mod:`.organizer`).
     bummerl ladder run --variant schnapsen-at --bots greedy,random,strong --deals 100 --tc 5+0.1 [--json]
     bummerl ladder export --ladder ID --server HOST:PORT > records.jsonl
     bummerl ladder create --variant V --bots a,b,c [--format round_robin] [--deals N | --matches N]
-                          [--tc 5+0.1] [--start-when-connected [--connect-timeout S]]    (prints the id)
+                          [--tc 5+0.1] [--seed N] [--start-when-connected [--connect-timeout S]]  (prints the id)
     bummerl ladder list | watch ID | leaderboard ID [--pooled] | crosstable ID
     bummerl ladder games ID [--state planned|running|finished] | stop ID | pause ID | resume ID
 """
@@ -55,6 +55,8 @@ def add_organizer_parsers(lsub: Any) -> None:
     p.add_argument("--concurrency", type=positive_int, default=4, help="games at once (default 4)")
     p.add_argument("--sprt", default=None, help="with --format sprt: elo0=0,elo1=10,alpha=0.05,beta=0.05")
     p.add_argument("--option", action="append", default=[], help="table option name=value (repeatable)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the schedule and decks, as `ladder run --seed` (default: secret random)")
     p.add_argument("--start-when-connected", action="store_true",
                    help="start no game until every bot is connected (default: start at once)")
     p.add_argument("--connect-timeout", type=float, default=0.0, metavar="SECONDS",

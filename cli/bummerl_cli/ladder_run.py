@@ -46,6 +46,7 @@ from bummerl_client.specs import bot_from_spec, bot_specs
 from . import transcript
 from .common import (
     FORMATS,
+    SafeTable,
     elo_cell,
     finite,
     fmt,
@@ -53,7 +54,9 @@ from .common import (
     out_console,
     page_link,
     positive_int,
+    safe,
     server_of,
+    set_word,
     sprt_fields,
     time_control_fields,
 )
@@ -93,12 +96,12 @@ def _pairs_table(board: Mapping[str, Any], names: dict[str, str], seats: int = 2
     title = "Pairs (Elo of a over b, 95% CI; LOS)"
     if seats > 2:
         title = "Head to head as opponents (Elo of a placing ahead of b, 95% CI; LOS)"
-    t = Table(title=title)
-    for col in ("a", "b", "Elo +/- 95% CI", "LOS", "pairs" if seats == 2 else "sets", "games", "SPRT"):
+    t = SafeTable(title=title)
+    for col in ("a", "b", "Elo +/- 95% CI", "LOS", set_word(seats), "games", "SPRT"):
         t.add_column(col)
     for p in board.get("pairs", []):
-        # as `ladder leaderboard` and the ladder page show it: n/a below MIN_PAIRS_FOR_ELO pairs
-        t.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), elo_cell(p),
+        # as `ladder leaderboard` and the ladder page show it: n/a below MIN_PAIRS_FOR_ELO pairs (sets)
+        t.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), elo_cell(p, seats),
                   fmt(p["los"], ".3f"), str(p.get("deal_pairs", 0)),
                   str(p.get("games", 0)), p.get("sprt_result", "") or "-")
     return t
@@ -170,7 +173,7 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
                 if ev["type"] == "result":
                     board = await c.leaderboard(lid)
                     if board.get("entries"):
-                        leader = board["entries"][0]["name"]
+                        leader = safe(board["entries"][0]["name"]).replace("[", "\\[")
                     progress.update(task, advance=1, leader=leader)
                 elif ev["type"] == "finished":
                     board = ev.get("leaderboard") or await c.leaderboard(lid)
@@ -225,7 +228,7 @@ async def ladder_export(args: argparse.Namespace) -> int:
                 if args.format == "jsonl":
                     out.write(json.dumps(rows[-1]) + "\n")
                 elif args.format == "text":
-                    out.write(f"=== game {r['game']} (set {r['pair']}, leg {r['leg']})\n{transcript.text(rec)}\n")
+                    out.write(f"=== game {r['game']} (set {r['pair']}, leg {r['leg']})\n{safe(transcript.text(rec), keep_newlines=True)}\n")
             if args.format == "json":
                 out.write(json.dumps(rows, indent=2) + "\n")
         finally:

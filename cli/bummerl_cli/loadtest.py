@@ -14,7 +14,8 @@ It reports actions/s, the latency of each RPC (p50/p95/p99, ms), the **commit-to
 update** latency (from a seat's SubmitAction answer to the update of that version arriving on
 another seat's stream), errors by status code, matches ended on time, and exits 1 when an SLO
 of ``--slo`` is missed (``p99_ms``: SubmitAction p99; ``update_p99_ms``: the commit-to-update
-p99; ``errors``: most errors in all; ``actions_per_s``: least actions/s).
+p99; ``errors``: most errors in all; ``actions_per_s``: least actions/s), or when no match could be
+created at all.
 
 Why not Locust: its users are request/response tasks on gevent, while a Bummerl bot is a
 long-lived server stream plus unary calls on asyncio gRPC; the figure that matters here (a commit
@@ -286,6 +287,11 @@ class Load:
                "update_ms": quantiles(st.update_ms), "errors": dict(st.errors),
                "error_total": sum(st.errors.values()), "timeouts": st.timeouts, "reconnects": st.reconnects}
         out["slo"] = check_slo(out, parse_slo(self.args.slo))
+        if not st.rpc_ms.get("CreateMatch"):
+            # nothing was loaded: no SLO can pass on that (every CreateMatch failed, e.g. a wrong admin token)
+            codes = ", ".join(f"{k} x{v}" for k, v in sorted(st.errors.items())) or "none answered"
+            out["slo"] = {"ok": False, "missed": [f"no match could be created (CreateMatch errors: {codes})",
+                                                  *out["slo"]["missed"]]}
         return out
 
 
@@ -323,7 +329,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``bummerl loadtest``: prints the report; 1 when an SLO is missed."""
+    """``bummerl loadtest``: prints the report; 1 when an SLO is missed or no match could be created."""
     parse_slo(args.slo)
     parse_range(args.think_ms)
     args.admin_token = args.admin_token or os.environ.get("BUMMERL_ADMIN_TOKEN")
@@ -348,5 +354,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"{report['actions']} actions, {report['actions_per_s']} actions/s, {report['matches_done']} matches done, "
               f"errors {report['errors'] or 0}, reconnects {report['reconnects']}")
         for m in report["slo"]["missed"]:
-            print(f"SLO missed: {m}")
+            print(m if m.startswith("no match") else f"SLO missed: {m}")
     return 0 if report["slo"]["ok"] else 1

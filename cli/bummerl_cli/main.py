@@ -20,6 +20,8 @@ from types import ModuleType
 
 from bummerl_client import BummerlError
 
+from .common import safe
+
 COMMANDS: tuple[str, ...] = ("serve", "migrate", "play", "verify", "match", "ladder", "bot", "loadtest", "bench")
 """The commands, in the order ``bummerl --help`` lists them. Each is the module of its name in this
 package, with ``add_parser(subparsers)`` and ``run(args) -> exit code``; a new command is one more
@@ -51,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - the CLI's errors are one line, never a traceback
-        print(f"bummerl {args.cmd}: {_one_line(exc)}", file=sys.stderr)
+        print(f"bummerl {args.cmd}: {safe(_one_line(exc))}", file=sys.stderr)
         if os.environ.get("BUMMERL_DEBUG"):
             raise
         return 2

@@ -19,6 +19,7 @@ from typing import Any
 from bummerl_client import Client
 
 from . import transcript
+from .common import safe
 
 
 def add_parser(sub: Any) -> None:
@@ -52,5 +53,5 @@ def run(args: argparse.Namespace) -> int:
         for e in transcript.entries(rec):
             print(json.dumps(e))
     else:
-        sys.stdout.write(transcript.text(rec))
+        sys.stdout.write(safe(transcript.text(rec), keep_newlines=True))
     return 0

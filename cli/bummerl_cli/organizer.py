@@ -25,18 +25,22 @@ from typing import Any
 
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from bummerl_client import AsyncClient
 
 from .common import (
     FORMATS,
+    SafeTable,
     add_columns,
     admin_of,
     counted,
     elo_cell,
     leaderboard_table,
     out_console,
+    safe,
     server_of,
+    set_word,
     sprt_fields,
     time_control_fields,
 )
@@ -90,7 +94,7 @@ class Organizer:
             return
         shown = table()
         if isinstance(shown, str):  # plain lines (ids, tokens): never wrapped at the terminal's width
-            self.console.print(shown, soft_wrap=True, markup=False, highlight=False)
+            self.console.print(safe(shown, keep_newlines=True), soft_wrap=True, markup=False, highlight=False)
         else:
             self.console.print(shown)
 
@@ -110,9 +114,11 @@ class Organizer:
 
     async def bot_list(self) -> None:
         bots = await self.client.list_bots()
+        if not getattr(self.args, "all", False):  # a deleted bot's name is free: a new bot may have it
+            bots = [b for b in bots if not b.get("deleted")]
 
         def table() -> Table:
-            t = Table(title="Bots")
+            t = SafeTable(title="Bots")
             add_columns(t, ("name", "id", "connected", "since", "client", "status", "games", "W/D/L", "faults",
                              "think p50/p99 ms"))
             for b in bots:
@@ -147,6 +153,8 @@ class Organizer:
             "deals_per_game": 1 if a.deals else 0, "concurrency": a.concurrency,
             "timeout_policy": a.timeout_policy, "start_when_connected": a.start_when_connected,
         }
+        if a.seed is not None:
+            fields["seed"] = a.seed
         if a.connect_timeout:
             fields["connect_timeout_ms"] = str(int(a.connect_timeout * 1000))
         if a.tc:
@@ -165,7 +173,7 @@ class Organizer:
         ladders = await self.client.list_ladders()
 
         def table() -> Table:
-            t = Table(title="Ladders")
+            t = SafeTable(title="Ladders")
             add_columns(t, ("id", "name", "variant", "format", "status", "played", "running", "total", "absent bots"))
             for lad in ladders:
                 t.add_row(lad["ladder_id"], lad.get("name", ""), lad["variant"],
@@ -179,16 +187,17 @@ class Organizer:
 
     def board_tables(self, lad: Mapping[str, Any], board: Mapping[str, Any]) -> Table:
         names = lad.get("bot_names", {})
-        outer = Table.grid()
-        outer.add_row(leaderboard_table(board, names, int(lad.get("num_players", 2))))
-        pairs = Table(title="Pairs (Elo of a over b, 95% CI; LOS)")
-        add_columns(pairs, ("a", "b", "Elo", "LOS", "pairs/sets", "games", "SPRT LLR", "SPRT"))
+        seats = int(lad.get("num_players") or 2)
+        outer = SafeTable.grid()
+        outer.add_row(leaderboard_table(board, names, seats))
+        pairs = SafeTable(title="Pairs (Elo of a over b, 95% CI; LOS)")
+        add_columns(pairs, ("a", "b", "Elo", "LOS", set_word(seats), "games", "SPRT LLR", "SPRT"))
         for p in board.get("pairs", []):
-            pairs.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), elo_cell(p),
+            pairs.add_row(names.get(p["a"], p["a"]), names.get(p["b"], p["b"]), elo_cell(p, seats),
                           f"{float(p.get('los', 0.5)):.3f}", str(p.get("deal_pairs", 0)), str(p.get("games", 0)),
                           f"{float(p.get('sprt_llr', 0.0)):.2f}", p.get("sprt_result", "") or "-")
         outer.add_row(pairs)
-        stats = Table(title="Bot statistics (this ladder)")
+        stats = SafeTable(title="Bot statistics (this ladder)")
         add_columns(stats, ("bot", "games", "W/D/L", "faults", "think p50/p99 ms", "time left ms"))
         for e in board.get("entries", []):
             st = e.get("stats") or {}
@@ -229,7 +238,7 @@ class Organizer:
                                    if x == a} for a in bots}
 
         def table() -> Table:
-            t = Table(title="Cross table (row's score vs column, over the games they met in)")
+            t = SafeTable(title="Cross table (row's score vs column, over the games they met in)")
             t.add_column("")
             for b in bots:
                 t.add_column(names.get(b, b), justify="right")
@@ -249,7 +258,7 @@ class Organizer:
         games = await self.client.ladder_games(self.args.id, self.args.state or "")
 
         def table() -> Table:
-            t = Table(title=f"Games of {self.args.id}")
+            t = SafeTable(title=f"Games of {self.args.id}")
             add_columns(t, ("game", "set", "leg", "bots", "state", "match"))
             for g in games:
                 t.add_row(str(g.get("game", 0)), str(g.get("pair", 0)), str(g.get("leg", 0)),
@@ -277,14 +286,14 @@ class Organizer:
         async def frame() -> Table:
             lad = await self.client.ladder(lid)
             board = await self.client.leaderboard(lid)
-            grid = Table.grid()
+            grid = SafeTable.grid()
             status = _short(lad.get("status"), "LADDER_STATUS_")
             head = (f"{lad.get('name') or lid} ({lad['variant']}): {status}, {lad.get('matches_played', 0)}/"
                     f"{lad.get('matches_total', 0)} played, {lad.get('matches_running', 0)} running")
             absent = _absent(lad)
             grid.add_row(head + (f"; absent: {', '.join(absent)}" if absent else ""))
             grid.add_row(self.board_tables(lad, board))
-            grid.add_row("\n".join(last[-8:]) or "(no result yet)")
+            grid.add_row(Text("\n".join(safe(line) for line in last[-8:]) or "(no result yet)"))
             return grid
 
         lad_names = (await self.client.ladder(lid)).get("bot_names", {})

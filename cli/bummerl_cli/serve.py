@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any
 
 from bummerl import metrics
@@ -116,7 +116,8 @@ def serve_workers(args: argparse.Namespace) -> int:
     stop = threading.Event()  # before the embedded Valkey starts: a signal then stops it too
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    redis_url, embedded = resolve_redis_url(given.redis_url, str(given.data_dir) if given.data_dir else None)
+    with sigint_blocked_for_children():
+        redis_url, embedded = resolve_redis_url(given.redis_url, str(given.data_dir) if given.data_dir else None)
     print(where, flush=True)
     prom_dir = tempfile.mkdtemp(prefix="bummerl-prom-")
     env = {**os.environ, "BUMMERL_REDIS_URL": redis_url, "PROMETHEUS_MULTIPROC_DIR": prom_dir}
@@ -153,6 +154,24 @@ def serve_workers(args: argparse.Namespace) -> int:
     return 1 if failed and not stop.is_set() else 0
 
 
+@contextlib.contextmanager
+def sigint_blocked_for_children() -> Iterator[None]:
+    """Block SIGINT in this thread while the embedded Valkey is started, so that its process
+    inherits SIGINT blocked. Ctrl-C at a terminal sends SIGINT to the whole foreground process
+    group, the Valkey child too: it died at once while the server was still draining its bots'
+    streams (a KeyboardInterrupt traceback and a ConnectionError warning per stream and feed),
+    where SIGTERM, sent to this process alone, let the server stop the Valkey itself at the end.
+    A SIGINT that arrives meanwhile is delivered when the block ends (it then stops the server)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def run_on_event_loop(main: Coroutine[Any, Any, int]) -> int:
     """Run ``main`` on the event loop that ``BUMMERL_EVENT_LOOP`` names (:attr:`Settings.event_loop`,
     default uvloop where installed). Raises ValueError/RuntimeError for a bad or unavailable one."""
@@ -184,7 +203,8 @@ async def serve(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, stop.set)
     rt = Runtime(settings)
     try:
-        await rt.start()
+        with sigint_blocked_for_children():
+            await rt.start()
     except LayoutError as exc:
         if settings.redis_url or settings.data_dir is None:
             raise

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bummerl.store.keys import MAX_SHARDS
+
 ENV_PREFIX = "BUMMERL_"
 
 EVENT_LOOPS = ("auto", "uvloop", "asyncio")
@@ -249,8 +251,8 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
                 raise ValueError(f"{name} must be an int in 0..{top}, got {value!r}")
-        if not isinstance(self.shards, int) or isinstance(self.shards, bool) or not 0 <= self.shards <= 16384:
-            raise ValueError(f"shards must be an int in 0..16384, got {self.shards!r}")
+        if not isinstance(self.shards, int) or isinstance(self.shards, bool) or not 0 <= self.shards <= MAX_SHARDS:
+            raise ValueError(f"shards must be an int in 0..{MAX_SHARDS}, got {self.shards!r}")
         if self.durability not in ("none", "replicated"):
             raise ValueError(f"durability must be none or replicated, got {self.durability!r}")
         if not isinstance(self.replica_wait_ms, int) or not 1 <= self.replica_wait_ms <= 60_000:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -35,6 +37,7 @@ from bummerl.config import Settings
 from bummerl.v1 import common_pb2, game_pb2, game_pb2_grpc
 
 MATCH = "m-0123456789abcdef"
+SLOW = "m-slow"
 TOKEN = "tok-" + "s3cr3t" * 6
 CURRENT_VERSION = 5
 
@@ -110,6 +113,9 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
 
     @map_errors
     async def GetMatchRecord(self, request, context):
+        if request.match_id == SLOW:  # a handler that awaits: the client may half-close meanwhile
+            await asyncio.sleep(0.3)
+            return game_pb2.MatchRecord(match_id=SLOW, variant="schnapsen-at")
         self._match(request.match_id)
         return game_pb2.MatchRecord(match_id=MATCH, variant="schnapsen-at")
 
@@ -352,6 +358,59 @@ async def test_keep_alive_serves_several_requests(servers) -> None:
         assert json.loads(await reader.readexactly(length))["variants"]
     writer.close()
     await writer.wait_closed()
+
+
+def _half_closed(port: int, data: bytes, timeout: float = 5.0) -> tuple[bytes, float]:
+    """Send ``data`` on a raw socket, ``shutdown(SHUT_WR)``, read until the server closes: (all it
+    answered, seconds it took)."""
+    t0 = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        out = b""
+        while chunk := sock.recv(65536):
+            out += chunk
+    return out, time.monotonic() - t0
+
+
+def _responses(raw: bytes) -> list[tuple[int, Any]]:
+    """The (status, JSON body) of each HTTP/1.1 response in ``raw`` (Content-Length framed)."""
+    out = []
+    while raw:
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        length = int(next(v for k, _, v in (x.partition(":") for x in lines[1:]) if k.lower() == "content-length"))
+        out.append((int(lines[0].split()[1]), json.loads(rest[:length])))
+        raw = rest[length:]
+    return out
+
+
+async def test_a_request_whose_client_half_closes_is_answered(servers) -> None:
+    """Issue 38: a client that sends its request and then shuts down its sending side gets the
+    answer (the handler awaits meanwhile: it used to be cancelled and the request dropped), and
+    the server closes the connection after it; a body or pipelined request too."""
+    _, _, base = servers
+    port = int(base.rsplit(":", 1)[1])
+    get = f"GET /v1/matches/{SLOW}/record HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    raw, took = await asyncio.to_thread(_half_closed, port, get)
+    assert [(st, b["match_id"]) for st, b in _responses(raw)] == [(200, SLOW)] and took < 3
+    body = json.dumps({"variant": "schnapsen-at", "seats": [{"name": "a"}, {"name": "b"}]}).encode()
+    post = (f"POST /v1/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    raw, _ = await asyncio.to_thread(_half_closed, port, post)
+    assert [(st, b["match_id"]) for st, b in _responses(raw)] == [(200, MATCH)]
+    raw, _ = await asyncio.to_thread(_half_closed, port, get + b"GET /v1/variants HTTP/1.1\r\nHost: x\r\n\r\n" + get)
+    assert [st for st, _ in _responses(raw)] == [200, 200, 200]
+
+
+async def test_a_body_cut_short_by_a_half_close_ends_at_once(servers) -> None:
+    """The rest of the body can no longer come: taken as a client that left mid-body (499, the
+    connection closed) at once, not after the body timeout (408, 10 s)."""
+    _, _, base = servers
+    port = int(base.rsplit(":", 1)[1])
+    raw, took = await asyncio.to_thread(_half_closed, port, b"POST /v1/matches HTTP/1.1\r\nHost: x\r\n"
+                                        b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+    assert raw.startswith(b"HTTP/1.1 499 ") and took < 3
 
 
 # --- gRPC side: health, reflection, metrics ---------------------------------------------------

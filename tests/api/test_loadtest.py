@@ -44,3 +44,13 @@ def test_loadtest_arguments() -> None:
     assert (q["p50"], q["p95"], q["p99"]) == (50.0, 95.0, 99.0)
     rep = {"rpc_ms": {"SubmitAction": {"p99": 60.0}}, "update_ms": {"p99": 1.0}, "error_total": 0, "actions_per_s": 5}
     assert check_slo(rep, {"p99_ms": 50}) == {"ok": False, "missed": ["SubmitAction p99 60.0 ms > 50 ms"]}
+
+
+def test_loadtest_fails_when_no_match_could_be_created(capsys: Any) -> None:
+    """Every CreateMatch failing (here: no server at all) is no passed load test: exit 1, and the
+    report says why."""
+    code = main(["loadtest", "--server", "127.0.0.1:1", "--matches", "1", "--duration", "1", "--ramp", "0", "--json"])
+    rep = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert code == 1 and rep["actions"] == 0
+    assert not rep["slo"]["ok"] and rep["slo"]["missed"][0].startswith("no match could be created")
+    assert "UNAVAILABLE" in rep["slo"]["missed"][0]

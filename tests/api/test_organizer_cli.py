@@ -98,6 +98,12 @@ async def test_the_organizers_commands(rt: Runtime, capsys: Any, monkeypatch: An
     assert shown.startswith(a["bot_id"] + ".") and len(shown) == len(new["bot_token"])
     assert (await run(capsys, "bot", "revoke", f"b-{tag}"))["revoked"]
     assert (await run(capsys, "bot", "delete", f"b-{tag}"))["deleted"]
+    # a deleted bot leaves `bot list` (its name is free: after re-registering there were two rows of it)
+    again = await run(capsys, "bot", "register", f"b-{tag}")
+    listed = [x for x in await run(capsys, "bot", "list") if x["name"] == f"b-{tag}"]
+    assert [x["bot_id"] for x in listed] == [again["bot_id"]]
+    every = [x for x in await run(capsys, "bot", "list", "--all") if x["name"] == f"b-{tag}"]
+    assert len(every) == 2 and sum(bool(x.get("deleted")) for x in every) == 1
     capsys.readouterr()
     assert await asyncio.to_thread(main, ["bot", "revoke", "nobody-" + tag]) == 2
     assert "no bot named" in capsys.readouterr().err
@@ -173,3 +179,67 @@ def test_ladder_watch_names_the_bots_of_each_result() -> None:
     assert result_line(r, {"b1": "alice", "b2": "bob"}) == "game 10: alice 0 - bob 1 (disconnect)"
     three = {"game": 3, "bots": ["b1", "b2", "b3"], "scores": ["0.5", "1", "0"], "reason": "target_reached"}
     assert result_line(three, {"b1": "a"}) == "game 3: a 0.5 - b2 1 - b3 0 (target_reached)"
+
+
+def _shown(table: Any) -> str:
+    import io
+
+    from rich.console import Console
+    con = Console(file=io.StringIO(), width=250)
+    con.print(table)
+    return str(con.file.getvalue())  # type: ignore[attr-defined]
+
+
+def test_the_leaderboard_shows_each_bots_elo_against_the_leader_as_the_web_page() -> None:
+    """``ladder leaderboard`` (and ``ladder run``) show the ladder page's "Elo vs leader" column:
+    from the pair of the bot and the leader, signed from the bot's side."""
+    from bummerl_cli.common import elo_vs_leader, leaderboard_table
+    board = {"entries": [{"rank": 1, "bot_id": "x", "name": "lead", "ordinal": 5, "mu": 30, "sigma": 3, "games": 40},
+                         {"rank": 2, "bot_id": "y", "name": "next", "ordinal": 1, "mu": 25, "sigma": 3, "games": 40},
+                         {"rank": 3, "bot_id": "z", "name": "new", "ordinal": 0, "mu": 25, "sigma": 8, "games": 0}],
+             "pairs": [{"a": "y", "b": "x", "elo": -35.0, "elo_ci95": 20.0, "deal_pairs": 20, "games": 40},
+                       {"a": "x", "b": "z", "elo": 0, "elo_ci95": 0, "deal_pairs": 0, "games": 0}]}
+    got = [elo_vs_leader(board, e) for e in board["entries"]]
+    assert got == ["-", "-35.0 +/- 20.0", ""]
+    board["pairs"][0] = {"a": "x", "b": "y", "elo": 35.0, "elo_ci95": 20.0, "deal_pairs": 20, "games": 40}
+    assert elo_vs_leader(board, board["entries"][1]) == "-35.0 +/- 20.0"  # the same pair from the other side
+    out = _shown(leaderboard_table(board, {}))
+    assert "Elo vs leader" in out and "-35.0 +/- 20.0" in out
+
+
+def test_four_seat_tables_say_sets_everywhere() -> None:
+    """One word for a 3-4 seat duplicate unit: "sets" (it was "pairs/sets", "sets" and "needs 10 pairs")."""
+    from bummerl_cli.common import set_word
+    from bummerl_cli.ladder_run import _pairs_table
+    from bummerl_cli.organizer import Organizer
+    p = {"a": "x", "b": "y", "elo": 1.0, "elo_ci95": 1.0, "deal_pairs": 2, "games": 48, "los": 0.5}
+    assert elo_cell(p, 4) == f"n/a (needs {MIN_PAIRS_FOR_ELO} sets)" and set_word(4) == "sets"
+    assert elo_cell(p) == f"n/a (needs {MIN_PAIRS_FOR_ELO} pairs)"
+    board = {"entries": [], "pairs": [p]}
+    org = Organizer.__new__(Organizer)
+    for table in (_pairs_table(board, {}, 4), org.board_tables({"num_players": 4}, board)):
+        out = _shown(table)
+        assert "sets" in out and "pairs/sets" not in out and "needs 10 pairs" not in out, out
+
+
+async def test_ladder_create_passes_its_seed(capsys: Any, monkeypatch: Any) -> None:
+    """``ladder create --seed`` (only ``ladder run`` had it) reaches CreateLadder."""
+    from bummerl_cli import organizer
+    from bummerl_cli.main import build_parser
+    sent: dict[str, Any] = {}
+
+    class Fake:
+        async def list_bots(self) -> list[dict[str, Any]]:
+            return [{"bot_id": "b1", "name": "a"}, {"bot_id": "b2", "name": "b"}]
+
+        async def create_ladder(self, **fields: Any) -> dict[str, Any]:
+            sent.update(fields)
+            return {"ladder_id": "l1", "matches_total": 2}
+
+    args = build_parser("ladder").parse_args(
+        ["ladder", "create", "--bots", "a,b", "--deals", "1", "--seed", "42"])
+    org = organizer.Organizer(args)
+    await org.client.close()
+    org.client = Fake()  # type: ignore[assignment]
+    await org.ladder_create()
+    assert sent["seed"] == 42 and sent["bot_ids"] == ["b1", "b2"]

@@ -47,7 +47,8 @@ async def test_a_match_ended_by_a_concession_verifies_and_shows_over_grpc_and_re
     rest_record = await asyncio.to_thread(_rest_record, rt.http_port, m.match_id)
     for rec in (sdk_record, rest_record):
         assert rec["actions"][-1]["kind"] == f"OUTCOME_KIND_{kind}"  # the API's spelling
-        assert verify_record(rec) == {"match_id": m.match_id, "deals": 1, "actions": 6, "winner": 0}
+        assert verify_record(rec) == {"match_id": m.match_id, "commitment": rec["deck_commitment"], "deals": 1,
+                                      "actions": 6, "winner": 0}
         shown = [e["text"] for e in entries(rec) if e["kind"] == "action"]  # what `bummerl match show` prints
         assert len(shown) == 6 and shown[-1] == f"v7 seat1: resign [{kind}]"
         assert f"match ends: seat0 wins ({reason or 'resigned'})" in text(rec)

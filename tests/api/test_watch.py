@@ -97,7 +97,7 @@ async def test_watch_follows_a_bot_match_with_the_engine_public_view(rt: Runtime
 async def test_watch_token_access_and_delay(rt: Runtime) -> None:
     """access "token": no token -> UNAUTHENTICATED, a foreign one -> PERMISSION_DENIED; the watch
     token or a seat token may watch; a delay of N moves shows version max(1, v - N) until the
-    end, then the last version."""
+    end, then the last version; the frame's summary is of the version shown."""
     async with grpc.aio.insecure_channel(rt.target) as ch:
         stub = game_pb2_grpc.GameServiceStub(ch)
         created = await _create(stub, seed=3, access="token", delay_moves=3)
@@ -134,12 +134,13 @@ async def test_watch_token_access_and_delay(rt: Runtime) -> None:
                 metadata=[("authorization", f"Bearer {created.seat_tokens[s].token}")])
             version = r.version
         u = await first(tok0)
-        assert version == 6 and u.version == 3 and u.summary.version == 6
-        assert all(e.version <= 3 for e in u.events)
+        # the summary too is of the version shown (issue 38: it said 6, a number from the future)
+        assert version == 6 and u.version == 3 and u.summary.version == 3 and not u.summary.over
+        assert u.public_view.version == 3 and all(e.version <= 3 for e in u.events)
         await stub.Resign(game_pb2.ResignRequest(match_id=created.match_id, seat=0),
                           metadata=[("authorization", f"Bearer {tok0}")])
         u = await first(created.watch_token)
-        assert u.version == 7 and u.public_view.match.over
+        assert u.version == 7 and u.public_view.match.over and u.summary.version == 7 and u.summary.over
 
 
 async def test_replay_only_once_over_and_every_card_open(rt: Runtime) -> None:

@@ -15,6 +15,7 @@ from bummerl.ladder.stats import (
     cells_of,
     elo_from_score,
     estimate,
+    exact_llr,
     head_to_head,
     pentanomial,
     placement_scores,
@@ -110,11 +111,14 @@ def test_sprt_a_few_equal_pairs_do_not_decide() -> None:
     a, b = sprt.bounds
     for units in ([0.75, 0.75], [0.75] * 3, [0.5] * 5, [1.0, 1.0], [0.25, 0.25]):
         assert a < sprt.llr(units) < b and sprt.verdict(units) == "", units
-    # two pairs of 3/4, regularised [0.5, 0.5, 0.5, 2.5, 0.5]: N 4.5, m 2.75 / 4.5, E[x^2] 2.0625 / 4.5
-    m = 2.75 / 4.5
-    var = 2.0625 / 4.5 - m * m
+    # two pairs of 3/4 and one of 1/2, regularised [0.5, 0.5, 1.5, 2.5, 0.5]: N 5.5, m 3.25 / 5.5,
+    # E[x^2] 2.3125 / 5.5
+    m = 3.25 / 5.5
+    var = 2.3125 / 5.5 - m * m
     s1 = score_from_elo(10)
-    assert sprt.llr([0.75, 0.75]) == pytest.approx(4.5 * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * var))  # 0.079
+    assert sprt.llr([0.75, 0.75, 0.5]) == pytest.approx(5.5 * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * var))  # 0.066
+    # units without spread (issue 38): the exact GSPRT, not the approximation's 0.079
+    assert sprt.llr([0.75, 0.75]) == pytest.approx(exact_llr([0, 0, 0, 2, 0], PENTANOMIAL, 0.5, s1))  # 0.057
 
 
 def test_sprt_of_games_regularises_the_trinomial() -> None:
@@ -232,3 +236,37 @@ def test_bench_strong_whole_matches_and_a_time_control() -> None:
     assert t["timeouts"] == 4 and t["opponent_timeouts"] == 0 and t["score"] == 0.0 and t["tc"] == "move=0.01"
     with pytest.raises(ValueError, match="two seats"):
         bench_strong(pairs=1, variant="stockschnapsen", bot="greedy", opponent="random", deals=0)
+
+
+def _decides_after(sprt: Sprt, unit: float, cells: tuple[float, ...]) -> int:
+    """How many equal units ``unit`` it takes for ``sprt`` to decide (first N with a verdict)."""
+    return next(n for n in range(1, 1000) if sprt.verdict([unit] * n, cells))
+
+
+@pytest.mark.parametrize(("elo1", "unit", "exact"), [
+    (10, 0.0, 101), (10, 1.0, 104), (10, 0.75, 104), (10, 0.25, 101),
+    (50, 0.0, 20), (50, 1.0, 23), (50, 0.75, 23), (50, 0.25, 20),
+])
+def test_sprt_a_stream_of_equal_units_decides_where_the_exact_gsprt_does(elo1: int, unit: float, exact: int) -> None:
+    """Issue 38: a stream without spread (every pair the same result) decided after 15 pairs for
+    [0, 10] and 6-7 for [0, 50] (the approximation's variance is the prior's alone). It now
+    decides where the exact GSPRT does (fishtest's LLR_logistic with its 1e-3 regularisation:
+    101 losing pairs for [0, 10], the figure fishtest gives; ``exact`` here, within 2 units), as
+    pairs or as games."""
+    sprt = Sprt(elo0=0, elo1=elo1)
+    for cells in (PENTANOMIAL, cells_of([unit])):
+        assert abs(_decides_after(sprt, unit, cells) - exact) <= 2, (unit, cells)
+    # and never before: at 15 (or 5) equal pairs the test goes on
+    assert sprt.verdict([unit] * (15 if elo1 == 10 else 5), PENTANOMIAL) == ""
+    assert sprt.verdict([unit] * (exact + 2), PENTANOMIAL) == ("H1" if unit > 0.5 else "H0")
+
+
+def test_exact_llr_of_equal_units_is_n_times_the_log_ratio_of_the_scores() -> None:
+    """All N units won: the maximum-likelihood distribution of mean s puts s on a win (the rest on
+    the farthest cell), so the exact LLR is about N log(s1 / s0); the sums path gives the same."""
+    s1 = score_from_elo(10)
+    assert exact_llr([0, 0, 0, 0, 100], PENTANOMIAL, 0.5, s1) == pytest.approx(100 * math.log(s1 / 0.5), rel=1e-3)
+    sprt = Sprt(elo0=0, elo1=10)
+    assert sprt.llr([1.0] * 100, PENTANOMIAL) == pytest.approx(exact_llr([0, 0, 0, 0, 100], PENTANOMIAL, 0.5, s1))
+    assert sprt.llr_from_sums(100, 100.0, 100.0, PENTANOMIAL) == pytest.approx(sprt.llr([1.0] * 100, PENTANOMIAL))
+    assert exact_llr([0, 0, 0], TRINOMIAL, 0.5, s1) == 0.0

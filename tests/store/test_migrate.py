@@ -201,3 +201,30 @@ def test_serve_on_a_layout_1_data_dir_names_the_migrate_command_for_that_dir(tmp
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--redis-url", "redis://127.0.0.1:1", "--shards", "16385"], "16384"),
+    (["--redis-url", "redis://127.0.0.1:1", "--shards", "100000000"], "16384"),
+    (["--redis-url", "redis://127.0.0.1:1", "--shards", "0"], "16384"),
+    (["--data-dir", "MISSING"], "no such directory"),
+    (["--redis-url", "redis://127.0.0.1:1", "--data-dir", "."], "not both"),
+])
+def test_the_migrate_command_refuses_bad_flags_at_once(tmp_path: Any, flags: list[str], says: str) -> None:
+    """Shards outside serve's range 1..16384, a data dir that is not there (it is not created)
+    and both places of the data at once: exit 2 with one error line (argparse's usage aside),
+    nothing started or written."""
+    missing = tmp_path / "nope"
+    flags = [str(missing) if f == "MISSING" else f for f in flags]
+    out = subprocess.run([sys.executable, "-m", "bummerl_cli", "migrate", *flags], capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 2, out
+    lines = [ln for ln in out.stderr.strip().splitlines() if not ln.startswith(("usage:", " "))]
+    assert len(lines) == 1 and says in lines[0], out.stderr
+    assert not missing.exists()
+
+
+async def test_migrate_refuses_more_shards_than_serve_takes(client: aioredis.Redis) -> None:
+    from bummerl.store.migrate import MAX_SHARDS
+    with pytest.raises(ValueError, match="1..16384"):
+        await migrate(client, MAX_SHARDS + 1)

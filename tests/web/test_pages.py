@@ -42,6 +42,31 @@ class Slow(Bot):
         return self.inner.choose(info)
 
 
+class PagePaced(Slow):
+    """:class:`Slow`, but it answers only once the page shows the version it decides at: the page
+    follows the match by the events it renders, not by how fast a loaded machine runs it (the
+    page sampled on a 20 ms clock once saw 4 versions where the test wants 5)."""
+
+    def __init__(self, page: Any, spec: str, delay: float, seed: int = 0) -> None:
+        super().__init__(spec, delay, seed)
+        self.page = page
+
+    async def achoose(self, info: Any) -> int | str:
+        await self.page.wait_for_function("v => Number(document.body.dataset.version || 0) >= v", arg=info.version,
+                                          timeout=30000)
+        return await super().achoose(info)
+
+
+WATCH_SNAPSHOTS = """() => {
+  // one snapshot per version the page shows, taken when it shows it (not on a polling clock)
+  window.__snaps = [];
+  const take = () => window.__snaps.push([Number(document.body.dataset.version || 0),
+    document.querySelector('#board').innerHTML, document.querySelector('#log').textContent]);
+  new MutationObserver(take).observe(document.body, {attributes: true, attributeFilter: ['data-version']});
+  take();
+}"""
+
+
 async def _rest(server: Runtime, method: str, path: str, body: Any = None) -> Any:
     import urllib.request
 
@@ -108,16 +133,11 @@ async def test_watch_a_live_bot_match_to_its_end_without_a_hidden_card(page: Any
     mid = created["match_id"]
     await page.goto(f"{page.base}/#/match/{mid}")
     await page.wait_for_selector(".table")
-    snapshots: list[tuple[int, str, str]] = []
+    await page.evaluate(WATCH_SNAPSHOTS)
     async with AsyncClient(server.target) as client:
-        player = asyncio.create_task(play_seat(client, mid, 1, created["seat_tokens"][1]["token"], Slow("random", 0.03, 1)))
-        while not player.done():
-            v, html, log = await page.evaluate("""() => [Number(document.body.dataset.version || 0),
-                document.querySelector('#board').innerHTML, document.querySelector('#log').textContent]""")
-            snapshots.append((v, html, log))
-            await asyncio.sleep(0.02)
-        await player
+        await play_seat(client, mid, 1, created["seat_tokens"][1]["token"], PagePaced(page, "random", 0.01, 1))
     await page.wait_for_selector("body[data-over='1']", timeout=10000)
+    snapshots: list[tuple[int, str, str]] = [tuple(x) for x in await page.evaluate("() => window.__snaps")]
     rec = await _finished(server, mid)
     gp = [int(await page.text_content(f"[data-testid=gp-{s}]") or -1) for s in range(2)]
     assert gp == [int(x) for x in rec["match_result"]["game_points"]]

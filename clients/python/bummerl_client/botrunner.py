@@ -27,6 +27,16 @@ FATAL = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_D
                    grpc.StatusCode.INVALID_ARGUMENT})
 
 
+def check_token(token: str) -> None:
+    """ValueError unless ``token`` can be sent as gRPC metadata (printable ASCII, no spaces at either
+    end): such a token never reaches the server, so retrying it would go on forever."""
+    if not token or not all(0x20 <= ord(ch) <= 0x7E for ch in token) or token != token.strip():
+        bad = next((ch for ch in token if not 0x20 <= ord(ch) <= 0x7E), None)
+        why = f"it holds {bad!r}" if bad is not None else "it is empty or has spaces at an end"
+        raise ValueError(f"the bot token cannot be sent to the server ({why}); a bot token is printable ASCII, "
+                         f"<bot id>.<secret> as `bummerl bot register` printed it")
+
+
 def bot_id_of(token: str) -> str:
     """The bot id part of a bot token (``<bot id>.<secret>``)."""
     return token.split(".", 1)[0]
@@ -74,7 +84,8 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
     stream errors are retried with backoff. ``on_status(line)`` hears ``connected as NAME, waiting
     for games`` once the server accepted the stream and ``server unreachable (CODE): retrying in
     S s`` before each retry; ``client_info`` is what the server is told about this client
-    (ListBots shows it)."""
+    (ListBots shows it). ValueError at once for a token that cannot be sent (:func:`check_token`)."""
+    check_token(bot_token)
     stop = stop or asyncio.Event()
     bot_id = bot_id_of(bot_token)
     started: set[str] = set()

@@ -32,6 +32,8 @@ ResourceExhaustedError RESOURCE_EXHAUSTED   429  (rate limit, streams per seat; 
 ReplicationTimeoutError UNAVAILABLE         503  (durability=replicated: no replica confirmed the commit in time)
 redis ConnectionError  UNAVAILABLE          503  (generic message: retry; also Redis Cluster's failover errors)
 redis TimeoutError     UNAVAILABLE          503  (generic message: retry)
+ClosedTransportError   UNAVAILABLE          503  (uvloop's RuntimeError "... the handler is closed": a Redis
+                                                  connection closed under a command, e.g. in a failover)
 anything else          INTERNAL             500
 =====================  ===================  ====
 
@@ -86,6 +88,7 @@ from bummerl.store.errors import (
     ReplicationTimeoutError,
     VersionConflictError,
 )
+from bummerl.store.redis_store import is_closed_transport
 
 __all__ = [
     "CURRENT_VERSION_KEY", "RETRY_AFTER_KEY", "HTTP_STATUS", "STATUS_TABLE", "IllegalActionError", "InvalidActionError",
@@ -96,6 +99,20 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+
+class _ClosedTransportMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, BaseException) and is_closed_transport(obj)
+
+
+class ClosedTransportError(RuntimeError, metaclass=_ClosedTransportMeta):
+    """Not raised: the row of :data:`STATUS_TABLE` for the ``RuntimeError`` that uvloop raises for
+    an operation on a closed transport (``unable to perform operation on <TCPTransport
+    closed=True ...>; the handler is closed``), which redis-py passes on as it is when a Redis node
+    goes away under a connection (a failover). ``isinstance(exc, ClosedTransportError)`` is true
+    for exactly those (:func:`bummerl.store.redis_store.is_closed_transport`): a connection
+    problem, answered UNAVAILABLE (retryable) like redis-py's ConnectionError, not INTERNAL."""
 
 #: Trailing metadata key (gRPC) / response header (REST) carrying the match's current version
 #: when a request is rejected as stale (ABORTED).
@@ -133,6 +150,7 @@ STATUS_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str], ...] = (
     (ReplicationTimeoutError, grpc.StatusCode.UNAVAILABLE, "NOT_REPLICATED"),
     (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
     (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
+    (ClosedTransportError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
     # Redis Cluster while a failover or a slot migration is under way: retry
     (redis.exceptions.ClusterError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),
     (redis.exceptions.TryAgainError, grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE"),

@@ -4,6 +4,7 @@ calls :class:`bummerl.ladder.service.LadderService`, encodes. Errors are mapped 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,9 +15,11 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core.limits import RateLimiter
-from bummerl.ladder.service import LadderService
+from bummerl.ladder.service import LadderService, raise_if_cancelled
 from bummerl.ladder.spec import LadderSpec
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
+
+log = logging.getLogger(__name__)
 
 _LADDER_FIELDS = frozenset(ladder_pb2.Ladder.DESCRIPTOR.fields_by_name)
 
@@ -43,8 +46,18 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
     async def StreamAssignments(self, request: ladder_pb2.StreamAssignmentsRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[ladder_pb2.Assignment]:
         bot_id = request.bot_id or (bearer_token(context) or "").split(".", 1)[0]
         bot = await self.ladders.authenticate_bot(bot_id, bearer_token(context))
+        raise_if_cancelled()  # the client cancelled while the bot was read (redis-py may not say so)
         # the stream is open before any assignment: say so, and as whom (bummerl bot run prints it)
-        await context.send_initial_metadata((("bummerl-bot-name", bot["name"]), ("bummerl-bot-id", bot["bot_id"])))
+        try:
+            await context.send_initial_metadata((("bummerl-bot-name", bot["name"]), ("bummerl-bot-id", bot["bot_id"])))
+        except (grpc.aio.UsageError, grpc.aio.AbortError):
+            raise  # a bug of ours (metadata sent twice), not the client's doing
+        except Exception as e:  # noqa: BLE001 - grpc's ExecuteBatchError (private): the call is gone
+            # the only way sending the initial metadata fails: the client cancelled (or hung up)
+            # before the server got to it, which is normal; nothing was taken yet, nothing to answer
+            log.debug("StreamAssignments of bot %s: the client left before the stream opened (%s)",
+                      bot["bot_id"], type(e).__name__)
+            return
         async for a in self.ladders.assignments(bot_id, bearer_token(context), request.client):
             yield codec.dict_to_pb(a, ladder_pb2.Assignment)
 

@@ -417,20 +417,28 @@ class MatchService:
             try:
                 return await self._commit(match_id, ld, ld.state, checked, seat, a, OutcomeKind.NORMAL, now)
             except StaleVersionError:
-                return self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
+                return await self._retry_answer(match_id, await self._load(match_id), seat, expected_version, a)
         if isinstance(checked, StaleVersionError):
-            return self._retry_answer(match_id, ld, seat, expected_version, a)
+            return await self._retry_answer(match_id, ld, seat, expected_version, a)
         if isinstance(checked, TimeoutLostError):
             with contextlib.suppress(StaleVersionError):  # the reaper committed the timeout first
                 await self._apply_timeout(match_id, ld, now)
         raise checked
 
-    def _retry_answer(self, match_id: str, ld: Loaded, seat: int, expected_version: int, a: int) -> Update:
+    async def _retry_answer(self, match_id: str, ld: Loaded, seat: int, expected_version: int, a: int) -> Update:
         """The answer to an action chosen at an older ``expected_version``: ``duplicate=True`` if
         this very action of this seat was applied there; TimeoutLostError if the seat timed out
         there; MatchOverError once the match is over; else StaleVersionError(current)
-        (:func:`~bummerl.core.submit.check_retry`)."""
+        (:func:`~bummerl.core.submit.check_retry`).
+
+        With ``durability = replicated`` a duplicate answer promises what a first one does: the
+        action survives a failover. The first commit may have answered ReplicationTimeoutError
+        (UNAVAILABLE, NOT_REPLICATED) and this is its client's retry, so a replica must confirm
+        the write first (:meth:`~bummerl.store.MatchStore.wait_replicated`), else the retry hears
+        ReplicationTimeoutError again (issue 38). Without it nothing is waited for."""
         check_retry(ld, seat, expected_version, a)
+        if self.store.durability == "replicated":
+            await self.store.wait_replicated(match_id, expected_version + 1)
         return Update(ld.version, [], self.cache.infoset(match_id, ld, seat), duplicate=True,
                       match_over=ld.state.over, memo=ld.memo, history_memo=ld.history_memo)
 

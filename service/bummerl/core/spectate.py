@@ -196,7 +196,7 @@ def build_replay(match_id: str, final: MatchState, entries: list[list[Any]], rec
 class WatchFrame:
     """One update of :meth:`Spectators.watch`: the version shown, the public events since the
     previous frame, the public view at ``version`` and the public summary (``MatchSummary``
-    shape; its ``version`` is the match's newest)."""
+    shape) at ``version`` too: under a watch delay nothing in a frame comes from a later version."""
 
     version: int
     events: list[Event]
@@ -295,12 +295,18 @@ class Spectators:
                 self._views.popitem(last=False)
         return got
 
-    def _summary(self, match_id: str, ld: Loaded) -> dict[str, Any]:
-        """The public summary at ``ld.version``, built once per process and version (shared)."""
-        memo = self.view(match_id, ld, ld.version)[1]
+    def _summary(self, match_id: str, ld: Loaded, version: int) -> dict[str, Any]:
+        """The public summary at ``version`` (the version a frame shows, which trails
+        ``ld.version`` under a watch delay: a delayed frame tells nothing of later versions, so
+        its summary's ``version`` is the one shown and ``over`` is false until the end is shown),
+        built once per process and version (shared)."""
+        memo = self.view(match_id, ld, version)[1]
         got = memo.get(-1)
         if got is None:
-            got = memo[-1] = match_summary(match_id, ld.version, ld.state, ld.meta)
+            got = match_summary(match_id, version, ld.state, ld.meta)
+            if version < ld.version:
+                got["over"] = False  # a version with a later one did not end the match
+            memo[-1] = got
         return got
 
     def _frame(self, match_id: str, ld: Loaded, version: int, events: list[Event], since: int) -> WatchFrame:
@@ -308,7 +314,7 @@ class Spectators:
         shared: dict[Any, Any] | None = memo
         if ld.clocks is not None and version == ld.version:  # live: the clocks now
             view, shared = self.matches.cache.stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
-        summary = self._summary(match_id, ld)
+        summary = self._summary(match_id, ld, version)
         deal = view.get("deal") or {}
         shares = bool(ld.history) and deal.get("history") is not None and bool(deal["history"]) \
             and deal["history"][0] is ld.history[0]

@@ -82,6 +82,9 @@ class Feeds:
             await asyncio.shield(reader.ready)  # the reader's position is set: history covers the rest
             last = (0, 0)
             history: list[Any] = list(await self.client.xrange(key, "-", "+") or ())
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # redis-py may return a reply to a cancelled task
+                raise asyncio.CancelledError
             for entry in history:
                 last = stream_id_pair(entry[0])
                 yield entry

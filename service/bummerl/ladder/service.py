@@ -84,6 +84,25 @@ log = logging.getLogger(__name__)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
 
 
+MAX_ID = 200
+"""Longest ladder or bot id a call may name, in characters (the ids the server makes are 17 long;
+a key of the store takes ids of at most 200)."""
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID and value.isascii() and value.isalnum()
+
+
+def check_id(field: str, value: str) -> str:
+    """``value`` if it is a well-formed ladder or bot id (1 to :data:`MAX_ID` ASCII letters and
+    digits), else InvalidArgumentError naming ``field`` and the limit. An id that is well formed
+    but unknown is the caller's NotFoundError."""
+    if not _is_id(value):
+        got = "empty" if not value else f"{len(value)} characters" if len(value) > MAX_ID else f"{value[:40]!r}"
+        raise InvalidArgumentError(f"{field} must be 1 to {MAX_ID} letters and digits (a-z, A-Z, 0-9), got {got}")
+    return value
+
+
 MAX_LADDER_NAME = 100
 """Longest ladder name, in characters (printable, no control characters)."""
 
@@ -163,7 +182,7 @@ class LadderService:
         set's games is running). Until then its matches reveal no hidden card (they share a seed).
         A match of a ladder made before sets were tracked: once the ladder is no longer running."""
         lid = str(meta.get("ladder_id") or "")
-        if not lid.isalnum():
+        if not _is_id(lid):
             return False
         pair = meta.get("ladder_set")
         if pair is None:
@@ -203,8 +222,7 @@ class LadderService:
 
     async def bot(self, bot_id: str) -> dict[str, Any]:
         """The stored bot (with its token hash); NotFoundError if unknown."""
-        if not bot_id or not bot_id.isalnum():
-            raise InvalidArgumentError("bot_id must be letters and digits")
+        check_id("bot_id", bot_id)
         raw = await self.redis.get(aux_key("bot", bot_id))
         if raw is None:
             raise NotFoundError(f"no bot {bot_id!r}")
@@ -332,21 +350,25 @@ class LadderService:
         printable characters kept)."""
         bot_id = bot_id or (token or "").split(".", 1)[0]
         await self.authenticate_bot(bot_id, token)
+        raise_if_cancelled()
         with self._slot("bot", bot_id, self.streams_per_bot, "this bot"):
             member = f"{bot_id}|{secrets.token_hex(8)}"
-            await self._present(member, "".join(ch for ch in client if ch.isprintable())[:200])
-            heartbeat = asyncio.create_task(self._heartbeat(member))
-            try:
+            heartbeat: asyncio.Task[None] | None = None
+            try:  # a client that cancels at any await below is normal: the finally releases all
+                await self._present(member, "".join(ch for ch in client if ch.isprintable())[:200])
+                raise_if_cancelled()
+                heartbeat = asyncio.create_task(self._heartbeat(member))
                 async for _eid, fields in self.bot_feeds.follow(botq_key(bot_id)):
+                    raise_if_cancelled()
                     a = json.loads(fields[b"a"])
-                    if await self.store.is_running(a["match_id"]):  # not over, and not expired either
+                    running = await self.store.is_running(a["match_id"])  # not over, and not expired either
+                    raise_if_cancelled()
+                    if running:
                         yield a
             finally:
-                heartbeat.cancel()
-                with contextlib.suppress(Exception):
-                    await self.redis.zrem(aux_key("presence"), member)
-                    await self.redis.hdel(aux_key("presence", "since"), member)
-                    await self.redis.hdel(aux_key("presence", "client"), member)
+                if heartbeat is not None:
+                    heartbeat.cancel()
+                await self._absent(member)
 
     async def _present(self, member: str, client: str | None = None) -> None:
         """Mark one open assignment stream (``<bot id>|<stream id>``) present for
@@ -358,6 +380,19 @@ class LadderService:
         if client is not None:
             pipe.hset(aux_key("presence", "client"), member, client)
         await pipe.execute()
+
+    async def _absent(self, member: str) -> None:
+        """Drop one assignment stream's presence entry (one round trip). Runs as its stream ends,
+        also when the client cancelled it: shielded from that cancellation, and a Redis error
+        leaves only an entry that expires after :data:`PRESENCE_TTL_MS`."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrem(aux_key("presence"), member)
+        pipe.hdel(aux_key("presence", "since"), member)
+        pipe.hdel(aux_key("presence", "client"), member)
+        try:
+            await asyncio.shield(pipe.execute())
+        except Exception as e:  # noqa: BLE001 - redis down: the entry expires on its own
+            log.debug("presence of %s not dropped: %s", member.split("|")[0], type(e).__name__)
 
     async def _heartbeat(self, member: str) -> None:
         while True:
@@ -483,8 +518,9 @@ class LadderService:
         return await self.ladder(ladder_id)
 
     async def config(self, ladder_id: str) -> dict[str, Any]:
-        if not ladder_id or not ladder_id.isalnum():
-            raise InvalidArgumentError("ladder_id must be letters and digits")
+        """The stored config of a ladder: every call that names a ladder starts here, so the id
+        is checked here once (:func:`check_id`: InvalidArgumentError), then NotFoundError."""
+        check_id("ladder_id", ladder_id)
         raw = await self.redis.get(ladder_key(ladder_id))
         if raw is None:
             raise NotFoundError(f"no ladder {ladder_id!r}")
@@ -685,6 +721,16 @@ class _Board:
     standings: Standings
     results: list[dict[str, Any]] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def raise_if_cancelled() -> None:
+    """Raise CancelledError if this task was asked to stop and the request got lost: redis-py
+    (8.1) returns a reply normally to a task cancelled while it awaited it (seen for about half
+    of the cancellations that land in a GET), so a stream whose client cancelled then would wait
+    on for assignments forever, holding its per-bot slot. Call after such an await."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _text(x: object) -> str:

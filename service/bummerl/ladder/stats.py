@@ -29,6 +29,15 @@ Formulas (the ones fastchess and fishtest publish):
   handful of equal units no longer decides the test; after a few hundred units the prior no
   longer matters. ``bummerl bench sprt`` (:mod:`bummerl.ladder.sprt_sim`) measures the error
   rates this gives.
+* A stream without spread (every unit the same score, e.g. a bot that wins every pair): the
+  approximation has no variance but the prior's to go on, and its LLR grows with ``N ** 2``: it
+  decided after 15 equal units for [0, 10] (6-7 for [0, 50]). There the LLR is computed exactly,
+  as fishtest's ``LLR_logistic`` (the generalised SPRT: ``N * sum p_i log(q1_i / q0_i)``, ``q0``
+  and ``q1`` the maximum-likelihood distributions on the cells with mean ``s0`` and ``s1``,
+  :func:`exact_llr`), with fishtest's regularisation (``results_to_pdf``: 1e-3 in an empty cell).
+  Such a stream then decides where the exact GSPRT does: 101 units of 0 or 104 of 1 for [0, 10],
+  20 / 23 for [0, 50]. Streams with any spread keep the approximation above (a stream with a
+  single different unit still decides sooner than the exact test: 26 units instead of 106).
 
 Scores are from the first bot's side: 1 = it won, 1/2 = drawn, 0 = it lost.
 
@@ -216,7 +225,7 @@ class Sprt:
         ``values``) counted ``prior`` more times. 0.0 without units.
 
         >>> round(Sprt().llr([0.75, 0.75]), 3)  # two pairs of 3/4 no longer accept H1 (B = 2.944)
-        0.079
+        0.057
         """
         if not values:
             return 0.0
@@ -225,14 +234,21 @@ class Sprt:
 
     def llr_from_sums(self, n: int, total: float, total_sq: float, cells: Sequence[float]) -> float:
         """:meth:`llr` from ``n`` units, the sum of their scores and the sum of their squares
-        (so a sequential run updates three numbers per unit instead of re-reading its units)."""
+        (so a sequential run updates three numbers per unit instead of re-reading its units).
+        Units without spread (``n * total_sq == total ** 2``: all the same score) get the exact
+        LLR (:func:`exact_llr`, see the module docstring)."""
         if n <= 0:
             return 0.0
+        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        if abs(n * total_sq - total * total) <= 1e-9 * max(1.0, total * total):
+            value = total / n
+            counts = [float(n) if abs(x - value) < 1e-9 else 0.0 for x in cells]
+            if any(counts):
+                return exact_llr(counts, cells, s0, s1)
         c = self.prior
         big_n = n + c * len(cells)
         m = (total + c * sum(cells)) / big_n
         var = (total_sq + c * sum(x * x for x in cells)) / big_n - m * m
-        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
         return big_n * (s1 - s0) * (2 * m - s0 - s1) / (2 * var)
 
     def verdict(self, values: Sequence[float], cells: Sequence[float] | None = None) -> str:
@@ -240,3 +256,43 @@ class Sprt:
         a, b = self.bounds
         llr = self.llr(values, cells)
         return "H1" if llr >= b else "H0" if llr <= a else ""
+
+
+FISHTEST_EPSILON = 1e-3
+"""What fishtest's ``results_to_pdf`` puts in an empty cell of the result table."""
+
+
+def _mle(cells: Sequence[float], probs: Sequence[float], s: float) -> list[float]:
+    """The distribution on ``cells`` of mean ``s`` nearest (maximum likelihood) to ``probs``:
+    ``q_i = p_i / (1 + t (x_i - s))`` with ``t`` the root of ``sum p_i (x_i - s) / (1 + t (x_i -
+    s)) = 0`` (decreasing in ``t``; bisection on the interval that keeps every ``q_i`` positive)."""
+    lo, hi = -1.0 / (max(cells) - s), 1.0 / (s - min(cells))
+    for _ in range(200):
+        t = (lo + hi) / 2
+        if t in (lo, hi):
+            break
+        f = sum(p * (x - s) / (1 + t * (x - s)) for x, p in zip(cells, probs, strict=True))
+        if f > 0:
+            lo = t
+        else:
+            hi = t
+    t = (lo + hi) / 2
+    return [p / (1 + t * (x - s)) for x, p in zip(cells, probs, strict=True)]
+
+
+def exact_llr(counts: Sequence[float], cells: Sequence[float], s0: float, s1: float) -> float:
+    """The generalised SPRT's log-likelihood ratio of the result table ``counts`` (per cell of
+    ``cells``), as fishtest's ``LLR_logistic``: empty cells get :data:`FISHTEST_EPSILON`, then
+    ``N * sum p_i log(q1_i / q0_i)`` with ``q0``, ``q1`` the maximum-likelihood distributions of
+    mean ``s0``, ``s1`` (:func:`_mle`). 0.0 without units.
+
+    >>> round(exact_llr([0, 0, 0, 0, 101], PENTANOMIAL, 0.5, score_from_elo(10)), 3)
+    2.865
+    """
+    if not any(counts):
+        return 0.0
+    regular = [k if k > 0 else FISHTEST_EPSILON for k in counts]
+    big_n = sum(regular)
+    probs = [k / big_n for k in regular]
+    q0, q1 = _mle(cells, probs, s0), _mle(cells, probs, s1)
+    return big_n * sum(p * math.log(b / a) for p, a, b in zip(probs, q0, q1, strict=True))

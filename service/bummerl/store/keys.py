@@ -84,6 +84,10 @@ on an empty database (:func:`bummerl.store.redis_store.MatchStore.connect`), rea
 LAYOUT_VERSION = 2
 """The key layout this code writes (1: one global deadlines/active/feed, match keys tagged by id)."""
 
+MAX_SHARDS = 16384
+"""The most shards a deployment may have (one per Redis Cluster hash slot): the range of
+``bummerl serve --shards`` (``Settings.shards``) and ``bummerl migrate --shards`` is 1..this."""
+
 CLUSTER_SHARDS = 16
 """Default number of shards on Redis Cluster (a single node uses 1): the shards' slots are what the
 cluster spreads over its masters, so S should be a few times the number of masters you expect."""

@@ -30,7 +30,9 @@ from redis.asyncio.cluster import RedisCluster
 import bummerl.store.keys as keys
 from bummerl.store.layout import LEGACY_KEYS, stored_layout
 
-__all__ = ["MigrationReport", "migrate"]
+__all__ = ["MAX_SHARDS", "MigrationReport", "migrate"]
+
+MAX_SHARDS = keys.MAX_SHARDS
 
 LEGACY_DEADLINES, LEGACY_ACTIVE, LEGACY_FEED = LEGACY_KEYS[:3]
 LEGACY_HOUSE = {"bm:house:leases": "bm:house:{h}:leases", "bm:house:tokens": "bm:house:{h}:tokens"}
@@ -109,10 +111,10 @@ async def migrate(client: Any, shards: int | None = None, *, dry_run: bool = Fal
     to layout :data:`keys.LAYOUT_VERSION` with ``shards`` shards (default: the stored count, or 1
     on a single node / :data:`keys.CLUSTER_SHARDS` on a cluster for layout 1 data) and write
     ``bm:layout``. ``progress`` gets one line per step. Returns the :class:`MigrationReport`.
-    An empty database only gets its layout key. Raises ``ValueError`` for ``shards < 1`` and the
+    An empty database only gets its layout key. Raises ``ValueError`` for ``shards`` outside 1..:data:`MAX_SHARDS` and the
     Redis errors of the connection; run it with every server stopped."""
-    if shards is not None and shards < 1:
-        raise ValueError("shards must be >= 1")
+    if shards is not None and (isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS):
+        raise ValueError(f"shards must be in 1..{MAX_SHARDS}, got {shards!r}")
     version, stored = await stored_layout(client)
     default = keys.CLUSTER_SHARDS if isinstance(client, RedisCluster) else 1
     target = shards or (stored if version == keys.LAYOUT_VERSION else default)

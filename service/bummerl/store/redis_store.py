@@ -45,6 +45,7 @@ import orjson
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, RedisError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 import bummerl.store.keys as keys
 from bummerl.store.connection import QuickPool, blocking_twin, close_client, ensure_ready, open_client
@@ -60,13 +61,21 @@ from bummerl.store.layout import LEGACY_KEYS, read_layout, stored_layout
 # QuickPool, the client functions (bummerl.store.connection) and the layout reading
 # (bummerl.store.layout) are re-exported: code imports them from here.
 __all__ = ["DURABILITIES", "LEGACY_KEYS", "MatchStore", "QuickPool", "StoredMatch", "blocking_twin", "close_client",
-           "ensure_ready", "open_client", "read_layout", "stored_layout"]
+           "ensure_ready", "is_closed_transport", "open_client", "read_layout", "stored_layout"]
 
 DURABILITIES = ("none", "replicated")
 """The values of ``durability`` (:class:`MatchStore`, ``BUMMERL_DURABILITY``)."""
 
 _BLOCK_GRACE_S = 5.0
 """Extra seconds a blocking read may take beyond its server-side timeout before we give up."""
+
+
+def is_closed_transport(exc: BaseException) -> bool:
+    """Is ``exc`` the ``RuntimeError`` uvloop raises for an operation on a transport that is
+    closed already (``unable to perform operation on <TCPTransport closed=True ...>; the handler is
+    closed``)? redis-py lets it through as it is when a Redis node went away under a connection (a
+    failover): a connection problem like its own ``ConnectionError``, so retryable."""
+    return isinstance(exc, RuntimeError) and "handler is closed" in str(exc)
 
 
 def _lua(name: str) -> str:
@@ -277,24 +286,8 @@ class MatchStore:
         if not durable or self.durability == "none":
             return await script(keys=script_keys, args=args)
         for _attempt in range(2):
-            cmds = [("EVALSHA", script.sha, len(script_keys), *script_keys, *args),
-                    ("WAIT", 1, self.replica_wait_ms)]
-            if self.cluster:
-                node = self._client.get_node_from_key(script_keys[0])
-                batch = [PipelineCommand(i, *c) for i, c in enumerate(cmds)]
-                try:
-                    await node.execute_pipeline(batch)
-                except (RedisError, OSError):
-                    await self._client.nodes_manager.initialize()  # a failover moved the slot: learn where
-                    raise
-                results = [c.result for c in batch]
-                if any(isinstance(r, (MovedError, AskError, ClusterDownError, TryAgainError)) for r in results):
-                    await self._client.nodes_manager.initialize()
-            else:
-                pipe = self._client.pipeline(transaction=False)
-                for c in cmds:
-                    pipe.execute_command(*c)
-                results = await pipe.execute(raise_on_error=False)
+            results = await self._then_wait(script_keys[0],
+                                            ("EVALSHA", script.sha, len(script_keys), *script_keys, *args))
             if isinstance(results[0], NoScriptError):
                 await self._client.script_load(script.script)
                 continue
@@ -308,6 +301,60 @@ class MatchStore:
                 raise ReplicationTimeoutError(script_keys[0], -1)
             return reply
         raise StoreError("the Lua script could not be loaded")
+
+    async def _then_wait(self, key: str, command: tuple[Any, ...]) -> list[Any]:
+        """``command`` and ``WAIT 1 <replica_wait_ms>`` behind it, in one pipeline on one connection
+        to the node that holds ``key`` (on a cluster: its slot's master), so that the ``WAIT``
+        counts ``command``'s write. The replies (errors as exception objects, not raised): the
+        command's, then the number of replicas that confirmed. On a cluster a connection error or
+        a redirection makes the client learn the slots again (a failover moved them)."""
+        cmds = [command, ("WAIT", 1, self.replica_wait_ms)]
+        try:
+            if not self.cluster:
+                pipe = self._client.pipeline(transaction=False)
+                for c in cmds:
+                    pipe.execute_command(*c)
+                return list(await pipe.execute(raise_on_error=False))
+            node = self._client.get_node_from_key(key)
+            batch = [PipelineCommand(i, *c) for i, c in enumerate(cmds)]
+            await node.execute_pipeline(batch)
+        except (RedisError, OSError):
+            if self.cluster:
+                await self._client.nodes_manager.initialize()  # a failover moved the slot: learn where
+            raise
+        except RuntimeError as e:  # uvloop's closed transport: a connection error like redis-py's own
+            if not is_closed_transport(e):
+                raise
+            if self.cluster:
+                await self._client.nodes_manager.initialize()
+            raise RedisConnectionError(f"connection closed under a command: {e}") from e
+        results = [c.result for c in batch]
+        if any(isinstance(r, (MovedError, AskError, ClusterDownError, TryAgainError)) for r in results):
+            await self._client.nodes_manager.initialize()
+        return results
+
+    async def wait_replicated(self, match_id: str, version: int) -> None:
+        """``durability = replicated``: return once a replica has every write the node of
+        ``match_id`` applied so far, version ``version`` of the match included; raise
+        :class:`ReplicationTimeoutError` (``match_id``, ``version``) when none confirms within
+        ``replica_wait_ms``, as a commit does. For an answer that a version already stands (a
+        retried action answered ``duplicate``): its first commit may have heard no replica's
+        confirmation, and the retry must not acknowledge it with less than a commit would.
+
+        ``WAIT`` only counts the writes of its own connection, so a bare ``WAIT`` on a connection
+        that wrote nothing returns at once: one small write goes first on the same connection and
+        node (``SET <shard prefix>sync``, expiring after a minute, in the match's hash tag), and a
+        replica that has it has everything the node wrote before it. With ``durability = none``
+        this returns at once, with no round trip."""
+        if self.durability == "none":
+            return
+        key = self.layout.shard_prefix(self.layout.shard_of(match_id)) + "sync"
+        results = await self._then_wait(key, ("SET", key, b"1", "PX", 60_000))
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r
+        if int(results[1]) < 1:
+            raise ReplicationTimeoutError(match_id, version)
 
     # -- matches -------------------------------------------------------------------
 

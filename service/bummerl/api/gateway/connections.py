@@ -15,6 +15,7 @@ from collections.abc import Callable
 import grpc
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
@@ -81,6 +82,8 @@ class _JsonErrorHandler(RequestHandler):
         queue = getattr(self, "_messages", None)
         queued = len(queue) if queue is not None else 0
         super().data_received(data)
+        if queue is not None and len(queue) > queued:
+            self._last_body = queue[-1][1]  # the body still arriving, if any: the newest request's
         current = getattr(self, "_current_request", None)
         if queue is None or current is None or len(queue) <= queued:
             return
@@ -89,6 +92,46 @@ class _JsonErrorHandler(RequestHandler):
         if isinstance(exc, HttpProcessingError) and not body.at_eof() and body.exception() is None:
             body.set_exception(exc)
             body.feed_eof()  # nothing more of this body will come: aiohttp must not wait for it after the 400
+
+    half_closed = False
+    """The client half-closed its side; the gateway closes the connection after its last answer."""
+    streaming = False
+    """A server stream is being sent (set by the gateway): an EOF then means the client left."""
+    _last_body: object = None
+
+    def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio.Protocol returns bool | None
+        """The client half-closed its side (``shutdown(SHUT_WR)``) after sending its requests. An
+        HTTP/1.1 server still answers them: keep the transport open for writing (returning True;
+        aiohttp's own returns None, and asyncio then closed the connection, which cancelled the
+        request's handler: the request got no answer) and close after the last answer
+        (:meth:`answered`). A body that can no longer arrive in full is failed at once, as the
+        body of a client that left (the route answers 499 and notes it once), not waited for. With no request pending, or during a server stream (a client
+        closing a watch sends the same EOF), the connection closes at once, as before."""
+        if self.streaming:
+            return None  # EOF during a server stream (a watch): the client went away, as before
+        messages = getattr(self, "_messages", None) or ()
+        # start() takes a request off the queue and hands it to a task of its own: no waiter
+        # means a request is being answered (its task may not have run yet)
+        busy = getattr(self, "_request_count", 0) > 0 and getattr(self, "_waiter", None) is None
+        if self.transport is None or not (messages or busy):
+            return None  # nothing to answer: asyncio closes the transport
+        if messages:
+            self.half_closed = True  # pipelined requests wait: close after the last (answered())
+        else:
+            self.close()  # close after the answer being made
+        body = self._last_body  # only the newest request's body can still be arriving
+        if isinstance(body, StreamReader) and not body.is_eof() and body.exception() is None:
+            # as a client that left mid-body (the same FIN): one INFO line, no wait for the body timeout
+            body.set_exception(ConnectionResetError("the client closed its side before the request body was complete"))
+            body.feed_eof()  # nothing more will come: aiohttp must not linger reading it after the answer
+        return True
+
+    def answered(self, resp: web.StreamResponse) -> web.StreamResponse:
+        """``resp`` of a request on this connection: closing the connection after it when the
+        client half-closed and no further request of it waits (pipelined ones are answered first)."""
+        if self.half_closed and not getattr(self, "_messages", None):
+            resp.force_close()
+        return resp
 
     def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:

@@ -174,9 +174,12 @@ class Gateway:
         assert task is not None
         self._handlers.add(task)
         try:
-            return await self._dispatch(request)
+            resp = await self._dispatch(request)
         finally:
             self._handlers.discard(task)
+        if isinstance(request.protocol, _JsonErrorHandler):
+            resp = request.protocol.answered(resp)  # a half-closed connection ends after its last answer
+        return resp
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         raw_path, _, query = request.raw_path.partition("?")
@@ -310,6 +313,8 @@ class Gateway:
             except Exception as exc:
                 status = _status_from(exc, context)
                 return self._status(request, status), status.code
+            if isinstance(request.protocol, _JsonErrorHandler):
+                request.protocol.streaming = True  # an EOF from now on: the client left (not a half-close)
             sse = "text/event-stream" in request.headers.get("Accept", "")
             resp = web.StreamResponse(status=200, headers={
                 "Content-Type": "text/event-stream" if sse else "application/x-ndjson",
@@ -337,6 +342,8 @@ class Gateway:
             context._cancelled = True  # the client went away
             raise
         finally:
+            if isinstance(request.protocol, _JsonErrorHandler):
+                request.protocol.streaming = False
             aclose = getattr(items, "aclose", None)
             if aclose is not None:
                 try:
