@@ -128,7 +128,8 @@ class Runtime:
         if port is not None:
             self.gateway = await start_gateway(
                 [servicer, ladder_servicer], s.host, port, max_connections=s.http_max_connections,
-                body_timeout_s=s.http_body_timeout_s,
+                max_connections_per_address=s.http_max_connections_per_address,
+                head_timeout_s=s.http_head_timeout_s, body_timeout_s=s.http_body_timeout_s,
                 cors_origins=[o.strip() for o in s.http_cors_origins.split(",") if o.strip()], reuse_port=s.reuse_port,
                 ready=self.store.ping, pages=WEB_DIR if s.web_pages else None,
             )

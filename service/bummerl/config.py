@@ -160,6 +160,14 @@ class Settings:
     http_max_connections: int = 1000
     """Open connections of the REST gateway; more are answered 503 and closed."""
 
+    http_max_connections_per_address: int = 64
+    """Open connections of the REST gateway per client IP address; more from that address are
+    answered 503 and closed (other addresses are unaffected). 0 = no per-address cap."""
+
+    http_head_timeout_s: float = 10.0
+    """Seconds within which a new REST connection must send a complete request head; otherwise it is
+    closed (idle connections cannot hold the connection cap). 0 = no limit."""
+
     http_body_timeout_s: float = 10.0
     """Seconds within which a REST request body must arrive (408 otherwise)."""
 
@@ -228,7 +236,8 @@ class Settings:
             raise ValueError("ephemeral and data_dir exclude each other: ephemeral keeps no data directory")
         for name in ("public_stream_ladders", "streams_per_peer", "streams_per_bot",
                      "redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
-                     "rate_auth_failures_per_min", "http_max_connections"):
+                     "rate_auth_failures_per_min", "http_max_connections",
+                     "http_max_connections_per_address"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
                 raise ValueError(f"{name} must be an int in 0..1000000, got {value!r}")
@@ -236,7 +245,7 @@ class Settings:
             raise ValueError("redis_max_connections must be at least 2")
         if not 1 <= self.http_max_connections <= 1_000_000:
             raise ValueError("http_max_connections must be in 1..1000000")
-        for name in ("redis_pool_timeout_s", "retention_days", "http_body_timeout_s"):
+        for name in ("redis_pool_timeout_s", "retention_days", "http_body_timeout_s", "http_head_timeout_s"):
             if not 0 <= float(getattr(self, name)) <= 3650:
                 raise ValueError(f"{name} must be a number in 0..3650, got {getattr(self, name)!r}")
         if not 0 <= float(self.idle_limit_s) <= 30 * 86400:

@@ -57,7 +57,7 @@ The modules, in import order (each imports only those before it):
   instance ``connections._faults`` is the one used);
 * :mod:`~bummerl.api.gateway.server`: :class:`Gateway` (the aiohttp server: dispatch, probes, pages,
   streams, CORS, gzip), :func:`start_gateway`, the limits (:data:`MAX_BODY_BYTES`,
-  :data:`MAX_CONNECTIONS`, ...) and the pages' :data:`PAGE_TYPES` and :data:`PAGE_CSP`.
+  :data:`MAX_CONNECTIONS`, :data:`MAX_CONNECTIONS_PER_ADDRESS`, ...) and the pages' :data:`PAGE_TYPES` and :data:`PAGE_CSP`.
 
 The names below are re-exported from those modules; to replace one at run time (a test's
 monkeypatch), replace it in the module that reads it, not here.
@@ -73,9 +73,11 @@ from bummerl.api.gateway.routing import Route, build_routes, compile_template
 from bummerl.api.gateway.server import (
     BODY_TIMEOUT_SECONDS,
     GZIP_MIN_BYTES,
+    HEAD_TIMEOUT_SECONDS,
     KEEP_ALIVE_SECONDS,
     MAX_BODY_BYTES,
     MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_ADDRESS,
     MAX_HEADER_BYTES,
     PAGE_CSP,
     PAGE_TYPES,
@@ -88,9 +90,11 @@ from bummerl.api.gateway.transcode import MAX_JSON_DEPTH, build_request
 __all__ = [
     "BODY_TIMEOUT_SECONDS",
     "GZIP_MIN_BYTES",
+    "HEAD_TIMEOUT_SECONDS",
     "KEEP_ALIVE_SECONDS",
     "MAX_BODY_BYTES",
     "MAX_CONNECTIONS",
+    "MAX_CONNECTIONS_PER_ADDRESS",
     "MAX_HEADER_BYTES",
     "MAX_JSON_DEPTH",
     "PAGE_CSP",

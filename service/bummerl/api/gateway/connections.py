@@ -1,6 +1,7 @@
 """The connections of the gateway below its routes: :class:`_JsonErrorHandler` (aiohttp's
 connection handler, with JSON answers to requests that fail before a route sees them),
-:class:`_Busy` (the 503 of a connection over the cap), :class:`_ExpectedFaults` (one log line per
+:class:`_Busy` (the 503 of a connection over the cap), :class:`_Admission` (open connections per
+client address, the per-address cap), :class:`_ExpectedFaults` (one log line per
 kind of network fault and interval; :data:`_faults` is the instance the gateway logs with, replace
 it here, e.g. in tests), :func:`_closing` and :func:`_peer_of`."""
 
@@ -11,6 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from typing import cast
 
 import grpc
 from aiohttp import web
@@ -93,6 +95,48 @@ class _JsonErrorHandler(RequestHandler):
             body.set_exception(exc)
             body.feed_eof()  # nothing more of this body will come: aiohttp must not wait for it after the 400
 
+    admission: _Admission | None = None
+    """Open connections per client address (set by the gateway): a connection over its address's
+    cap is answered 503 (:func:`_answer_busy`) and closed, and never becomes a connection of aiohttp."""
+    head_timeout_s = 0.0
+    """Seconds within which the connection's first request head (request line and headers) must
+    have arrived in full; otherwise the connection is closed (0 = no limit; set by the gateway), so
+    that connections that never send a request cannot hold the connection caps."""
+    _address: str | None = None
+    _refused = False
+    _head_handle: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        address = _address_of(transport)
+        if self.admission is not None:
+            if not self.admission.admit(address):
+                self._refused = True
+                _faults.note("connection over the per-address cap answered 503", address)
+                _answer_busy(transport)
+                return
+            self._address = address
+        super().connection_made(transport)
+        if self.head_timeout_s > 0:
+            self._head_handle = asyncio.get_running_loop().call_later(self.head_timeout_s, self._head_timed_out)
+
+    def _head_timed_out(self) -> None:
+        self._head_handle = None
+        if self.transport is None or getattr(self, "_request_count", 0) > 0 or getattr(self, "_messages", None):
+            return  # a request arrived: aiohttp's keep-alive and the body timeout govern the rest
+        _faults.note(f"connection closed: no complete request head within {self.head_timeout_s:g} s", self._address)
+        self.force_close()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self._head_handle is not None:
+            self._head_handle.cancel()
+            self._head_handle = None
+        if self._address is not None and self.admission is not None:
+            self.admission.release(self._address)
+            self._address = None
+        if self._refused:
+            return  # never a connection of aiohttp: nothing of it to clean up
+        super().connection_lost(exc)
+
     half_closed = False
     """The client half-closed its side; the gateway closes the connection after its last answer."""
     streaming = False
@@ -155,17 +199,57 @@ class _JsonErrorHandler(RequestHandler):
         return resp
 
 
+def _answer_busy(transport: asyncio.BaseTransport,
+                 message: str = "too many open connections, retry") -> None:
+    """Answer 503 with a JSON error (``TOO_MANY_CONNECTIONS``) and ``Retry-After: 1`` on
+    ``transport`` and close it."""
+    body = _json_bytes({"code": "UNAVAILABLE", "reason": "TOO_MANY_CONNECTIONS", "message": message})
+    head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+            "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n").encode()
+    # a cast, not an isinstance check: uvloop's TCP transports are not asyncio.WriteTransport
+    # subclasses (the assertion that stood here failed on uvloop, and the client got a reset)
+    writer = cast(asyncio.WriteTransport, transport)
+    writer.write(head + body)
+    writer.close()
+
+
 class _Busy(asyncio.Protocol):
     """Answers a connection over the cap with 503 and closes it."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        body = _json_bytes({"code": "UNAVAILABLE", "reason": "TOO_MANY_CONNECTIONS",
-                            "message": "too many open connections, retry"})
-        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
-                "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n").encode()
-        assert isinstance(transport, asyncio.WriteTransport)
-        transport.write(head + body)
-        transport.close()
+        _answer_busy(transport)
+
+
+class _Admission:
+    """Open connections per client address (the peer's IP address, not its port), at most
+    ``per_address`` each (0 = no per-address cap): one client's connections cannot take the
+    gateway's whole connection cap from everyone else."""
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.open: dict[str, int] = {}
+
+    def admit(self, address: str) -> bool:
+        """Count a new connection from ``address``; False (not counted) when it would exceed the cap."""
+        count = self.open.get(address, 0)
+        if self.per_address and count >= self.per_address:
+            return False
+        self.open[address] = count + 1
+        return True
+
+    def release(self, address: str) -> None:
+        """A connection counted by :meth:`admit` ended."""
+        count = self.open.get(address, 0) - 1
+        if count > 0:
+            self.open[address] = count
+        else:
+            self.open.pop(address, None)
+
+
+def _address_of(transport: asyncio.BaseTransport) -> str:
+    """The peer's IP address of ``transport`` (``"unknown"`` when it has none, e.g. a Unix socket)."""
+    peer = transport.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
 
 
 def _closing(resp: web.Response) -> web.Response:

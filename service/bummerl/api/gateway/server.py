@@ -1,7 +1,8 @@
 """The gateway's HTTP server on aiohttp: :class:`Gateway` (a request to its route's handler, the
 ``/healthz`` and ``/readyz`` probes, the web pages, server streams as NDJSON or Server-Sent Events,
 CORS, gzip) and :func:`start_gateway`. The limits of a gateway (body and header sizes, timeouts,
-connections) and the pages' content types and Content-Security-Policy are the constants here."""
+connections, also per client address, and the time to a request head) and the pages' content
+types and Content-Security-Policy are the constants here."""
 
 from __future__ import annotations
 
@@ -22,7 +23,14 @@ from bummerl import metrics
 from bummerl.api import errors
 from bummerl.api.gateway import connections
 from bummerl.api.gateway.checks import BadRequest
-from bummerl.api.gateway.connections import _Busy, _closing, _JsonErrorHandler, _parse_error_text, _peer_of
+from bummerl.api.gateway.connections import (
+    _Admission,
+    _Busy,
+    _closing,
+    _JsonErrorHandler,
+    _parse_error_text,
+    _peer_of,
+)
 from bummerl.api.gateway.context import GatewayContext, _status_from
 from bummerl.api.gateway.routing import Route, build_routes
 from bummerl.api.gateway.transcode import _error_body, _frame, _json_bytes, _render, build_request
@@ -41,6 +49,12 @@ BODY_TIMEOUT_SECONDS = 10.0
 """A request body that has not fully arrived after this many seconds is answered 408."""
 MAX_CONNECTIONS = 1000
 """Open connections per gateway; more are answered 503 and closed."""
+MAX_CONNECTIONS_PER_ADDRESS = 64
+"""Open connections per client IP address; more from that address are answered 503 and closed
+(other addresses are unaffected). 0 = no per-address cap."""
+HEAD_TIMEOUT_SECONDS = 10.0
+"""A connection whose first request head (request line and headers) has not fully arrived after
+this many seconds is closed, so that idle connections cannot hold the connection caps. 0 = no limit."""
 GZIP_MIN_BYTES = 1024
 """Responses at least this large are gzip-compressed when the client accepts gzip."""
 
@@ -62,7 +76,10 @@ def _header_safe(name: str, value: str) -> bool:
 class Gateway:
     """A running gateway on aiohttp; :attr:`port` is the bound port. Stop with :meth:`close`.
 
-    ``max_connections``: open connections beyond it get 503 at once. ``body_timeout_s``: a
+    ``max_connections``: open connections beyond it get 503 at once;
+    ``max_connections_per_address``: the same per client IP address (0 = no such cap).
+    ``head_timeout_s``: a connection that has not sent a complete request head within it is
+    closed (seconds; 0 = no limit). ``body_timeout_s``: a
     request whose body does not arrive within it gets 408 (seconds). ``cors_origins``: origins
     allowed by CORS (``"*"`` = any; empty = no CORS headers). ``reuse_port``: share the port
     with another process (SO_REUSEPORT); otherwise a port in use raises ``OSError``. Responses over
@@ -73,12 +90,16 @@ class Gateway:
     """
 
     def __init__(self, routes: list[Route], *, max_connections: int = MAX_CONNECTIONS,
-                 body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = (),
+                 max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS,
+                 head_timeout_s: float = HEAD_TIMEOUT_SECONDS, body_timeout_s: float = BODY_TIMEOUT_SECONDS, cors_origins: Iterable[str] = (),
                  reuse_port: bool = False, ready: Callable[[], Awaitable[Any]] | None = None,
                  pages: Path | None = None) -> None:
         self.routes = routes
         self.port = 0
         self.max_connections = max_connections
+        self.max_connections_per_address = max_connections_per_address
+        self.head_timeout_s = head_timeout_s
+        self._admission = _Admission(max_connections_per_address)
         self.body_timeout_s = body_timeout_s
         self.cors_origins = frozenset(cors_origins)
         self.reuse_port = reuse_port
@@ -102,7 +123,10 @@ class Gateway:
             if len(server.connections) >= self.max_connections:
                 return _Busy()
             # what Server.__call__ does, with JSON error responses (aiohttp has no hook for the class)
-            return _JsonErrorHandler(server, loop=asyncio.get_running_loop(), **server._kwargs)
+            handler = _JsonErrorHandler(server, loop=asyncio.get_running_loop(), **server._kwargs)
+            handler.admission = self._admission  # the per-address cap, checked once the peer is known
+            handler.head_timeout_s = self.head_timeout_s
+            return handler
 
         try:
             self._server = await asyncio.get_running_loop().create_server(factory, host, port,
@@ -357,7 +381,7 @@ async def start_gateway(handlers: Mapping[str, Any] | Iterable[Any], host: str, 
     """Start the REST/JSON gateway on ``host:port`` (0 = ephemeral) for ``handlers``: servicer
     objects (subclasses of generated ``*Servicer`` classes), as an iterable or as
     ``{service full name: servicer}``; ``options`` go to :class:`Gateway` (``max_connections``,
-    ``body_timeout_s``, ``cors_origins``). Returns the running gateway (``.port``, ``.close()``)."""
+    ``max_connections_per_address``, ``head_timeout_s``, ``body_timeout_s``, ``cors_origins``). Returns the running gateway (``.port``, ``.close()``)."""
     gateway = Gateway(build_routes(handlers), **options)
     await gateway.start(host, port)
     log.info("REST gateway on %s:%d (%d routes)", host, gateway.port, len(gateway.routes))
