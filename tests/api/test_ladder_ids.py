@@ -17,7 +17,7 @@ import grpc
 import pytest
 
 from bummerl.app import Runtime
-from bummerl.ladder.service import MAX_ID
+from bummerl.ladder.ids import MAX_ID
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
 
 ADMIN = "adm"

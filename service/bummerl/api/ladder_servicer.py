@@ -15,8 +15,9 @@ from bummerl.api import codec
 from bummerl.api.errors import map_errors
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core.limits import RateLimiter
-from bummerl.ladder.service import LadderService, raise_if_cancelled
+from bummerl.ladder.service import LadderService
 from bummerl.ladder.spec import LadderSpec
+from bummerl.store.connection import raise_if_cancelled
 from bummerl.v1 import ladder_pb2, ladder_pb2_grpc
 
 log = logging.getLogger(__name__)

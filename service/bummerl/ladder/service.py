@@ -39,11 +39,9 @@ import json
 import logging
 import math
 import random
-import re
 import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from bummerl.core.clocks import TIMEOUT_POLICIES, TimeControl, TimeControlError
@@ -60,6 +58,7 @@ from bummerl.core.errors import (
 from bummerl.core.house import PREFIX as HOUSE_PREFIX
 from bummerl.core.matches import MatchService, hash_token
 from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
+from bummerl.store.connection import raise_if_cancelled
 from bummerl.store.keys import aux_key, botq_key, ladder_key
 from bummerl.store.redis_store import blocking_twin, close_client
 
@@ -75,37 +74,12 @@ from .formats import (
     plan,
     planned_games,
 )
+from .ids import _NAME_RE, MAX_LADDER_NAME, _is_id, check_id
 from .spec import LadderSpec
-from .standings import Standings, leaderboard, pair_table, rating_pool
+from .standings import BOARDS, LadderBoard, Standings, leaderboard, pair_table, rating_pool
 from .stats import Sprt
 
 log = logging.getLogger(__name__)
-
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
-
-
-MAX_ID = 200
-"""Longest ladder or bot id a call may name, in characters (the ids the server makes are 17 long;
-a key of the store takes ids of at most 200)."""
-
-
-def _is_id(value: object) -> bool:
-    return isinstance(value, str) and 0 < len(value) <= MAX_ID and value.isascii() and value.isalnum()
-
-
-def check_id(field: str, value: str) -> str:
-    """``value`` if it is a well-formed ladder or bot id (1 to :data:`MAX_ID` ASCII letters and
-    digits), else InvalidArgumentError naming ``field`` and the limit. An id that is well formed
-    but unknown is the caller's NotFoundError."""
-    if not _is_id(value):
-        got = "empty" if not value else f"{len(value)} characters" if len(value) > MAX_ID else f"{value[:40]!r}"
-        raise InvalidArgumentError(f"{field} must be 1 to {MAX_ID} letters and digits (a-z, A-Z, 0-9), got {got}")
-    return value
-
-
-MAX_LADDER_NAME = 100
-"""Longest ladder name, in characters (printable, no control characters)."""
-
 
 PUBLIC_STREAM_KEYS = 16
 """Ladders whose progress anonymous ``StreamLadder`` calls may follow at once in one process (one
@@ -149,7 +123,7 @@ class LadderService:
         self.streams_per_peer = streams_per_peer
         self.streams_per_bot = streams_per_bot
         self._open: dict[tuple[str, str], int] = {}
-        self._boards: OrderedDict[str, _Board] = OrderedDict()
+        self._boards: OrderedDict[str, LadderBoard] = OrderedDict()
         self.scheduler = Scheduler(self)
         matches.reveal_check = self.set_over  # a ladder game's hidden cards wait for its duplicate set
 
@@ -598,14 +572,14 @@ class LadderService:
         return {**await asyncio.to_thread(leaderboard, merged, results), "ladder_ids": [c["ladder_id"] for c in members],
                 "pool": pool}
 
-    async def board(self, cfg: dict[str, Any]) -> _Board:
+    async def board(self, cfg: dict[str, Any]) -> LadderBoard:
         """This process's running standings of a ladder, brought up to date: reads and folds only
         the results recorded since the last call (off the event loop when there are many).
         At most :data:`BOARDS` ladders are kept."""
         lid = cfg["ladder_id"]
         board = self._boards.get(lid)
         if board is None:
-            board = self._boards[lid] = _Board(Standings(cfg["bot_ids"]))
+            board = self._boards[lid] = LadderBoard(Standings(cfg["bot_ids"]))
         self._boards.move_to_end(lid)
         while len(self._boards) > BOARDS:
             self._boards.popitem(last=False)
@@ -710,27 +684,6 @@ class LadderService:
 
     async def running_ladders(self) -> list[str]:
         return sorted(_text(x) for x in await self.redis.smembers(aux_key("ladders", "running")))
-
-
-BOARDS = 64
-"""Ladders whose running standings one process keeps (least recently read dropped)."""
-
-
-@dataclass
-class _Board:
-    standings: Standings
-    results: list[dict[str, Any]] = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-def raise_if_cancelled() -> None:
-    """Raise CancelledError if this task was asked to stop and the request got lost: redis-py
-    (8.1) returns a reply normally to a task cancelled while it awaited it (seen for about half
-    of the cancellations that land in a GET), so a stream whose client cancelled then would wait
-    on for assignments forever, holding its per-bot slot. Call after such an await."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 def _text(x: object) -> str:

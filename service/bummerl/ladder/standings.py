@@ -5,10 +5,12 @@ whole leaderboard (:func:`leaderboard`). Pure: no Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -244,3 +246,16 @@ def _pair_seated(pairings: dict[tuple[str, str], dict[str, list[float]]], games:
         side["games"].extend(xs)
         if complete:
             side["pairs"].append(sum(xs) / len(xs))
+
+
+BOARDS = 64
+"""Ladders whose running standings one process keeps (least recently read dropped)."""
+
+
+@dataclass
+class LadderBoard:
+    """A ladder's results and running standings as one process holds them (``lock`` guards both)."""
+
+    standings: Standings
+    results: list[dict[str, Any]] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -197,3 +197,13 @@ async def open_client(url: str, max_connections: int = 128, pool_timeout_s: floa
         return cluster
     return aioredis.Redis(connection_pool=QuickPool.from_url(url, max_connections=max_connections,
                                                              timeout=pool_timeout_s))
+
+
+def raise_if_cancelled() -> None:
+    """Raise CancelledError if this task was asked to stop and the request got lost: redis-py
+    (8.1) returns a reply normally to a task cancelled while it awaited it (seen for about half
+    of the cancellations that land in a GET), so a stream whose client cancelled then would wait
+    on for assignments forever, holding its per-bot slot. Call after such an await."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
