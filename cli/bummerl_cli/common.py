@@ -229,6 +229,21 @@ def elo_vs_leader(board: Mapping[str, Any], entry: Mapping[str, Any], seats: int
     return elo_cell(p, seats, 1 if p.get("a") == me else -1)
 
 
+def later_leg_cell(e: Mapping[str, Any]) -> str:
+    """A bot's later-leg advantage (``LeaderboardEntry.later_leg``): ``+0.12 (-0.05..+0.29) over 30``
+    (mean score difference, 95% interval, complete duplicate sets), ending ``FLAGGED`` when the
+    interval is above 0 (README "Ladders": a sign of a bot that remembers deals); "" without sets."""
+    ll = e.get("later_leg") or {}
+    sets = int(ll.get("sets") or 0)
+    if not sets:
+        return ""
+    if sets < 2:
+        return f"{float(ll.get('mean') or 0):+.2f} over 1"
+    cell = (f"{float(ll.get('mean') or 0):+.2f} ({float(ll.get('ci95_low') or 0):+.2f}.."
+            f"{float(ll.get('ci95_high') or 0):+.2f}) over {sets}")
+    return cell + (" FLAGGED" if ll.get("flagged") else "")
+
+
 def leaderboard_table(board: Mapping[str, Any], names: dict[str, str], seats: int = 2) -> Table:
     """The leaderboard, with each bot's Elo against the leader (:func:`elo_vs_leader`); with 3 or 4
     ``seats`` also each bot's score (the sum of its game scores:
@@ -239,8 +254,9 @@ def leaderboard_table(board: Mapping[str, Any], names: dict[str, str], seats: in
         title = f"Leaderboard, {seats} seats (openskill by placements, ordinal = mu - 3 sigma)"
     t = SafeTable(title=title, caption="deals won: of the deals played to their end (a game lost to a bot's fault or "
                                    "timeout may end before its first deal does)")
+    later = any(int((e.get("later_leg") or {}).get("sets") or 0) for e in board.get("entries", []))
     cols = ["#", "bot", "ordinal", "mu", "sigma", "Elo vs leader (95% CI)", "games", *(["score"] if seats > 2 else []),
-            "W", "L", "D", "deals won"]
+            "W", "L", "D", "deals won", *(["later-leg advantage (95% CI)"] if later else [])]
     for col in cols:
         t.add_column(col, justify="right" if col not in ("bot",) else "left")
     for e in board.get("entries", []):
@@ -248,5 +264,6 @@ def leaderboard_table(board: Mapping[str, Any], names: dict[str, str], seats: in
         t.add_row(str(e["rank"]), e["name"], fmt(e["ordinal"], ".2f"), fmt(e["mu"], ".2f"), fmt(e["sigma"], ".2f"),
                   elo_vs_leader(board, e, seats),
                   str(e.get("games", 0)), *score, str(e.get("wins", 0)), str(e.get("losses", 0)),
-                  str(e.get("draws", 0)), f"{e.get('deals_won', 0)}/{e.get('deals_won', 0) + e.get('deals_lost', 0)}")
+                  str(e.get("draws", 0)), f"{e.get('deals_won', 0)}/{e.get('deals_won', 0) + e.get('deals_lost', 0)}",
+                  *([later_leg_cell(e)] if later else []))
     return t

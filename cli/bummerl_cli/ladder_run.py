@@ -76,12 +76,21 @@ def _bot_name(spec: str, i: int, tag: str) -> str:
     return f"{base.strip('-')[:40] or 'bot'}-{i}-{tag}"
 
 
+def later_leg_json(e: Mapping[str, Any]) -> dict[str, Any]:
+    """``LeaderboardEntry.later_leg`` with plain numbers (proto3 JSON leaves zeros out)."""
+    ll = e.get("later_leg") or {}
+    return {"sets": int(ll.get("sets") or 0), "mean": float(ll.get("mean") or 0.0),
+            "ci95_low": float(ll.get("ci95_low") or 0.0), "ci95_high": float(ll.get("ci95_high") or 0.0),
+            "flagged": bool(ll.get("flagged"))}
+
+
 def final_json(board: Mapping[str, Any], names: dict[str, str]) -> dict[str, Any]:
     """The ``--json`` line: leaderboard entries and pair statistics by bot name."""
     entries = [{"name": e["name"], "mu": float(e["mu"]), "sigma": float(e["sigma"]), "ordinal": float(e["ordinal"]),
                 "games": int(e.get("games", 0)), "wins": int(e.get("wins", 0)), "losses": int(e.get("losses", 0)),
                 "draws": int(e.get("draws", 0)), "score": float(e.get("score", 0.0)), "deals_won": int(e.get("deals_won", 0)),
-                "deals_lost": int(e.get("deals_lost", 0))} for e in board.get("entries", [])]
+                "deals_lost": int(e.get("deals_lost", 0)), "later_leg": later_leg_json(e)}
+               for e in board.get("entries", [])]
     pairs = [{"a": names.get(p["a"], p["a"]), "b": names.get(p["b"], p["b"]), "elo": finite(p["elo"]),
               "elo_ci95": finite(p["elo_ci95"]), "los": float(p["los"]), "deal_pairs": int(p.get("deal_pairs", 0)),
               "games": int(p.get("games", 0)), "sprt_llr": float(p.get("sprt_llr", 0.0)),

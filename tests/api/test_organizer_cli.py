@@ -154,6 +154,8 @@ async def test_ladder_run_keeps_named_bots_and_removes_the_others(rt: Runtime, c
         assert await asyncio.to_thread(main, argv) == 0
         out = json.loads(capsys.readouterr().out.splitlines()[-1])
         assert {e["name"] for e in out["leaderboard"]} >= {f"mine-{tag}"}
+        # one complete duplicate pair each: the later-leg advantage over the gRPC API, not flagged on one set
+        assert all(e["later_leg"]["sets"] == 1 and not e["later_leg"]["flagged"] for e in out["leaderboard"]), out
     bots = [b for b in await asyncio.to_thread(lambda: _list_bots(rt.target))]
     mine = [b for b in bots if b["name"] == f"mine-{tag}"]
     assert len(mine) == 1 and not mine[0]["deleted"]
@@ -205,6 +207,19 @@ def test_the_leaderboard_shows_each_bots_elo_against_the_leader_as_the_web_page(
     assert elo_vs_leader(board, board["entries"][1]) == "-35.0 +/- 20.0"  # the same pair from the other side
     out = _shown(leaderboard_table(board, {}))
     assert "Elo vs leader" in out and "-35.0 +/- 20.0" in out
+
+
+def test_the_leaderboard_shows_the_later_leg_advantage_and_flags_it() -> None:
+    """Issue 38: each bot's score in the later legs of its duplicate sets minus the earlier ones."""
+    from bummerl_cli.common import leaderboard_table
+    entry = {"rank": 1, "bot_id": "x", "name": "mem", "ordinal": 5, "mu": 30, "sigma": 3, "games": 40,
+             "later_leg": {"sets": 20, "mean": 0.5, "ci95_low": 0.3, "ci95_high": 0.7, "flagged": True}}
+    honest = {**entry, "bot_id": "y", "name": "fair", "rank": 2,
+              "later_leg": {"sets": 20, "mean": -0.05, "ci95_low": -0.2, "ci95_high": 0.1}}
+    out = _shown(leaderboard_table({"entries": [entry, honest], "pairs": []}, {}))
+    assert "later-leg advantage" in out and "+0.50 (+0.30..+0.70) over 20 FLAGGED" in out
+    assert "-0.05 (-0.20..+0.10) over 20" in out and out.count("FLAGGED") == 1
+    assert "later-leg" not in _shown(leaderboard_table({"entries": [{**entry, "later_leg": {}}], "pairs": []}, {}))
 
 
 def test_four_seat_tables_say_sets_everywhere() -> None:

@@ -138,8 +138,8 @@ async def test_per_bot_statistics_in_the_leaderboard_the_bot_list_and_metrics(la
     bots = await register(ladders, 2)
     tokens = {x["bot_id"]: x["bot_token"] for x in bots}
     a = bots[0]["bot_id"]
-    lad = await ladders.create_ladder(LadderSpec("s", "schnapsen-at", list(tokens), rounds=1, deals_per_game=1,
-                                                 concurrency=2, seed=3), admin_token="adm")
+    lad = await ladders.create_ladder(LadderSpec("s", "schnapsen-at", list(tokens), rounds=2, deals_per_game=1,
+                                                 concurrency=2, seed=3), admin_token="adm")  # two sets: two games at once
     lid = lad["ladder_id"]
     before = metrics.BOT_FAULTS.labels("all", "illegal_actions")._value.get()
     await LadderDriver(ladders).run_once()

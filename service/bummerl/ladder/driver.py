@@ -6,7 +6,7 @@ games (``finish.lua``: the game leaves the running hash and its result is append
 and its duplicate set is counted down), starts claimed games (a process that died after its
 claim is taken over after :data:`CLAIM_LEASE_MS`; each seat is assigned once, ``assign.lua``, the
 start is marked once and never for a recorded game, ``started.lua``) and claims new ones up to the
-concurrency (``claim.lua``), unless the ladder is paused or waits for its bots. Formats are asked
+concurrency (``claim.lua``: never a leg of a duplicate set while another leg of it runs), unless the ladder is paused or waits for its bots. Formats are asked
 whether the ladder may stop early (:meth:`bummerl.ladder.formats.Format.decided`).
 :class:`LadderDriver` runs a pass over every running ladder every ``poll_ms`` in each process.
 """
@@ -39,6 +39,10 @@ CLAIM_LEASE_MS = 10_000
 """A claimed game that its process has not started within this many ms (the process died) is
 started by another process; starting twice is harmless (the match id is fixed, each seat is
 assigned once, the ``started`` mark and event happen once)."""
+
+CLAIM_WINDOW = 256
+"""How many pending games a claim looks at for one whose duplicate set has no leg running
+(``claim.lua``); when all of them wait for a running leg, the ladder runs fewer games at once."""
 
 ASSIGNED_TTL_MS = 40 * 24 * 3600 * 1000
 """How long the once-only mark of a seat's assignment is kept (longer than any retention)."""
@@ -122,7 +126,7 @@ class Scheduler:
         paused = (await self.ladders.redis.get(ladder_key(ladder_id, "status"))) == b"paused"
         while not paused and not await self.ladders.waiting_for_bots(cfg):
             raw = await self.claim_script(keys=[pending_key, running_key],
-                                          args=[cfg["concurrency"], self.ladders.matches.now_ms()])
+                                          args=[cfg["concurrency"], self.ladders.matches.now_ms(), CLAIM_WINDOW])
             if not raw:
                 break
             await self.start(cfg, json.loads(raw))

@@ -196,7 +196,8 @@ def plan(ladder_id: str, fmt: Format, bots: list[str], seats: int, rounds: int, 
     seed under every seating arrangement of the table (:func:`seatings`; ``leg`` 0 ..
     ``seats! - 1``), every leg after the first with its own relabelling (:func:`suit_perms`,
     keeping the ``fixed`` suits); without duplicate deals one game per table and round, seated by
-    arrangement ``round % seats!``."""
+    arrangement ``round % seats!``. With duplicate deals the legs of each set are spread apart in a
+    random order (:func:`spread_legs`); ``game`` numbers the games in that play order."""
     match_id = match_id or _plain_ids(ladder_id)
     games: list[dict[str, Any]] = []
     pair = 0
@@ -217,8 +218,40 @@ def plan(ladder_id: str, fmt: Format, bots: list[str], seats: int, rounds: int, 
                 legs = arrangements if duplicate else [arrangements[r % len(arrangements)]]
                 perms = [[], *suit_perms(rng, len(legs) - 1, fixed)]
             for leg, seated in enumerate(legs):
-                n = len(games)
-                games.append({"game": n, "pair": pair, "leg": leg, "bots": seated, "seed": seed,
-                              "suit_perm": perms[leg], "match_id": match_id(n)})
+                games.append({"pair": pair, "leg": leg, "bots": seated, "seed": seed, "suit_perm": perms[leg]})
             pair += 1
-    return games
+    if duplicate:
+        games = spread_legs(games, rng)
+    for n, g in enumerate(games):
+        g["game"] = n
+        g["match_id"] = match_id(n)
+    return [{"game": g["game"], **{k: v for k, v in g.items() if k != "game"}} for g in games]
+
+
+SPREAD_SETS = 8
+"""The legs of a duplicate set are shuffled among the legs of this many sets (at least; a round
+with more tables spreads over the whole round), see :func:`spread_legs`."""
+
+
+def spread_legs(games: list[dict[str, Any]], rng: random.Random, window: int = SPREAD_SETS) -> list[dict[str, Any]]:
+    """The games of :func:`plan` (in set order, every leg of a set together) reordered so that the
+    legs of one duplicate set lie apart among other games in an order the bots cannot predict
+    (issue 38: a bot that remembers the hands of one leg knows its opponents' hands in the next):
+    the sets are taken in blocks of ``window`` sets and each block's games are shuffled with
+    ``rng`` (the ladder's seeded generator). Which leg of a set comes first is therefore random,
+    so a bot's score in its later leg minus its earlier one has expectation 0 for a bot without
+    memory (the leaderboard's ``later_leg`` check, :func:`bummerl.ladder.standings.later_leg`).
+    The scheduler also never runs two legs of a set at once (``claim.lua``)."""
+    out: list[dict[str, Any]] = []
+    block: list[dict[str, Any]] = []
+    sets = 0
+    for i, g in enumerate(games):
+        block.append(g)
+        last_of_set = i + 1 == len(games) or games[i + 1]["pair"] != g["pair"]
+        if last_of_set:
+            sets += 1
+        if (last_of_set and sets >= window) or i + 1 == len(games):
+            rng.shuffle(block)
+            out.extend(block)
+            block, sets = [], 0
+    return out

@@ -16,6 +16,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from . import botstats
+from .later_leg import LaterLeg
 from .stats import PENTANOMIAL, TRINOMIAL, Sprt, estimate, head_to_head, pentanomial, placement_scores
 
 
@@ -83,7 +84,9 @@ def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
     """Ratings and pairwise statistics from a ladder's results, in result order.
 
     ``entries``: per bot ``{"rank", "bot_id", "name", "mu", "sigma", "ordinal", "games", "wins",
-    "losses", "draws", "score", "deals_won", "deals_lost"}``, sorted by ``ordinal`` (openskill's
+    "losses", "draws", "score", "deals_won", "deals_lost", "stats", "later_leg"}``
+    (``later_leg``: :class:`~bummerl.ladder.later_leg.LaterLegView`, the bot's score in the later
+    legs of its duplicate sets minus the earlier ones, flagged when its interval is above 0), sorted by ``ordinal`` (openskill's
     ``mu - 3 sigma``; Plackett-Luce model, one rating update per game in result order).
     ``score`` is the sum of the bot's game scores (two seats: 1 won, 1/2 drawn, 0 lost).
 
@@ -126,6 +129,7 @@ class Standings:
         self.tally = {b: {"games": 0, "wins": 0, "losses": 0, "draws": 0, "score": 0.0, "deals_won": 0,
                           "deals_lost": 0} for b in bot_ids}
         self.stats: dict[str, dict[str, Any]] = {b: {} for b in bot_ids}
+        self.later_leg = LaterLeg()
         self.count = 0
         """Results folded in so far."""
 
@@ -134,6 +138,7 @@ class Standings:
         model, ratings, tally = self.model, self.ratings, self.tally
         for r in results:
             self.count += 1
+            self.later_leg.add(r)
             for bot, st in zip(r["bots"], r.get("stats") or (), strict=False):
                 botstats.add(self.stats.setdefault(bot, {}), st)
             if len(r["bots"]) != 2:
@@ -157,7 +162,8 @@ class Standings:
         """The leaderboard rows, best ordinal first (see :func:`leaderboard`)."""
         entries: list[dict[str, Any]] = [
             {"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
-             **self.tally[b], "stats": botstats.view(self.stats.get(b, {}))} for b, rt in self.ratings.items()]
+             **self.tally[b], "stats": botstats.view(self.stats.get(b, {})), "later_leg": self.later_leg.view(b)}
+            for b, rt in self.ratings.items()]
         entries.sort(key=lambda e: -float(e["ordinal"]))
         for i, e in enumerate(entries):
             e["rank"] = i + 1
