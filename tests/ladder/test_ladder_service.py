@@ -102,7 +102,7 @@ async def test_bot_tokens_and_admin_rules(ladders: LadderService) -> None:
         await ladders.authenticate_bot(bots[0]["bot_id"], bots[1]["bot_token"] + "0")
     ids = [b["bot_id"] for b in bots]
     for spec, needle in ((LadderSpec("a", "schnapsen-at", ids[:1]), "two different"),
-                         (LadderSpec("a", "schnapsen-at", ids, format="swiss"), "format"),
+                         (LadderSpec("a", "schnapsen-at", ids, format="nope"), "format"),
                          (LadderSpec("a", "nope", ids), "nope"),
                          # the bad field by name (one message listed every range)
                          (LadderSpec("a", "schnapsen-at", ids, deals_per_game=-3), "deals_per_game must be 0..1000, not -3"),

@@ -317,7 +317,7 @@ async def test_leaderboard_reads_fold_only_new_results(ladders: LadderService) -
         board = await ladders.leaderboard(lid)
         full = leaderboard(await ladders.config(lid), await ladders.results(lid))
         assert board["entries"] == full["entries"] and board["pairs"] == full["pairs"]
-    assert ladders._boards[lid].standings.count == 4
+    assert ladders.data._boards[lid].standings.count == 4
 
 
 def test_bench_leaderboard_reports_both_figures() -> None:

@@ -47,6 +47,7 @@ from .payloads_ladder import (
     LadderGame,
     LadderResult,
     Leaderboard,
+    Pairings,
     RegisteredBot,
 )
 
@@ -336,7 +337,8 @@ class AsyncClient:
     async def create_ladder(self, admin_token: str | None = None, **fields: Any) -> Ladder:
         """Create a ladder; ``fields`` are CreateLadderRequest's (``name``, ``variant``, ``bot_ids``,
         ``format`` ("LADDER_FORMAT_ROUND_ROBIN"...), ``rounds``, ``duplicate_deals``, ``deals_per_game``,
-        ``time_control`` (dict, ms), ``timeout_policy``, ``sprt`` (dict), ``concurrency``, ``seed``)."""
+        ``time_control`` (dict, ms), ``timeout_policy``, ``sprt`` (dict), ``concurrency``, ``seed``;
+        Swiss and knockout: ``pairs_per_meeting``, ``seeding``)."""
         req = json_format.ParseDict(fields, ladder_pb2.CreateLadderRequest())
         return cast(Ladder, await self._call(self.ladder_stub.CreateLadder, req, admin_token))
 
@@ -364,6 +366,12 @@ class AsyncClient:
         """Every ladder of the server."""
         got = await self._call(self.ladder_stub.ListLadders, ladder_pb2.ListLaddersRequest())
         return cast(list[Ladder], list(got["ladders"]))
+
+    async def pairings(self, ladder_id: str) -> Pairings:
+        """A Swiss ladder's standings (points, Buchholz, Sonneborn-Berger, direct encounter) and
+        rounds, or a knockout's bracket; empty lists for other formats."""
+        req = ladder_pb2.GetPairingsRequest(ladder_id=ladder_id)
+        return cast(Pairings, await self._call(self.ladder_stub.GetPairings, req))
 
     async def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """The ladder's games ``{"game", "pair", "leg", "bots", "state", "match_id"}``; ``state``:
@@ -574,6 +582,10 @@ class Client:
     def list_ladders(self) -> list[Ladder]:
         """Blocking :meth:`AsyncClient.list_ladders`."""
         return self._run(self.aio.list_ladders())
+
+    def pairings(self, ladder_id: str) -> Pairings:
+        """Blocking :meth:`AsyncClient.pairings`."""
+        return self._run(self.aio.pairings(ladder_id))
 
     def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """Blocking :meth:`AsyncClient.ladder_games`."""

@@ -10,8 +10,9 @@ from typing import NotRequired, TypedDict
 from .payloads import LadderFormat, LadderStatus, TimeControl
 
 __all__ = [
-    "Assignment", "Bot", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "Leaderboard",
-    "LeaderboardEntry", "PairStats", "RegisteredBot", "SprtParams",
+    "Assignment", "Bot", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
+    "Leaderboard", "LeaderboardEntry", "PairStats", "PairingMeeting", "PairingRound", "Pairings", "PlannedMeeting",
+    "RegisteredBot", "SprtParams", "SwissStanding",
 ]
 
 
@@ -108,6 +109,8 @@ class Ladder(TypedDict):
     connect_timeout_ms: str
     absent_bots: list[str]
     waiting_for_bots: bool
+    pairs_per_meeting: int
+    seeding: str
 
 
 class LadderGame(TypedDict):
@@ -120,6 +123,17 @@ class LadderGame(TypedDict):
     bots: list[str]
     state: str
     match_id: str
+
+
+class LaterLegAdvantage(TypedDict):
+    """A bot's score in the later legs of its duplicate sets minus the earlier ones (per complete
+    set; ``flagged`` when the 95% interval is above 0 over at least 10 sets)."""
+
+    sets: int
+    mean: float
+    ci95_low: float
+    ci95_high: float
+    flagged: bool
 
 
 class LeaderboardEntry(TypedDict):
@@ -137,6 +151,7 @@ class LeaderboardEntry(TypedDict):
     deals_lost: int
     score: float
     stats: BotStats
+    later_leg: NotRequired[LaterLegAdvantage]
 
 
 class PairStats(TypedDict):
@@ -184,6 +199,16 @@ class LadderResult(TypedDict):
     teams: list[int]
     deals_lost: list[int]
     stats: list[BotStats]
+    stage: int
+    meeting: str
+
+
+class PlannedMeeting(TypedDict):
+    """A meeting as a ``stage`` event plans it: key, bots, duplicate sets planned."""
+
+    key: str
+    bots: list[str]
+    sets: int
 
 
 class LadderEvent(TypedDict):
@@ -202,3 +227,57 @@ class LadderEvent(TypedDict):
     games_played: int
     sprt_llr: float
     sprt_result: str
+    stage: int  # "stage"
+    label: str
+    meetings: list[PlannedMeeting]
+    byes: list[str]
+
+
+class SwissStanding(TypedDict):
+    """A bot's place in a Swiss ladder (see ``GetPairings`` in ladder.proto)."""
+
+    bot_id: str
+    name: str
+    rank: int
+    points: float
+    buchholz: float
+    sonneborn_berger: float
+    direct_encounter: float
+    byes: int
+    played: int
+
+
+class PairingMeeting(TypedDict):
+    """A Swiss pairing or a knockout tie (``winner``/``decided_by`` "" while open)."""
+
+    key: str
+    bots: list[str]
+    names: list[str]
+    games: int
+    totals: list[float]
+    points: list[float]
+    expected: int
+    complete: bool
+    round: int
+    seeds: list[int]
+    score: list[float]
+    game_points: list[int]
+    pairs: int
+    winner: str
+    decided_by: str
+
+
+class PairingRound(TypedDict):
+    stage: int
+    label: str
+    byes: list[str]
+    meetings: list[PairingMeeting]
+
+
+class Pairings(TypedDict):
+    """:meth:`AsyncClient.pairings`: Swiss standings and rounds, or a knockout bracket."""
+
+    ladder_id: str
+    format: LadderFormat
+    standings: list[SwissStanding]
+    rounds: list[PairingRound]

@@ -69,6 +69,11 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         return _ladder_pb(await self.ladders.create_ladder(spec, bearer_token(context)))
 
     @map_errors
+    async def GetPairings(self, request: ladder_pb2.GetPairingsRequest,
+                          context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.Pairings:
+        return codec.dict_to_pb(await self.ladders.pairings(request.ladder_id), ladder_pb2.Pairings)
+
+    @map_errors
     async def GetLadder(self, request: ladder_pb2.GetLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.ladder(request.ladder_id))
 

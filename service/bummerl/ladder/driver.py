@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, Protocol
@@ -23,14 +24,14 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from bummerl import metrics
-from bummerl.core.matches import MatchService
 from bummerl.rules import find_variant
 from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key, botq_key, ladder_key
-from bummerl.store.redis_store import MatchStore
 
 from . import botstats
-from .formats import find_format
+from .data import GameSpec, LadderConfig, LadderData
+from .formats import MatchIds, StageContext, encode_plan, plan_meetings, stage_record
+from .registry import find_format
 from .standings import _outcome, pair_table, seated_result
 
 log = logging.getLogger(__name__)
@@ -48,43 +49,9 @@ ASSIGNED_TTL_MS = 40 * 24 * 3600 * 1000
 """How long the once-only mark of a seat's assignment is kept (longer than any retention)."""
 
 
-class Board(Protocol):
-    """A ladder's results as one process holds them (:meth:`LadderHost.board`)."""
-
-    @property
-    def lock(self) -> asyncio.Lock: ...
-
-    @property
-    def results(self) -> list[dict[str, Any]]: ...
-
-
-class LadderHost(Protocol):
-    """What the scheduler uses of the ladder service
-    (:class:`bummerl.ladder.service.LadderService` is the one implementation): its stores, the
-    ladder's config, board and events, and the bots. Declared here so that the scheduler does not
-    import the service that drives it; issue 37 reshapes the two so that the scheduler no longer
-    calls back at all."""
-
-    @property
-    def matches(self) -> MatchService: ...
-
-    @property
-    def store(self) -> MatchStore: ...
-
-    @property
-    def redis(self) -> Any: ...
-
-    async def config(self, ladder_id: str) -> dict[str, Any]: ...
-
-    async def board(self, cfg: dict[str, Any]) -> Board: ...
-
-    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]: ...
-
-    async def event(self, ladder_id: str, ev: dict[str, Any]) -> None: ...
-
-    async def bot(self, bot_id: str) -> dict[str, Any]: ...
-
-    async def waiting_for_bots(self, cfg: dict[str, Any], connected: dict[str, int] | None = None) -> bool: ...
+class Drivable(Protocol):
+    """What :class:`LadderDriver` drives: :class:`Scheduler` itself, or the ladder service (which
+    hands both calls to its scheduler)."""
 
     async def running_ladders(self) -> list[str]: ...
 
@@ -96,15 +63,22 @@ def _lua(name: str) -> str:
 
 
 class Scheduler:
-    """Claims, starts and records the games of ``ladders``' running ladders (one per service)."""
+    """Claims, starts and records the games of the running ladders of ``ladders`` (one per
+    service). It reads and writes ladders through :class:`~bummerl.ladder.data.LadderData` only
+    and never calls the service."""
 
-    def __init__(self, ladders: LadderHost) -> None:
+    def __init__(self, ladders: LadderData) -> None:
         self.ladders = ladders
         redis = ladders.redis
         self.claim_script = redis.register_script(_lua("claim.lua"))
         self.finish_script = redis.register_script(_lua("finish.lua"))
         self.started_script = redis.register_script(_lua("started.lua"))
         self.assign_script = redis.register_script(_lua("assign.lua"))
+        self.stage_script = redis.register_script(_lua("stage.lua"))
+
+    async def running_ladders(self) -> list[str]:
+        """:meth:`LadderData.running_ladders`."""
+        return await self.ladders.running_ladders()
 
     async def drive(self, ladder_id: str) -> int:
         """One pass over a running ladder: record finished games, (re)create and assign claimed
@@ -130,11 +104,57 @@ class Scheduler:
             if not raw:
                 break
             await self.start(cfg, json.loads(raw))
-        if recorded or not await self.ladders.redis.hlen(running_key):
+        if (recorded or not await self.ladders.redis.hlen(running_key)) and not await self.next_stage(cfg):
             await self.maybe_finish(cfg)
         return recorded
 
-    async def start(self, cfg: dict[str, Any], game: dict[str, Any]) -> None:
+    async def next_stage(self, cfg: LadderConfig) -> bool:
+        """For a format planned stage by stage (Swiss, knockout) whose stage is over: plan the next
+        one from the results (:meth:`~bummerl.ladder.formats.Format.stage`) and write it once
+        (``stage.lua``: only if no other process wrote it first, nothing is pending or running and
+        no result came in meanwhile), with a ``stage`` event. Returns True while the ladder is not
+        to finish yet (a stage was planned, another process planned it, games are left, or the
+        ladder is paused); False when the format has nothing left (or plans all at once)."""
+        fmt = find_format(cfg["format"])
+        if not fmt.staged:
+            return False
+        lid = cfg["ladder_id"]
+        redis = self.ladders.redis
+        plan = {k.decode(): v.decode() for k, v in (await redis.hgetall(ladder_key(lid, "plan"))).items()}
+        pipe = redis.pipeline(transaction=False)
+        pipe.get(ladder_key(lid, "status"))
+        pipe.llen(ladder_key(lid, "pending"))
+        pipe.hlen(ladder_key(lid, "running"))
+        pipe.lrange(ladder_key(lid, "stages"), 0, -1)
+        status, pending, running, stages = await pipe.execute()
+        if status == b"stopped":
+            return False
+        if pending or running or status == b"paused":
+            return True
+        results = await self.ladders.results(lid)  # after the stage number: a stale read fails the script
+        number = int(plan["stage"])
+        rng = random.Random(f"{plan['seed']}:{number}")
+        seats = int(cfg.get("num_players") or 2)
+        ctx = StageContext(cfg["bot_ids"], seats, cfg["rounds"], int(cfg.get("pairs_per_meeting") or 1),
+                           cfg["duplicate_deals"], number, [json.loads(x) for x in stages], results, rng)
+        stage = await asyncio.to_thread(fmt.stage, ctx)
+        if stage is None or not stage.meetings:
+            return False
+        games = await asyncio.to_thread(
+            plan_meetings, stage.meetings, seats, cfg["duplicate_deals"], rng, json.loads(plan["fixed"]),
+            MatchIds(lid, bytes.fromhex(plan["id_key"])), int(plan["games"]), int(plan["sets"]), number)
+        specs, legs = encode_plan(games)
+        record = stage_record(number, stage)
+        args: list[Any] = [number, len(results), int(plan["games"]) + len(games),
+                           int(plan["sets"]) + len(stage.meetings), json.dumps(record), len(specs), *specs]
+        for pair, count in legs.items():
+            args += [pair, count]
+        keys = [ladder_key(lid, k) for k in ("plan", "pending", "running", "results", "setleft", "stages")]
+        if await self.stage_script(keys=keys, args=args):
+            await self.ladders.event(lid, {"type": "stage", **record})
+        return True
+
+    async def start(self, cfg: LadderConfig, game: GameSpec) -> None:
         """Create a claimed game's match, assign its seats and mark it started. Idempotent, for the
         process that claimed it and for one that takes over after :data:`CLAIM_LEASE_MS`: the match
         id is fixed (created once), each seat is assigned once (assign.lua), and the ``started``
@@ -159,7 +179,7 @@ class Scheduler:
             await self.ladders.event(cfg["ladder_id"], {"type": "started", "game": game["game"],
                                                  "match_id": game["match_id"], "bots": bots})
 
-    async def record(self, cfg: dict[str, Any], game: dict[str, Any]) -> int:
+    async def record(self, cfg: LadderConfig, game: GameSpec) -> int:
         s = await self.ladders.matches.summary(game["match_id"])
         if len(game["bots"]) != 2:
             result = seated_result(game, s, cfg.get("team_of_seat") or find_variant(cfg["variant"]).team_of_seat)
@@ -174,6 +194,8 @@ class Scheduler:
                 "deals": len(s["deal_results"]),
                 "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
             }
+        if "stage" in game:  # a format planned stage by stage: which stage and meeting it belongs to
+            result.update(stage=game["stage"], meeting=game.get("meeting", ""))
         seats = await self.ladders.matches.seat_stats(game["match_id"])
         result["stats"] = [botstats.game_stats(seats[i], *_outcome(result, i)) for i in range(len(game["bots"]))]
         lid = cfg["ladder_id"]
@@ -205,7 +227,7 @@ class Scheduler:
                 await self.ladders.redis.delete(ladder_key(lid, "pending"))
         return 1
 
-    async def maybe_finish(self, cfg: dict[str, Any]) -> None:
+    async def maybe_finish(self, cfg: LadderConfig) -> None:
         lid = cfg["ladder_id"]
         pipe = self.ladders.redis.pipeline(transaction=False)
         pipe.llen(ladder_key(lid, "pending"))
@@ -234,7 +256,7 @@ class LadderDriver:
     """Runs :meth:`Scheduler.drive` for every running ladder every ``poll_ms`` (one per
     server process, like the reaper)."""
 
-    def __init__(self, ladders: LadderHost, poll_ms: int = 100,
+    def __init__(self, ladders: Drivable, poll_ms: int = 100,
                  sleep: Callable[[float], Any] = asyncio.sleep) -> None:
         self.ladders = ladders
         self.poll_ms = poll_ms

@@ -1,15 +1,20 @@
 """Ladder formats and the plan of a ladder's games (docs/DESIGN.md §5).
 
-A format is one :class:`Format` object in :data:`FORMATS`: which tables of bots meet
-(:meth:`Format.tables`), what it accepts (:meth:`Format.validate`) and when it stops early
-(:meth:`Format.decided`). The next format (Swiss, knockout, arena) is one more class here; the
-scheduler (:mod:`bummerl.ladder.driver`) and the service never branch on a format's name.
+A format is one class (listed in :data:`bummerl.ladder.registry.FORMATS`) that plans a ladder **stage by stage**
+(:meth:`Format.stage`): given what has happened (the bots, the earlier stages, every result so
+far), it returns the next :class:`Stage` (the :class:`Meeting` s of bots to play, and any byes)
+or None when nothing is left. Round robin, gauntlet and SPRT plan everything in stage 0, at
+creation; Swiss (:mod:`bummerl.ladder.swiss`) and knockout (:mod:`bummerl.ladder.knockout`)
+plan a round at a time from the standings. The scheduler (:mod:`bummerl.ladder.driver`) asks
+for the next stage once every game of the previous one is recorded and writes it exactly once
+(``stage.lua``); neither it nor the service branches on a format: adding a format is one class
+here or in a module of its own, one line in :mod:`bummerl.ladder.registry`, and its tests.
 
-:func:`plan` turns a format's tables into games: two seats play duplicate pairs (the same seed with
-the seats swapped, the second leg with relabelled suits), three or four seats duplicate sets (one
-seed under every seating arrangement, :func:`seatings`, each leg after the first with its own
-relabelling, :func:`suit_perms`). Match ids come from :class:`MatchIds` (not derivable from the
-ladder id and the game number).
+:func:`plan_meetings` turns meetings into games: two seats play duplicate pairs (the same seed
+with the seats swapped, the second leg with relabelled suits), three or four seats duplicate sets
+(one seed under every seating arrangement, :func:`seatings`, each leg after the first with its
+own relabelling, :func:`suit_perms`), the legs of a set spread apart (:func:`spread_legs`). Match
+ids come from :class:`MatchIds` (not derivable from the ladder id and the game number).
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import itertools
 import json
 import math
 import random
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, TypedDict
 
 from bummerl.core.errors import InvalidArgumentError
 from bummerl.rules import Rules
@@ -28,12 +34,78 @@ from bummerl.rules.base.cards import SUITS
 
 MAX_GAMES = 200_000
 """Most games a ladder may plan (pairings or tables x rounds x legs of a duplicate set), SPRT
-ladders included (their ``rounds`` is the most pairs they play)."""
+ladders included (their ``rounds`` is the most pairs they play); for a format planned stage by
+stage, the most it could plan (:meth:`Format.max_games`)."""
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """Bots that play together in a stage: ``table`` (bot ids; with two seats the seat order of
+    the first leg in an even ``round``), ``round`` (two seats: who sits first alternates with it;
+    3-4 seats without duplicate deals: seating arrangement ``round % seats!``), ``key`` (the Swiss
+    pairing or knockout tie, carried by its games and results as ``meeting``; "" when the format
+    needs none). One meeting is one duplicate set (one game without duplicate deals)."""
+
+    table: list[str]
+    round: int = 0
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What a format plans at once: ``meetings`` in play order, ``byes`` (bots that sit the stage
+    out, scored as the format says), ``label`` (for people: ``round 2``, ``round 1, tie-break 1``)."""
+
+    meetings: list[Meeting]
+    byes: list[str] = field(default_factory=list)
+    label: str = ""
+
+
+class StageRecord(TypedDict):
+    """A stage as stored (``bm:ladder:<id>:stages``, formats planned stage by stage): its number,
+    label, meetings (``key``, ``bots``, ``sets``) and byes."""
+
+    stage: int
+    label: str
+    meetings: list[dict[str, Any]]
+    byes: list[str]
+
+
+def stage_record(number: int, stage: Stage) -> StageRecord:
+    """The record of ``stage``: one entry per meeting key, in first-planned order, with ``sets``
+    (the duplicate sets, or games without duplicate deals, planned for it in this stage)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for m in stage.meetings:
+        seen.setdefault(m.key, {"key": m.key, "bots": list(m.table), "sets": 0})["sets"] += 1
+    return {"stage": number, "label": stage.label, "meetings": list(seen.values()), "byes": list(stage.byes)}
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a format decides a stage from: the ladder's ``bots`` (in the order listed, or seeded),
+    ``seats`` per game, ``rounds`` (the format's own meaning), ``per_meeting`` (duplicate sets each
+    pairing or tie plays per stage), ``duplicate`` (duplicate deals), ``stage`` (0 at creation),
+    ``history`` (the stages planned before, formats planned stage by stage), ``results`` (every
+    result so far, each with ``stage`` and ``meeting`` where planned with them) and ``rng`` (seeded
+    from the ladder's secret plan seed and the stage number: the same stage is planned the same in
+    every process)."""
+
+    bots: Sequence[str]
+    seats: int
+    rounds: int
+    per_meeting: int = 1
+    duplicate: bool = True
+    stage: int = 0
+    history: Sequence[StageRecord] = ()
+    results: Sequence[Mapping[str, Any]] = ()
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
 
 
 class Format(Protocol):
     """A ladder format. ``name``: its id in the API (``round_robin``...); ``stops_early``: it may
-    end before its planned games (then the scheduler asks :meth:`decided` after every result)."""
+    end before its planned games (the scheduler asks :meth:`decided` after every result);
+    ``staged``: it plans from the results, stage after stage (its stages are kept, and
+    :meth:`view` shows them)."""
 
     @property
     def name(self) -> str: ...
@@ -41,32 +113,61 @@ class Format(Protocol):
     @property
     def stops_early(self) -> bool: ...
 
-    def validate(self, bots: Sequence[str], seats: int) -> None:
-        """Raise InvalidArgumentError (naming the field) unless this format takes ``bots`` at a
-        variant of ``seats`` seats."""
+    @property
+    def staged(self) -> bool: ...
 
-    def tables(self, bots: Sequence[str], seats: int) -> list[list[str]]:
-        """The tables of one round: lists of ``seats`` different bots, in play order."""
+    def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
+        """Raise InvalidArgumentError (naming the field) unless this format takes ``bots`` at a
+        variant of ``seats`` seats for ``rounds``."""
+
+    def max_games(self, num_bots: int, seats: int, rounds: int, per_meeting: int, duplicate: bool) -> int:
+        """The most games it may plan (checked against :data:`MAX_GAMES` at creation)."""
+
+    def stage(self, ctx: StageContext) -> Stage | None:
+        """The next stage (``ctx.stage``), or None when the ladder has nothing left to plan."""
 
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         """Whether the ladder may stop before its planned games (``pairs``: the pair table of
         :func:`bummerl.ladder.standings.pair_table` over the results so far)."""
 
+    def view(self, ctx: StageContext) -> dict[str, Any]:
+        """What the format shows of its progress (Swiss standings with tiebreaks, a knockout
+        bracket): ``{"standings": [...], "rounds": [...]}`` (see ``GetPairings``); empty lists for
+        a format planned at once."""
+
+
+def legs_per_set(seats: int, duplicate: bool) -> int:
+    """Games of one duplicate set: ``seats!`` (2 for a pair), 1 without duplicate deals."""
+    return math.factorial(seats) if duplicate else 1
+
 
 class RoundRobin:
-    """Every table of ``seats`` bots (every pair with two seats), ``rounds`` times."""
+    """Every table of ``seats`` bots (every pair with two seats), ``rounds`` times, all planned at
+    creation."""
 
     name: ClassVar[str] = "round_robin"
     stops_early: ClassVar[bool] = False
+    staged: ClassVar[bool] = False
 
-    def validate(self, bots: Sequence[str], seats: int) -> None:
+    def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
         pass
 
     def tables(self, bots: Sequence[str], seats: int) -> list[list[str]]:
         return [list(c) for c in itertools.combinations(bots, seats)]
 
+    def max_games(self, num_bots: int, seats: int, rounds: int, per_meeting: int, duplicate: bool) -> int:
+        return math.comb(num_bots, seats) * rounds * legs_per_set(seats, duplicate)
+
+    def stage(self, ctx: StageContext) -> Stage | None:
+        if ctx.stage:
+            return None
+        return Stage([Meeting(t, r) for r in range(ctx.rounds) for t in self.tables(ctx.bots, ctx.seats)])
+
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         return False
+
+    def view(self, ctx: StageContext) -> dict[str, Any]:
+        return {"standings": [], "rounds": []}
 
 
 class Gauntlet(RoundRobin):
@@ -77,6 +178,9 @@ class Gauntlet(RoundRobin):
     def tables(self, bots: Sequence[str], seats: int) -> list[list[str]]:
         return [[bots[0], *c] for c in itertools.combinations(bots[1:], seats - 1)]
 
+    def max_games(self, num_bots: int, seats: int, rounds: int, per_meeting: int, duplicate: bool) -> int:
+        return math.comb(num_bots - 1, seats - 1) * rounds * legs_per_set(seats, duplicate)
+
 
 class SprtFormat(Gauntlet):
     """Two bots, head to head, until the SPRT of its pair decides (at most ``rounds`` pairs)."""
@@ -84,7 +188,7 @@ class SprtFormat(Gauntlet):
     name: ClassVar[str] = "sprt"
     stops_early: ClassVar[bool] = True
 
-    def validate(self, bots: Sequence[str], seats: int) -> None:
+    def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
         if seats != 2:
             raise InvalidArgumentError(f"an SPRT ladder is a head-to-head of two bots in a two-player variant; "
                                        f"this variant seats {seats} (use round_robin or gauntlet)")
@@ -93,18 +197,6 @@ class SprtFormat(Gauntlet):
 
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         return bool(pairs and pairs[0]["sprt_result"])
-
-
-FORMATS: dict[str, Format] = {f.name: f for f in (RoundRobin(), Gauntlet(), SprtFormat())}
-"""Every format by its name."""
-
-
-def find_format(name: str) -> Format:
-    """The format called ``name``; InvalidArgumentError listing the known ones."""
-    try:
-        return FORMATS[name]
-    except KeyError:
-        raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {name!r}") from None
 
 
 def fixed_suits(rules: Rules) -> tuple[int, ...]:
@@ -168,64 +260,64 @@ def suit_perms(rng: random.Random, count: int, fixed: Sequence[int] = ()) -> lis
     return out[:count]
 
 
-def planned_games(fmt: Format, num_bots: int, seats: int, rounds: int, duplicate: bool) -> int:
-    """How many games :func:`plan` plans (tables x rounds x ``seats!`` legs, or one game per
-    table and round without duplicate deals; an SPRT plans its ``rounds`` pairs up front), without
-    listing the tables."""
-    if isinstance(fmt, Gauntlet):
-        tables = math.comb(num_bots - 1, seats - 1)
-    else:
-        tables = math.comb(num_bots, seats)
-    return tables * rounds * (math.factorial(seats) if duplicate else 1)
+def plan(ladder_id: str, fmt: Format, bots: list[str], seats: int, rounds: int, duplicate: bool,
+         rng: random.Random, fixed: Sequence[int] = (), match_id: Callable[[int], str] | None = None
+         ) -> list[dict[str, Any]]:
+    """The games of a ladder's first stage (every game of a format planned at once), see
+    :func:`plan_meetings`."""
+    first = fmt.stage(StageContext(bots, seats, rounds, duplicate=duplicate, rng=rng))
+    return plan_meetings(first.meetings if first else [], seats, duplicate, rng, fixed,
+                         match_id or _plain_ids(ladder_id))
 
 
 def _plain_ids(ladder_id: str) -> Callable[[int], str]:
     return lambda n: f"{ladder_id}g{n:06d}"
 
 
-def plan(ladder_id: str, fmt: Format, bots: list[str], seats: int, rounds: int, duplicate: bool,
-         rng: random.Random, fixed: Sequence[int] = (), match_id: Callable[[int], str] | None = None
-         ) -> list[dict[str, Any]]:
-    """Every game of a ladder, round by round so that tables interleave. Game spec: ``{"game",
-    "pair" (the duplicate set), "leg", "bots" (bot id per seat), "seed", "suit_perm",
-    "match_id"}`` (``match_id``: game number -> id, :class:`MatchIds`; default
-    ``<ladder>g<number>``).
+def plan_meetings(meetings: Sequence[Meeting], seats: int, duplicate: bool, rng: random.Random,
+                  fixed: Sequence[int], match_id: Callable[[int], str], first_game: int = 0, first_pair: int = 0,
+                  stage: int | None = None) -> list[dict[str, Any]]:
+    """The games of ``meetings`` (in order, so that tables interleave). Game spec
+    (:class:`bummerl.ladder.data.GameSpec`): ``{"game", "pair" (the duplicate set), "leg", "bots"
+    (bot id per seat), "seed", "suit_perm", "match_id"}``, plus ``stage`` and ``meeting`` (the
+    meeting's key) when ``stage`` is given; games are numbered from ``first_game`` and sets from
+    ``first_pair`` (``match_id``: game number -> id, :class:`MatchIds`).
 
     Two seats: a duplicate pair is two games on one seed with the seats swapped, the second with
-    relabelled suits; who sits first alternates by round. Three or four: a duplicate set plays one
-    seed under every seating arrangement of the table (:func:`seatings`; ``leg`` 0 ..
-    ``seats! - 1``), every leg after the first with its own relabelling (:func:`suit_perms`,
-    keeping the ``fixed`` suits); without duplicate deals one game per table and round, seated by
-    arrangement ``round % seats!``. With duplicate deals the legs of each set are spread apart in a
-    random order (:func:`spread_legs`); ``game`` numbers the games in that play order."""
-    match_id = match_id or _plain_ids(ladder_id)
+    relabelled suits; who sits first alternates with the meeting's ``round``. Three or four: a
+    duplicate set plays one seed under every seating arrangement of the table (:func:`seatings`;
+    ``leg`` 0 .. ``seats! - 1``), every leg after the first with its own relabelling
+    (:func:`suit_perms`, keeping the ``fixed`` suits); without duplicate deals one game per meeting,
+    seated by arrangement ``round % seats!``. With duplicate deals the legs of each set are spread
+    apart in a random order (:func:`spread_legs`); ``game`` numbers the games in that play order."""
     games: list[dict[str, Any]] = []
-    pair = 0
-    for r in range(rounds):
-        for table in fmt.tables(bots, seats):
-            seed = rng.randrange(2**63)
-            if seats == 2:
-                first = table if r % 2 == 0 else table[::-1]
-                legs = [list(first), list(first[::-1])] if duplicate else [list(first)]
-                perms: list[list[int]] = [[]]
-                if duplicate:
-                    perm = [0, 1, 2, 3]
-                    while perm == [0, 1, 2, 3]:
-                        rng.shuffle(perm)
-                    perms.append(perm)
-            else:
-                arrangements = seatings(table)
-                legs = arrangements if duplicate else [arrangements[r % len(arrangements)]]
-                perms = [[], *suit_perms(rng, len(legs) - 1, fixed)]
-            for leg, seated in enumerate(legs):
-                games.append({"pair": pair, "leg": leg, "bots": seated, "seed": seed, "suit_perm": perms[leg]})
-            pair += 1
+    for n, meeting in enumerate(meetings):
+        table, r, pair = meeting.table, meeting.round, first_pair + n
+        seed = rng.randrange(2**63)
+        if seats == 2:
+            first = table if r % 2 == 0 else table[::-1]
+            legs = [list(first), list(first[::-1])] if duplicate else [list(first)]
+            perms: list[list[int]] = [[]]
+            if duplicate:
+                perm = [0, 1, 2, 3]
+                while perm == [0, 1, 2, 3]:
+                    rng.shuffle(perm)
+                perms.append(perm)
+        else:
+            arrangements = seatings(table)
+            legs = arrangements if duplicate else [arrangements[r % len(arrangements)]]
+            perms = [[], *suit_perms(rng, len(legs) - 1, fixed)]
+        for leg, seated in enumerate(legs):
+            g: dict[str, Any] = {"pair": pair, "leg": leg, "bots": seated, "seed": seed, "suit_perm": perms[leg]}
+            if stage is not None:
+                g.update(stage=stage, meeting=meeting.key)
+            games.append(g)
     if duplicate:
         games = spread_legs(games, rng)
+    out = []
     for n, g in enumerate(games):
-        g["game"] = n
-        g["match_id"] = match_id(n)
-    return [{"game": g["game"], **{k: v for k, v in g.items() if k != "game"}} for g in games]
+        out.append({"game": first_game + n, **g, "match_id": match_id(first_game + n)})
+    return out
 
 
 SPREAD_SETS = 8

@@ -40,7 +40,6 @@ import logging
 import math
 import random
 import secrets
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -63,20 +62,13 @@ from bummerl.store.keys import aux_key, botq_key, ladder_key
 from bummerl.store.redis_store import blocking_twin, close_client
 
 from . import botstats
+from .data import CONNECT_TIMEOUT_MS, LadderConfig, LadderData
 from .driver import Scheduler
 from .feeds import Feeds
-from .formats import (
-    MAX_GAMES,
-    MatchIds,
-    encode_plan,
-    find_format,
-    fixed_suits,
-    plan,
-    planned_games,
-)
-from .ids import _NAME_RE, MAX_LADDER_NAME, _is_id, check_id
+from .formats import MAX_GAMES, MatchIds, StageContext, encode_plan, fixed_suits, plan_meetings, stage_record
+from .ids import _NAME_RE, MAX_LADDER_NAME, _is_id
+from .registry import find_format
 from .spec import LadderSpec
-from .standings import BOARDS, LadderBoard, Standings, leaderboard, pair_table, rating_pool
 from .stats import Sprt
 
 log = logging.getLogger(__name__)
@@ -97,13 +89,14 @@ PRESENCE_TTL_MS = 15_000
 process, renewed its presence entry less than this many ms ago (every third of it)."""
 
 BOT_SEAT = "bot:"
+
+SEEDINGS = ("listed", "rating")
+"""How a knockout seeds its bots: in the order listed, or by their pooled rating."""
 """Prefix of a CreateMatch seat name that seats a connected registered bot (``bot:<name>``)."""
 
 GAMES_LISTED = 10_000
 """Most planned games :meth:`LadderService.games` lists."""
 
-CONNECT_TIMEOUT_MS = 600_000
-"""How long a ``start_when_connected`` ladder waits for its bots by default (10 minutes)."""
 
 
 class LadderService:
@@ -123,8 +116,10 @@ class LadderService:
         self.streams_per_peer = streams_per_peer
         self.streams_per_bot = streams_per_bot
         self._open: dict[tuple[str, str], int] = {}
-        self._boards: OrderedDict[str, LadderBoard] = OrderedDict()
-        self.scheduler = Scheduler(self)
+        self.data = LadderData(matches)
+        """The ladders' data (configs, bots, presence, results, standings, events)."""
+        self.scheduler = Scheduler(self.data)
+        """Claims, starts and records the games of running ladders; :meth:`drive` asks it."""
         matches.reveal_check = self.set_over  # a ladder game's hidden cards wait for its duplicate set
 
     async def aclose(self) -> None:
@@ -132,6 +127,43 @@ class LadderService:
         await self.public_feeds.aclose()
         await self.bot_feeds.aclose()
         await close_client(self._public_client)
+
+    # the ladders' data (bummerl.ladder.data.LadderData), as the API calls it
+    async def config(self, ladder_id: str) -> LadderConfig:
+        """:meth:`LadderData.config`: InvalidArgumentError for a malformed id, NotFoundError."""
+        return await self.data.config(ladder_id)
+
+    async def bot(self, bot_id: str) -> dict[str, Any]:
+        """:meth:`LadderData.bot`: the stored bot (with its token hash); NotFoundError if unknown."""
+        return await self.data.bot(bot_id)
+
+    async def presence(self) -> dict[str, tuple[int, str]]:
+        """:meth:`LadderData.presence`."""
+        return await self.data.presence()
+
+    async def connected_bots(self) -> dict[str, int]:
+        """:meth:`LadderData.connected_bots`."""
+        return await self.data.connected_bots()
+
+    async def waiting_for_bots(self, cfg: LadderConfig, connected: dict[str, int] | None = None) -> bool:
+        """:meth:`LadderData.waiting_for_bots`."""
+        return await self.data.waiting_for_bots(cfg, connected)
+
+    async def results(self, ladder_id: str) -> list[dict[str, Any]]:
+        """:meth:`LadderData.results`."""
+        return await self.data.results(ladder_id)
+
+    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
+        """:meth:`LadderData.leaderboard`."""
+        return await self.data.leaderboard(ladder_id, pooled)
+
+    async def event(self, ladder_id: str, ev: dict[str, Any]) -> None:
+        """:meth:`LadderData.event`."""
+        await self.data.event(ladder_id, ev)
+
+    async def running_ladders(self) -> list[str]:
+        """:meth:`LadderData.running_ladders`."""
+        return await self.data.running_ladders()
 
     @contextlib.contextmanager
     def _slot(self, kind: str, who: str, cap: int, what: str) -> Iterator[None]:
@@ -193,14 +225,6 @@ class LadderService:
         await self.redis.set(aux_key("bot", bot_id), json.dumps(bot))
         await self.redis.sadd(aux_key("bots"), bot_id)
         return {"bot_id": bot_id, "bot_token": token, "name": name}
-
-    async def bot(self, bot_id: str) -> dict[str, Any]:
-        """The stored bot (with its token hash); NotFoundError if unknown."""
-        check_id("bot_id", bot_id)
-        raw = await self.redis.get(aux_key("bot", bot_id))
-        if raw is None:
-            raise NotFoundError(f"no bot {bot_id!r}")
-        return dict(json.loads(raw))
 
     async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
         """The bot if ``token`` is its bot token; PermissionDeniedError for the valid token of
@@ -376,34 +400,6 @@ class LadderService:
             except Exception as e:  # noqa: BLE001 - redis down: the next beat retries
                 log.warning("presence of %s: %s", member.split("|")[0], type(e).__name__)
 
-    async def connected_bots(self) -> dict[str, int]:
-        """Bots that hold an assignment stream on any server process now: bot id -> since (ms
-        since the epoch, the oldest open stream)."""
-        return {b: since for b, (since, _client) in (await self.presence()).items()}
-
-    async def presence(self) -> dict[str, tuple[int, str]]:
-        """Bot id -> (connected since, ms since the epoch; what its newest stream's client said)
-        for every bot with an open assignment stream on any process. Expired entries (a process
-        that died) are dropped on the way."""
-        now = self.matches.now_ms()
-        key, since_key, client_key = aux_key("presence"), aux_key("presence", "since"), aux_key("presence", "client")
-        gone = await self.redis.zrangebyscore(key, "-inf", now)
-        if gone:
-            await self.redis.zrem(key, *gone)
-            await self.redis.hdel(since_key, *gone)
-            await self.redis.hdel(client_key, *gone)
-        members: list[Any] = list(await self.redis.zrangebyscore(key, now, "+inf"))
-        out: dict[str, tuple[int, str]] = {}
-        if members:
-            sinces = await self.redis.hmget(since_key, members)
-            clients = await self.redis.hmget(client_key, members)
-            for m, since, client in zip(members, sinces, clients, strict=True):
-                bot = _text(m).split("|", 1)[0]
-                t = int(since or now)
-                if bot not in out or t < out[bot][0]:
-                    out[bot] = (t, _text(client or b""))
-        return out
-
     # ------------------------------------------------------------------ ladders
     async def create_ladder(self, spec: LadderSpec, admin_token: str | None = None) -> dict[str, Any]:
         """Validate and plan a ladder (admin); returns :meth:`ladder` (with ``num_players`` and
@@ -430,14 +426,19 @@ class LadderService:
         if seats != 2 and (len(set(bots)) != len(bots) or len(bots) < seats):
             raise InvalidArgumentError(f"{variant.id} seats {seats} bots a game: a ladder of it needs at least "
                                        f"{seats} different bots, got {len(set(bots))}")
-        fmt.validate(bots, seats)
+        fmt.validate(bots, seats, spec.rounds)
+        if not 1 <= spec.pairs_per_meeting <= 1000:
+            raise InvalidArgumentError(f"pairs_per_meeting must be 1..1000, not {spec.pairs_per_meeting}")
+        if spec.seeding not in SEEDINGS:
+            raise InvalidArgumentError(f"seeding must be one of {', '.join(SEEDINGS)}, got {spec.seeding!r}")
         if not 0 <= spec.connect_timeout_ms <= 7 * 24 * 3600 * 1000:
             raise InvalidArgumentError("connect_timeout_ms must be in 0 .. 7 days (ms)")
         for name, value, low, high in (("rounds", spec.rounds, 1, 100_000), ("concurrency", spec.concurrency, 1, 1000),
                                        ("deals_per_game", spec.deals_per_game, 0, 1000)):
             if not low <= value <= high:
                 raise InvalidArgumentError(f"{name} must be {low}..{high}, not {value}")
-        if (total := planned_games(fmt, len(bots), seats, spec.rounds, spec.duplicate_deals)) > MAX_GAMES:
+        if (total := fmt.max_games(len(bots), seats, spec.rounds, spec.pairs_per_meeting,
+                                   spec.duplicate_deals)) > MAX_GAMES:
             raise InvalidArgumentError(f"this ladder would plan {total} games (at most {MAX_GAMES}): fewer bots or "
                                        f"rounds, or no duplicate deals ({math.factorial(seats)} games a set)")
         if spec.sprt and not fmt.stops_early:
@@ -459,11 +460,21 @@ class LadderService:
                                               f"(RotateBotToken) before it plays in a new ladder")
             names[b] = bot["name"]
         ladder_id = "l" + secrets.token_hex(8)
-        rng = random.Random(spec.seed if spec.seed is not None else secrets.randbits(63))
-        ids = MatchIds(ladder_id, secrets.token_bytes(32))
+        plan_seed = spec.seed if spec.seed is not None else secrets.randbits(63)
+        rng = random.Random(plan_seed)
+        id_key = secrets.token_bytes(32)
+        fixed = fixed_suits(rules)
+        if spec.seeding == "rating":
+            bots = await self.data.by_rating(bots, {"variant": variant.id, "options": dict(spec.options or {}),
+                                                    "time_control": tc.to_dict() if tc else None,
+                                                    "deals_per_game": spec.deals_per_game})
+        ctx = StageContext(bots, seats, spec.rounds, spec.pairs_per_meeting, spec.duplicate_deals, 0, (), (), rng)
+        first = await asyncio.to_thread(fmt.stage, ctx)
+        if first is None or not first.meetings:
+            raise InvalidArgumentError(f"format {fmt.name} has no game to play with these bots")
         # planning up to MAX_GAMES games takes a while: not on the event loop
-        games = await asyncio.to_thread(plan, ladder_id, fmt, bots, seats, spec.rounds, spec.duplicate_deals, rng,
-                                        fixed_suits(rules), ids)
+        games = await asyncio.to_thread(plan_meetings, first.meetings, seats, spec.duplicate_deals, rng, fixed,
+                                        MatchIds(ladder_id, id_key), 0, 0, 0 if fmt.staged else None)
         cfg: dict[str, Any] = {
             "ladder_id": ladder_id, "name": spec.name or ladder_id, "variant": variant.id,
             "num_players": seats, "team_of_seat": list(variant.team_of_seat),
@@ -474,6 +485,7 @@ class LadderService:
             "concurrency": spec.concurrency, "created_at_ms": self.matches.now_ms(), "matches_total": len(games),
             "start_when_connected": spec.start_when_connected,
             "connect_timeout_ms": (spec.connect_timeout_ms or CONNECT_TIMEOUT_MS) if spec.start_when_connected else 0,
+            "pairs_per_meeting": spec.pairs_per_meeting, "seeding": spec.seeding,
         }
         specs, legs = await asyncio.to_thread(encode_plan, games)
         for i in range(0, len(specs), 10_000):  # the plan first: nothing runs before the status is set
@@ -482,6 +494,11 @@ class LadderService:
         for i in range(0, len(sets), 10_000):
             await self.redis.hset(ladder_key(ladder_id, "setleft"), mapping=dict(sets[i:i + 10_000]))
         pipe = self.redis.pipeline(transaction=True)  # the ladder's own keys: one hash tag, one MULTI
+        if fmt.staged:  # the secret of the next stages' decks and ids, and where the plan stands
+            pipe.hset(ladder_key(ladder_id, "plan"), mapping={
+                "seed": str(plan_seed), "id_key": id_key.hex(), "fixed": json.dumps(list(fixed)), "stage": "1",
+                "games": str(len(games)), "sets": str(len(first.meetings))})
+            pipe.rpush(ladder_key(ladder_id, "stages"), json.dumps(stage_record(0, first)))
         pipe.set(ladder_key(ladder_id), json.dumps(cfg))
         pipe.set(ladder_key(ladder_id, "status"), "running")
         await pipe.execute()
@@ -489,22 +506,16 @@ class LadderService:
         await self.redis.zadd(aux_key("ladders"), {ladder_id: int(cfg["created_at_ms"])})
         await self.redis.sadd(aux_key("ladders", "running"), ladder_id)
         await self.event(ladder_id, {"type": "created", "matches_total": len(games)})
+        if fmt.staged:
+            await self.event(ladder_id, {"type": "stage", **stage_record(0, first)})
         return await self.ladder(ladder_id)
-
-    async def config(self, ladder_id: str) -> dict[str, Any]:
-        """The stored config of a ladder: every call that names a ladder starts here, so the id
-        is checked here once (:func:`check_id`: InvalidArgumentError), then NotFoundError."""
-        check_id("ladder_id", ladder_id)
-        raw = await self.redis.get(ladder_key(ladder_id))
-        if raw is None:
-            raise NotFoundError(f"no ladder {ladder_id!r}")
-        return dict(json.loads(raw))
 
     async def ladder(self, ladder_id: str) -> dict[str, Any]:
         """The ladder's config with ``status`` (running, finished, stopped), ``matches_played``,
         ``matches_running`` and ``matches_total`` (an SPRT that stopped early has played fewer),
         ``num_players`` and ``team_of_seat`` (team per seat)."""
-        cfg = await self.config(ladder_id)
+        stored = await self.config(ladder_id)
+        cfg: dict[str, Any] = dict(stored)
         cfg.setdefault("num_players", 2)  # a ladder made before 3-4 seat ladders existed
         cfg.setdefault("team_of_seat", [0, 1])
         pipe = self.redis.pipeline(transaction=False)
@@ -513,91 +524,16 @@ class LadderService:
         pipe.hlen(ladder_key(ladder_id, "running"))
         status, played, running = await pipe.execute()
         cfg.update(status=(status or b"running").decode(), matches_played=int(played), matches_running=int(running))
+        if find_format(stored["format"]).staged:  # planned so far
+            cfg["matches_total"] = int(await self.redis.hget(ladder_key(ladder_id, "plan"), "games") or 0)
         connected = await self.connected_bots()
         cfg["absent_bots"] = [b for b in cfg["bot_ids"] if b not in connected]
-        cfg["waiting_for_bots"] = cfg["status"] == "running" and await self.waiting_for_bots(cfg, connected)
+        cfg["waiting_for_bots"] = cfg["status"] == "running" and await self.waiting_for_bots(stored, connected)
         return cfg
-
-    async def waiting_for_bots(self, cfg: dict[str, Any], connected: dict[str, int] | None = None) -> bool:
-        """Does a ``start_when_connected`` ladder still wait for a bot (none of its games has been
-        claimed yet, a bot is absent, and the wait has not timed out)?"""
-        if not cfg.get("start_when_connected") or await self.redis.exists(ladder_key(cfg["ladder_id"], "go")):
-            return False
-        connected = await self.connected_bots() if connected is None else connected
-        absent = [b for b in cfg["bot_ids"] if b not in connected]
-        timeout = int(cfg.get("connect_timeout_ms") or CONNECT_TIMEOUT_MS)
-        if absent and self.matches.now_ms() < int(cfg["created_at_ms"]) + timeout:
-            return True
-        if await self.redis.set(ladder_key(cfg["ladder_id"], "go"), "1", nx=True):  # once, in one process
-            await self.event(cfg["ladder_id"], {"type": "bots_absent" if absent else "bots_connected",
-                                                 "bots": absent})
-        return False
 
     async def list_ladders(self) -> list[dict[str, Any]]:
         ids = [_text(x) for x in await self.redis.zrange(aux_key("ladders"), 0, -1)]
         return [await self.ladder(i) for i in ids]
-
-    async def results(self, ladder_id: str) -> list[dict[str, Any]]:
-        """Every finished game in order: ``{"game", "pair", "leg", "match_id", "bots", "winner",
-        "scores", "reason", "deals_won", "deals", "game_points"}`` (per seat, index = seat; scores:
-        1 won, 0.5 drawn, 0 lost). Three or four seats also ``placements``, ``teams`` and
-        ``deals_lost`` (:func:`seated_result`)."""
-        await self.config(ladder_id)
-        raw: list[Any] = list(await self.redis.lrange(ladder_key(ladder_id, "results"), 0, -1))
-        return await asyncio.to_thread(_decode_all, raw) if len(raw) > 1000 else _decode_all(raw)
-
-    async def leaderboard(self, ladder_id: str, pooled: bool = False) -> dict[str, Any]:
-        """``{"ladder_id", "entries": [...], "pairs": [...], "ladder_ids", "pool"}`` from the results
-        (see :func:`leaderboard`). ``pooled``: ratings and pair statistics over every ladder of the
-        same rating pool as this one (:func:`rating_pool`: variant, options, time control, deals per
-        game), their results in ladder creation order; ``ladder_ids`` lists them. NotFoundError
-        for an unknown ladder."""
-        cfg = await self.config(ladder_id)
-        if not pooled:  # the ratings fold only the results added since the last read
-            board = await self.board(cfg)
-            async with board.lock:
-                entries = board.standings.entries(cfg.get("bot_names", {}))
-                pairs = await asyncio.to_thread(pair_table, cfg, list(board.results))
-            return {"ladder_id": ladder_id, "entries": entries, "pairs": pairs, "ladder_ids": [ladder_id],
-                    "pool": rating_pool(cfg)}
-        pool = rating_pool(cfg)
-        members = [c for c in await self.list_ladders() if rating_pool(c) == pool]
-        results: list[dict[str, Any]] = []
-        merged: dict[str, Any] = {"ladder_id": ladder_id, "bot_ids": [], "bot_names": {}, "sprt": None,
-                                  "duplicate_deals": all(c.get("duplicate_deals") for c in members)}
-        for c in members:
-            merged["bot_ids"] += [b for b in c["bot_ids"] if b not in merged["bot_ids"]]
-            merged["bot_names"].update(c.get("bot_names", {}))
-            results += [{**r, "pair": f"{c['ladder_id']}/{r['pair']}"} for r in await self.results(c["ladder_id"])]
-        return {**await asyncio.to_thread(leaderboard, merged, results), "ladder_ids": [c["ladder_id"] for c in members],
-                "pool": pool}
-
-    async def board(self, cfg: dict[str, Any]) -> LadderBoard:
-        """This process's running standings of a ladder, brought up to date: reads and folds only
-        the results recorded since the last call (off the event loop when there are many).
-        At most :data:`BOARDS` ladders are kept."""
-        lid = cfg["ladder_id"]
-        board = self._boards.get(lid)
-        if board is None:
-            board = self._boards[lid] = LadderBoard(Standings(cfg["bot_ids"]))
-        self._boards.move_to_end(lid)
-        while len(self._boards) > BOARDS:
-            self._boards.popitem(last=False)
-        async with board.lock:
-            raw = await self.redis.lrange(ladder_key(lid, "results"), len(board.results), -1)
-            if raw:
-                new = await asyncio.to_thread(_decode_all, raw) if len(raw) > 100 else _decode_all(raw)
-                if len(new) > 100:
-                    await asyncio.to_thread(board.standings.add, new)
-                else:
-                    board.standings.add(new)
-                board.results.extend(new)
-        return board
-
-    async def event(self, ladder_id: str, ev: dict[str, Any]) -> None:
-        ev = dict(ev, ladder_id=ladder_id, at_ms=self.matches.now_ms())
-        await self.redis.xadd(ladder_key(ladder_id, "events"), {b"e": json.dumps(ev).encode()},
-                              maxlen=100_000, approximate=True)
 
     async def stream_ladder(self, ladder_id: str, peer: str = "") -> AsyncIterator[dict[str, Any]]:
         """Progress events of a ladder as they happen, from its creation: ``created``, ``started``
@@ -653,6 +589,35 @@ class LadderService:
         await self.event(ladder_id, {"type": new if new == "paused" else "resumed"})
         return await self.ladder(ladder_id)
 
+    async def pairings(self, ladder_id: str) -> dict[str, Any]:
+        """What a format planned stage by stage shows of its progress (``GetPairings``):
+        ``{"ladder_id", "format", "standings", "rounds"}``. Swiss: ``standings`` (per bot, best first:
+        ``bot_id``, ``name``, ``rank``, ``points``, ``buchholz``, ``sonneborn_berger``,
+        ``direct_encounter``, ``byes``, ``played``; :func:`bummerl.ladder.swiss.standings`) and per
+        round its meetings (``key``, ``bots``, ``names``, ``totals``, ``points``, ``games``,
+        ``expected``, ``complete``) and byes. Knockout: ``rounds`` of ties (``key``, ``round``,
+        ``seeds``, ``bots``, ``names``, ``score``, ``game_points``, ``pairs``, ``games``, ``winner``,
+        ``decided_by``: :class:`bummerl.ladder.knockout.Tie`). Formats planned at once: both
+        empty. NotFoundError for an unknown ladder."""
+        cfg = await self.config(ladder_id)
+        fmt = find_format(cfg["format"])
+        out: dict[str, Any] = {"ladder_id": ladder_id, "format": fmt.name, "standings": [], "rounds": []}
+        if not fmt.staged:
+            return out
+        stages = [json.loads(x) for x in await self.redis.lrange(ladder_key(ladder_id, "stages"), 0, -1)]
+        results = await self.results(ladder_id)
+        ctx = StageContext(cfg["bot_ids"], int(cfg.get("num_players") or 2), cfg["rounds"],
+                           int(cfg.get("pairs_per_meeting") or 1), cfg["duplicate_deals"], len(stages), stages, results)
+        view = await asyncio.to_thread(fmt.view, ctx)
+        names = cfg.get("bot_names", {})
+        for row in view["standings"]:
+            row["name"] = names.get(row["bot_id"], row["bot_id"])
+            row.pop("opponents", None)
+        for rnd in view["rounds"]:
+            for m in rnd["meetings"]:
+                m["names"] = [names.get(b, b) if b else "" for b in m["bots"]]
+        return {**out, **view}
+
     async def games(self, ladder_id: str, state: str = "") -> list[dict[str, Any]]:
         """The ladder's games: ``{"game", "pair", "leg", "bots", "state", "match_id"}``, planned
         ones in play order (at most :data:`GAMES_LISTED`, no match id), then the running ones, then
@@ -682,14 +647,7 @@ class LadderService:
         """One pass of :class:`~bummerl.ladder.driver.Scheduler` over a running ladder."""
         return await self.scheduler.drive(ladder_id)
 
-    async def running_ladders(self) -> list[str]:
-        return sorted(_text(x) for x in await self.redis.smembers(aux_key("ladders", "running")))
-
 
 def _text(x: object) -> str:
     """A Redis reply item (bytes: the client does not decode) as text."""
     return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
-
-
-def _decode_all(raw: Sequence[Any]) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in raw]

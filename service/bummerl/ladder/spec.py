@@ -24,7 +24,7 @@ class LadderSpec:
     format: str = "round_robin"
     rounds: int = 1
     """Games per pairing (table of 3 or 4 bots), or duplicate pairs (sets) per pairing (table)
-    when ``duplicate_deals``."""
+    when ``duplicate_deals``; Swiss: the number of rounds; knockout: not used."""
     duplicate_deals: bool = True
     deals_per_game: int = 0
     """0 = each game is a whole match (Bummerl); N = each game ends after N deals."""
@@ -34,10 +34,15 @@ class LadderSpec:
     sprt: dict[str, float] | None = None
     concurrency: int = 4
     seed: int | None = None
+    pairs_per_meeting: int = 1
+    """Swiss and knockout: duplicate pairs (sets; games without duplicate deals) each pairing of a
+    round (each knockout tie) plays before any tie-break."""
+    seeding: str = "listed"
+    """Knockout: seed the bots in the order listed, or by ``rating`` (the pooled openskill ordinal)."""
     start_when_connected: bool = False
     """Start no game until every bot is connected (or ``connect_timeout_ms`` has passed)."""
     connect_timeout_ms: int = 0
-    """With ``start_when_connected``: ms to wait for the bots; 0 = :data:`bummerl.ladder.service.CONNECT_TIMEOUT_MS`."""
+    """With ``start_when_connected``: ms to wait for the bots; 0 = :data:`bummerl.ladder.data.CONNECT_TIMEOUT_MS`."""
 
     @classmethod
     def from_request(cls, d: Mapping[str, Any]) -> LadderSpec:

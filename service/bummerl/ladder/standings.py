@@ -9,7 +9,7 @@ import asyncio
 import itertools
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ def _outcome(result: dict[str, Any], i: int) -> tuple[float, float]:
     return (1.0, 0.0) if len(firsts) == 1 else (0.5, 0.5)
 
 
-def seated_result(game: dict[str, Any], summary: dict[str, Any], team_of_seat: Sequence[int]) -> dict[str, Any]:
+def seated_result(game: Mapping[str, Any], summary: dict[str, Any], team_of_seat: Sequence[int]) -> dict[str, Any]:
     """The result of a finished game of a 3- or 4-seat variant (``summary``: the match service's
     summary with ``match_result`` and ``deal_results``; ``team_of_seat``: the variant's team per
     seat). Per seat, index = seat: ``bots`` (bot id), ``placements`` (1 = first; teammates share
@@ -69,7 +69,7 @@ def seated_result(game: dict[str, Any], summary: dict[str, Any], team_of_seat: S
     }
 
 
-def rating_pool(cfg: dict[str, Any]) -> str:
+def rating_pool(cfg: Mapping[str, Any]) -> str:
     """The rating pool of a ladder: ratings are comparable across ladders of one variant with the
     same options, time control and deals per game (one Bummerl or N deals), so they are pooled
     by this key, e.g. ``schnapsen-at|{}|5000+100|deals=0``."""
@@ -80,7 +80,7 @@ def rating_pool(cfg: dict[str, Any]) -> str:
     return f"{cfg['variant']}|{options}|{clock}|deals={cfg.get('deals_per_game', 0)}"
 
 
-def leaderboard(cfg: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
+def leaderboard(cfg: Mapping[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
     """Ratings and pairwise statistics from a ladder's results, in result order.
 
     ``entries``: per bot ``{"rank", "bot_id", "name", "mu", "sigma", "ordinal", "games", "wins",
@@ -170,7 +170,7 @@ class Standings:
         return entries
 
 
-def pair_table(cfg: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def pair_table(cfg: Mapping[str, Any], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ``pairs`` of :func:`leaderboard` alone (no ratings): what an SPRT ladder needs after
     every result."""
     names = cfg.get("bot_names", {})
