@@ -22,7 +22,7 @@ from bummerl_client import BummerlError
 
 from .common import safe
 
-COMMANDS: tuple[str, ...] = ("serve", "migrate", "play", "verify", "match", "ladder", "bot", "loadtest", "bench")
+COMMANDS: tuple[str, ...] = ("serve", "migrate", "play", "verify", "match", "ladder", "bot", "loadtest", "bench", "mcp")
 """The commands, in the order ``bummerl --help`` lists them. Each is the module of its name in this
 package, with ``add_parser(subparsers)`` and ``run(args) -> exit code``; a new command is one more
 module and its name here."""

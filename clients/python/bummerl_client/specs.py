@@ -1,5 +1,6 @@
 """Bots from their specs on the client side: the bundled and ``py:`` bots of :mod:`bummerl.bots`
-plus ``exec:`` bots, programs played over the stdio bridge (:mod:`.stdio`, docs/ENGINE_PROTOCOL.md).
+plus ``exec:`` bots, programs played over the stdio bridge (:mod:`.stdio`, docs/ENGINE_PROTOCOL.md),
+and ``llm:`` bots, chat models behind an OpenAI-compatible endpoint (:mod:`.llm`).
 The grammar is :mod:`bummerl.bots.spec`; this module only adds the program runner.
 """
 
@@ -9,6 +10,7 @@ import os
 import shutil
 
 from bummerl.bots import Bot, make_bot, parse_bot_spec, split_bot_specs
+from bummerl.bots.spec import LLM
 
 from .stdio import StdioBot
 
@@ -18,8 +20,9 @@ __all__ = ["bot_from_spec", "bot_specs"]
 def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float = 60.0,
                   process_model: str | None = None) -> Bot:
     """``random`` / ``greedy`` / ``strong:budget_ms=50,...`` / ``exec:COMMAND ARGS`` /
-    ``py:FILE.py:CLASS`` (:func:`bummerl.bots.python_bot`) -> a Bot (the grammar:
-    :mod:`bummerl.bots.spec`).
+    ``py:FILE.py:CLASS`` (:func:`bummerl.bots.python_bot`) / ``llm:model=NAME,base_url=URL,...``
+    (:class:`~bummerl_client.llm.LlmBot`; ``decision_timeout_s`` is its default ``timeout_s``) ->
+    a Bot (the grammar: :mod:`bummerl.bots.spec`).
     ``process_model`` of an ``exec:`` bot: ``match`` or ``reuse`` (:data:`~bummerl_client.stdio.PROCESS_MODELS`;
     default ``BUMMERL_BOT_PROCESS_MODEL`` or ``match``). Raises ValueError (one line) for an
     unknown bot, a bad option, or an executable that is not found (on PATH or as a path)."""
@@ -32,6 +35,10 @@ def bot_from_spec(spec: str, seed: int | None = None, decision_timeout_s: float 
             raise ValueError(f"exec: executable not found: {program}"
                              + ("" if os.sep in program else " (not on PATH; give a path such as ./" + program + ")"))
         return bot
+    if s.kind == "bundled" and s.name == LLM and not s.house:
+        from .llm import LlmBot  # the openai package (agents extra) only for an llm: bot
+
+        return LlmBot.from_options(seed, s.options, decision_timeout_s)
     return make_bot(s, seed)
 
 

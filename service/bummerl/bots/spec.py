@@ -2,7 +2,7 @@
 ``ladder run``, ``bot run``, ``bot check``, ``python -m bummerl_client join``, house seats,
 ``bummerl bench``)::
 
-    spec      := bundled | "exec:" COMMAND | "py:" TARGET | "house:" bundled
+    spec      := bundled | "exec:" COMMAND | "py:" TARGET | "house:" bundled | "llm:" option ( "," option )*
     bundled   := NAME [ ":" option ( "," option )* ]        e.g. strong:budget_ms=50,samples=8
     option    := KEY "=" VALUE
     TARGET    := FILE.py ":" CLASS | MODULE ":" CLASS
@@ -26,6 +26,9 @@ from typing import Literal
 Kind = Literal["bundled", "exec", "py"]
 #: Prefixes of the spec kinds that are not a bundled bot's name.
 EXEC, PY, HOUSE = "exec:", "py:", "house:"
+#: The name of the chat-model seat (``llm:model=NAME,base_url=URL,...``): parsed as a bundled spec
+#: with options, built by the SDK (``bummerl_client.llm``), never played in a house seat.
+LLM = "llm"
 
 _OPTION = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*=")
 _NAMED = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}?)=(.+)$")
@@ -64,6 +67,8 @@ class BotSpec:
         if self.kind == "exec":
             words = self.target.split()
             return words[0].rsplit("/", 1)[-1] if words else "exec"
+        if self.name == LLM and self.options.get("model"):
+            return f"{LLM}-{self.options['model']}"
         return self.name
 
 
@@ -106,6 +111,9 @@ def parse_bot_spec(text: str) -> BotSpec:
             raise ValueError(f"py: expected FILE.py:CLASS or MODULE:CLASS, got {target!r}")
         return BotSpec("py", spec, target=target)
     name, _, opts = body.partition(":")
+    if house and name.strip() == LLM:
+        raise ValueError("a house seat never plays an llm: bot (the server would spend its operator's model key); "
+                         "play it from your side: bummerl play --bots llm:...,greedy or bummerl bot run --bot llm:...")
     return BotSpec("bundled", spec, name=name.strip(), options=parse_options(opts), house=house)
 
 
@@ -134,7 +142,7 @@ def named_specs(text: str, bundled: frozenset[str] | set[str]) -> list[tuple[str
     for item in text.split(","):
         m = _NAMED.match(item)
         kind = m.group(2).strip().split(":", 1)[0] if m else ""
-        if m and (kind in bundled or kind in ("exec", "py")):
+        if m and (kind in bundled or kind in ("exec", "py", LLM)):
             out.append((m.group(1), m.group(2).strip()))
         elif out:
             merged = split_bot_specs(f"{out[-1][1]},{item}")
@@ -147,4 +155,4 @@ def named_specs(text: str, bundled: frozenset[str] | set[str]) -> list[tuple[str
     return out
 
 
-__all__ = ["EXEC", "HOUSE", "PY", "BotSpec", "Kind", "named_specs", "parse_bot_spec", "parse_options", "split_bot_specs"]
+__all__ = ["EXEC", "HOUSE", "LLM", "PY", "BotSpec", "Kind", "named_specs", "parse_bot_spec", "parse_options", "split_bot_specs"]
