@@ -19,6 +19,7 @@ from typing import Any
 
 from . import ladder_run, organizer
 from .common import FORMATS, positive_int, server_flags
+from .pairings import staged_flags
 
 
 def add_parser(sub: Any) -> None:
@@ -49,6 +50,7 @@ def add_organizer_parsers(lsub: Any) -> None:
     g.add_argument("--matches", type=positive_int, default=1, help="whole matches per pairing (table), duplicated likewise "
                                                           "(default 1)")
     p.add_argument("--no-duplicate", action="store_true", help="no duplicate deals (default: duplicate)")
+    staged_flags(p)
     p.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=2 (default none)")
     p.add_argument("--timeout-policy", default="forfeit-match",
                    choices=["forfeit-match", "forfeit-deal", "default-move"], help="default forfeit-match")
@@ -75,9 +77,17 @@ def add_organizer_parsers(lsub: Any) -> None:
     p.add_argument("id", help="ladder id")
     p.add_argument("--state", choices=["planned", "running", "finished"], default=None, help="default: all")
     server_flags(p)
+    p = lsub.add_parser("pairings", help="Swiss standings with tiebreaks and each round's pairings; a knockout's bracket")
+    p.add_argument("id", help="ladder id")
+    p.add_argument("--round", type=positive_int, default=0, help="only this round (1 = first)")
+    server_flags(p)
+    p = lsub.add_parser("bracket", help="a knockout ladder's bracket")
+    p.add_argument("id", help="ladder id")
+    server_flags(p)
     for cmd, what in (("stop", "stop a ladder (admin): running games end as abandoned"),
                       ("pause", "pause a ladder (admin): no new game starts"),
                       ("resume", "resume a paused ladder (admin)")):
         p = lsub.add_parser(cmd, help=what)
         p.add_argument("id", help="ladder id")
         server_flags(p, admin=True)
+

@@ -60,6 +60,7 @@ from .common import (
     sprt_fields,
     time_control_fields,
 )
+from .pairings import STAGED, pairings_tables, plan_fields, staged_flags
 
 
 def named_specs(text: str) -> list[tuple[str, str]]:
@@ -152,7 +153,9 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
         fields: dict[str, Any] = {
             "name": args.name or f"{args.variant} {args.format}", "variant": args.variant,
             "bot_ids": [r["bot_id"] for r in regs], "format": ladder_format,
-            "rounds": args.deals or args.matches, "duplicate_deals": not args.no_duplicate,
+            **plan_fields(args.format, args.deals or args.matches, args.rounds, args.seeding, len(regs),
+                          "bummerl ladder run"),
+            "duplicate_deals": not args.no_duplicate,
             "deals_per_game": 1 if args.deals else 0, "timeout_policy": args.timeout_policy,
             "concurrency": args.concurrency, "options": dict(o.split("=", 1) for o in args.option),
         }
@@ -184,6 +187,8 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
                     if board.get("entries"):
                         leader = safe(board["entries"][0]["name"]).replace("[", "\\[")
                     progress.update(task, advance=1, leader=leader)
+                elif ev["type"] == "stage":  # Swiss, knockout: the next round is planned
+                    progress.update(task, total=int((await c.ladder(lid))["matches_total"]))
                 elif ev["type"] == "finished":
                     board = ev.get("leaderboard") or await c.leaderboard(lid)
                     played = int((await c.ladder(lid))["matches_played"])
@@ -195,8 +200,13 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
                 await c.delete_bot(bot_id, admin_token=admin)
         out = final_json(board, names)
         out["ladder_id"] = lid
+        pairings = await c.pairings(lid) if args.format in STAGED else None
+        if pairings is not None:
+            out["pairings"] = pairings
         if not args.json:
             con = out_console()
+            if pairings is not None:  # the event's own standings first: Swiss points, the bracket
+                con.print(pairings_tables(pairings))
             con.print(leaderboard_table(board, names, seats))
             con.print(_pairs_table(board, names, seats))
             if args.format == "sprt" and board.get("pairs"):
@@ -264,6 +274,7 @@ def add_parsers(lsub: Any) -> None:
                    help="whole matches (Bummerls) per pairing, duplicated likewise: 2N games (default 1)")
     r.add_argument("--no-duplicate", action="store_true",
                    help="do not replay decks with the seats swapped (3-4 seats: under every seating)")
+    staged_flags(r)
     r.add_argument("--tc", default=None, help="time control in seconds, e.g. 5+0.1 or move=1 (default none)")
     r.add_argument("--timeout-policy", default="forfeit-match", choices=["forfeit-match", "forfeit-deal", "default-move"],
                    help="what happens when a bot runs out of time (default forfeit-match)")

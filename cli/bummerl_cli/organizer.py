@@ -6,6 +6,8 @@
                           [--tc 5+0.1] [--start-when-connected [--connect-timeout S]]    (prints the id)
     bummerl ladder list | watch ID | leaderboard ID [--pooled] | crosstable ID
     bummerl ladder games ID [--state planned|running|finished] | stop ID | pause ID | resume ID
+    bummerl ladder create --format swiss --rounds N | --format knockout [--seeding listed|rating]
+    bummerl ladder pairings ID [--round R] | bracket ID
 
 Every command takes ``--server HOST:PORT`` (default ``BUMMERL_SERVER`` or localhost:50051),
 ``--admin-token`` (default ``BUMMERL_ADMIN_TOKEN``) and ``--json`` (machine output on stdout).
@@ -44,6 +46,7 @@ from .common import (
     sprt_fields,
     time_control_fields,
 )
+from .pairings import STAGED, bracket_table, pairings_tables, plan_fields
 
 
 def _short(enum: Any, prefix: str) -> str:
@@ -149,7 +152,8 @@ class Organizer:
         ids = [await self.bot_id(n.strip()) for n in a.bots.split(",") if n.strip()]
         fields: dict[str, Any] = {
             "name": a.name or "", "variant": a.variant, "bot_ids": ids, "format": FORMATS[a.format],
-            "rounds": a.deals or a.matches, "duplicate_deals": not a.no_duplicate,
+            **plan_fields(a.format, a.deals or a.matches, a.rounds, a.seeding, len(ids), "bummerl ladder create"),
+            "duplicate_deals": not a.no_duplicate,
             "deals_per_game": 1 if a.deals else 0, "concurrency": a.concurrency,
             "timeout_policy": a.timeout_policy, "start_when_connected": a.start_when_connected,
         }
@@ -210,6 +214,21 @@ class Organizer:
         lad = await self.client.ladder(self.args.id)
         board = await self.client.leaderboard(self.args.id, pooled=self.args.pooled)
         self.out(board, lambda: self.board_tables(lad, board))
+
+    async def ladder_pairings(self) -> None:
+        """Swiss standings with tiebreaks and each round's pairings (``--round R``: that round only),
+        or a knockout's bracket."""
+        p = await self.client.pairings(self.args.id)
+        self.out(p, lambda: pairings_tables(p, self.args.round or 0))
+
+    async def ladder_bracket(self) -> None:
+        """A knockout's bracket (a Swiss ladder: its pairings)."""
+        p = await self.client.pairings(self.args.id)
+        form = str(p.get("format") or "").removeprefix("LADDER_FORMAT_").lower()
+        if form not in STAGED:
+            raise SystemExit(f"bummerl ladder bracket: ladder {self.args.id} is a {form or 'plain'} ladder, not a "
+                             f"knockout")
+        self.out(p, lambda: bracket_table(p) if form == "knockout" else pairings_tables(p))
 
     async def ladder_crosstable(self) -> None:
         """Score of the row bot against the column bot over the games they met in (two seats: its
@@ -315,7 +334,8 @@ COMMANDS = {
     ("ladder", "watch"): Organizer.ladder_watch, ("ladder", "leaderboard"): Organizer.ladder_leaderboard,
     ("ladder", "crosstable"): Organizer.ladder_crosstable, ("ladder", "games"): Organizer.ladder_games,
     ("ladder", "stop"): Organizer.ladder_state, ("ladder", "pause"): Organizer.ladder_state,
-    ("ladder", "resume"): Organizer.ladder_state,
+    ("ladder", "resume"): Organizer.ladder_state, ("ladder", "pairings"): Organizer.ladder_pairings,
+    ("ladder", "bracket"): Organizer.ladder_bracket,
 }
 
 
