@@ -22,7 +22,8 @@ MIN_PAIRS_FOR_ELO = 10
 pairs)`` (``sets`` at 3-4 seats) instead of a number no one should read."""
 
 FORMATS = {"round_robin": "LADDER_FORMAT_ROUND_ROBIN", "gauntlet": "LADDER_FORMAT_GAUNTLET",
-           "sprt": "LADDER_FORMAT_SPRT", "swiss": "LADDER_FORMAT_SWISS", "knockout": "LADDER_FORMAT_KNOCKOUT"}
+           "sprt": "LADDER_FORMAT_SPRT", "swiss": "LADDER_FORMAT_SWISS", "knockout": "LADDER_FORMAT_KNOCKOUT",
+           "arena": "LADDER_FORMAT_ARENA"}
 """``--format`` of ``ladder create`` and ``ladder run`` -> the ``LadderFormat`` enum name (ladder.proto)."""
 
 PIPE_WIDTH = 250

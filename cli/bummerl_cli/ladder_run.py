@@ -121,6 +121,8 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
     named = named_specs(args.bots)
     specs = [spec for _, spec in named]
     bot_specs(",".join(specs), "bummerl ladder run")  # checks every spec (one line on a bad one)
+    if args.format == "arena" and not args.minutes:
+        raise SystemExit("bummerl ladder run: --format arena needs --minutes M (how long it pairs the bots)")
     if len(specs) < 2:
         raise SystemExit("bummerl ladder run: --bots needs at least two bots, e.g. greedy,random")
     err = Console(stderr=True)
@@ -153,9 +155,9 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
         fields: dict[str, Any] = {
             "name": args.name or f"{args.variant} {args.format}", "variant": args.variant,
             "bot_ids": [r["bot_id"] for r in regs], "format": ladder_format,
-            **plan_fields(args.format, args.deals or args.matches, args.rounds, args.seeding, len(regs),
-                          "bummerl ladder run"),
             "duplicate_deals": not args.no_duplicate,
+            **plan_fields(args.format, args.deals or args.matches, args.rounds, args.seeding, len(regs),
+                          "bummerl ladder run", args.minutes),
             "deals_per_game": 1 if args.deals else 0, "timeout_policy": args.timeout_policy,
             "concurrency": args.concurrency, "options": dict(o.split("=", 1) for o in args.option),
         }
@@ -187,6 +189,8 @@ async def _run(args: argparse.Namespace, target: str, admin: str | None) -> dict
                     if board.get("entries"):
                         leader = safe(board["entries"][0]["name"]).replace("[", "\\[")
                     progress.update(task, advance=1, leader=leader)
+                elif ev["type"] == "started" and args.format == "arena":  # paired as they come
+                    progress.update(task, total=int((await c.ladder(lid))["matches_total"]))
                 elif ev["type"] == "stage":  # Swiss, knockout: the next round is planned
                     progress.update(task, total=int((await c.ladder(lid))["matches_total"]))
                 elif ev["type"] == "finished":

@@ -152,8 +152,9 @@ class Organizer:
         ids = [await self.bot_id(n.strip()) for n in a.bots.split(",") if n.strip()]
         fields: dict[str, Any] = {
             "name": a.name or "", "variant": a.variant, "bot_ids": ids, "format": FORMATS[a.format],
-            **plan_fields(a.format, a.deals or a.matches, a.rounds, a.seeding, len(ids), "bummerl ladder create"),
             "duplicate_deals": not a.no_duplicate,
+            **plan_fields(a.format, a.deals or a.matches, a.rounds, a.seeding, len(ids), "bummerl ladder create",
+                          a.minutes),
             "deals_per_game": 1 if a.deals else 0, "concurrency": a.concurrency,
             "timeout_policy": a.timeout_policy, "start_when_connected": a.start_when_connected,
         }

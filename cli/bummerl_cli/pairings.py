@@ -12,21 +12,28 @@ from rich.table import Table
 
 from .common import SafeTable, add_columns, fmt, positive_int
 
-STAGED = ("swiss", "knockout")
-"""Formats planned round by round from the standings."""
+STAGED = ("swiss", "knockout", "arena")
+"""Formats planned as they go (round by round from the standings, or on demand): they have
+pairings to show."""
 
 
-def plan_fields(fmt_name: str, per_meeting: int, rounds: int, seeding: str, num_bots: int, cmd: str) -> dict[str, Any]:
+def plan_fields(fmt_name: str, per_meeting: int, rounds: int, seeding: str, num_bots: int, cmd: str,
+                minutes: float = 0) -> dict[str, Any]:
     """The CreateLadderRequest fields that say how many games a format plans: ``rounds`` (round
     robin, gauntlet: ``per_meeting`` duplicate pairs a pairing; SPRT: at most that many pairs), and
     for Swiss ``rounds`` (default ``ceil(log2(bots))``, at least 1) and ``pairs_per_meeting``, for a
-    knockout ``pairs_per_meeting`` and ``seeding``. SystemExit for ``--rounds`` or ``--seeding``
-    with a format that does not take it."""
+    knockout ``pairs_per_meeting`` and ``seeding``, for an arena ``arena_minutes`` (single games:
+    no duplicate deals, bots come and go). SystemExit for ``--rounds``, ``--seeding`` or
+    ``--minutes`` with a format that does not take it."""
     if fmt_name != "swiss" and rounds:
         raise SystemExit(f"{cmd}: --rounds is the number of Swiss rounds (--format swiss); other formats take "
                          f"--deals N or --matches N per pairing")
     if fmt_name != "knockout" and seeding != "listed":
         raise SystemExit(f"{cmd}: --seeding is for --format knockout")
+    if fmt_name != "arena" and minutes:
+        raise SystemExit(f"{cmd}: --minutes is for --format arena")
+    if fmt_name == "arena":
+        return {"rounds": 1, "arena_minutes": math.ceil(minutes), "duplicate_deals": False}
     if fmt_name == "swiss":
         return {"rounds": rounds or max(1, math.ceil(math.log2(max(num_bots, 2)))), "pairs_per_meeting": per_meeting}
     if fmt_name == "knockout":
@@ -90,6 +97,17 @@ def bracket_table(p: Mapping[str, Any]) -> Table:
     return t
 
 
+def arena_table(p: Mapping[str, Any]) -> Table:
+    """An arena's points table (win 2, draw 1, a win after two in a row 4)."""
+    t = SafeTable(title="Arena (points: win 2, draw 1, a win after two wins in a row 4)")
+    add_columns(t, ("#", "bot", "points", "games", "W", "D", "L", "streak", "connected"))
+    for r in p.get("arena") or ():
+        t.add_row(str(r.get("rank", 0)), r.get("name") or r.get("bot_id", ""), str(r.get("points", 0)),
+                  str(r.get("games", 0)), str(r.get("wins", 0)), str(r.get("draws", 0)), str(r.get("losses", 0)),
+                  str(r.get("streak", 0)), "yes" if r.get("connected") else "no")
+    return t
+
+
 def pairings_tables(p: Mapping[str, Any], round_no: int = 0) -> Table:
     """``ladder pairings``: Swiss standings and rounds (only round ``round_no``, 1-based, when
     given), a knockout's bracket, or a line saying the format has none."""
@@ -97,6 +115,9 @@ def pairings_tables(p: Mapping[str, Any], round_no: int = 0) -> Table:
     form = str(p.get("format") or "").removeprefix("LADDER_FORMAT_").lower()
     if form == "knockout":
         outer.add_row(bracket_table(p))
+        return outer
+    if form == "arena":
+        outer.add_row(arena_table(p))
         return outer
     if form != "swiss":
         outer.add_row(f"a {form or 'ladder'} ladder plans all its games at creation: no pairings by round "
@@ -117,5 +138,8 @@ def staged_flags(p: Any) -> None:
     p.add_argument("--rounds", type=positive_int, default=0,
                    help="--format swiss: rounds (default ceil(log2(bots))); each pairing plays --deals N pairs "
                         "(or --matches N)")
+    p.add_argument("--minutes", type=float, default=0.0,
+                   help="--format arena: minutes it pairs connected idle bots (default: until stopped; "
+                        "ladder run needs it)")
     p.add_argument("--seeding", choices=["listed", "rating"], default="listed",
                    help="--format knockout: seed 1 = the first bot listed (default), or by pooled rating")

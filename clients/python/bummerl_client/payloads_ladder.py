@@ -10,7 +10,7 @@ from typing import NotRequired, TypedDict
 from .payloads import LadderFormat, LadderStatus, TimeControl
 
 __all__ = [
-    "Assignment", "Bot", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
+    "ArenaStanding", "Assignment", "Bot", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
     "Leaderboard", "LeaderboardEntry", "PairStats", "PairingMeeting", "PairingRound", "Pairings", "PlannedMeeting",
     "RegisteredBot", "SprtParams", "SwissStanding",
 ]
@@ -111,6 +111,7 @@ class Ladder(TypedDict):
     waiting_for_bots: bool
     pairs_per_meeting: int
     seeding: str
+    arena_minutes: int
 
 
 class LadderGame(TypedDict):
@@ -274,6 +275,21 @@ class PairingRound(TypedDict):
     meetings: list[PairingMeeting]
 
 
+class ArenaStanding(TypedDict):
+    """A bot's arena points (win 2, draw 1, a win after two in a row 4)."""
+
+    bot_id: str
+    name: str
+    rank: int
+    points: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    streak: int
+    connected: bool
+
+
 class Pairings(TypedDict):
     """:meth:`AsyncClient.pairings`: Swiss standings and rounds, or a knockout bracket."""
 
@@ -281,3 +297,4 @@ class Pairings(TypedDict):
     format: LadderFormat
     standings: list[SwissStanding]
     rounds: list[PairingRound]
+    arena: list[ArenaStanding]

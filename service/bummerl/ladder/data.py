@@ -53,7 +53,7 @@ class LadderConfig(TypedDict):
     :meth:`bummerl.core.clocks.TimeControl.to_dict` or None; ``sprt`` the SPRT's bounds or None;
     ``pairs_per_meeting``: duplicate pairs (sets; games without duplicate deals) each pairing of a
     Swiss round or knockout tie plays; ``seeding``: a knockout's seeding (``listed`` or
-    ``rating``)."""
+    ``rating``); ``arena_minutes``: how long an arena pairs (0 = until stopped)."""
 
     ladder_id: str
     name: str
@@ -77,6 +77,7 @@ class LadderConfig(TypedDict):
     connect_timeout_ms: int
     pairs_per_meeting: NotRequired[int]
     seeding: NotRequired[str]
+    arena_minutes: NotRequired[int]
 
 
 class LadderData:

@@ -29,8 +29,17 @@ from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key, botq_key, ladder_key
 
 from . import botstats
+from .arena import last_opponents, minutes_left
 from .data import GameSpec, LadderConfig, LadderData
-from .formats import MatchIds, StageContext, encode_plan, plan_meetings, stage_record
+from .formats import (
+    DemandContext,
+    MatchIds,
+    StageContext,
+    encode_plan,
+    legs_per_set,
+    plan_meetings,
+    stage_record,
+)
 from .registry import find_format
 from .standings import _outcome, pair_table, seated_result
 
@@ -75,6 +84,7 @@ class Scheduler:
         self.started_script = redis.register_script(_lua("started.lua"))
         self.assign_script = redis.register_script(_lua("assign.lua"))
         self.stage_script = redis.register_script(_lua("stage.lua"))
+        self.arena_script = redis.register_script(_lua("arena.lua"))
 
     async def running_ladders(self) -> list[str]:
         """:meth:`LadderData.running_ladders`."""
@@ -97,7 +107,11 @@ class Scheduler:
             if await self.ladders.store.is_over(game["match_id"]):
                 recorded += await self.record(cfg, game)
         pending_key = ladder_key(ladder_id, "pending")
-        paused = (await self.ladders.redis.get(ladder_key(ladder_id, "status"))) == b"paused"
+        status = await self.ladders.redis.get(ladder_key(ladder_id, "status"))
+        paused = status == b"paused"
+        fmt = find_format(cfg["format"])
+        if fmt.continuous and status in (None, b"running"):
+            await self.arena_pass(cfg)
         while not paused and not await self.ladders.waiting_for_bots(cfg):
             raw = await self.claim_script(keys=[pending_key, running_key],
                                           args=[cfg["concurrency"], self.ladders.matches.now_ms(), CLAIM_WINDOW])
@@ -116,6 +130,10 @@ class Scheduler:
         to finish yet (a stage was planned, another process planned it, games are left, or the
         ladder is paused); False when the format has nothing left (or plans all at once)."""
         fmt = find_format(cfg["format"])
+        if fmt.continuous:  # an arena lives until its time is up or it is stopped
+            status = await self.ladders.redis.get(ladder_key(cfg["ladder_id"], "status"))
+            left = minutes_left(cfg["created_at_ms"], int(cfg.get("arena_minutes") or 0), self.ladders.matches.now_ms())
+            return status != b"stopped" and left > 0
         if not fmt.staged:
             return False
         lid = cfg["ladder_id"]
@@ -153,6 +171,55 @@ class Scheduler:
         if await self.stage_script(keys=keys, args=args):
             await self.ladders.event(lid, {"type": "stage", **record})
         return True
+
+    async def arena_pass(self, cfg: LadderConfig) -> int:
+        """Pair the idle bots of a running arena (connected, in no pending or running game of it)
+        by :meth:`~bummerl.ladder.formats.Format.on_demand` over its standings, and write the games
+        once (``arena.lua``: only if no other process paired since this one read the counter).
+        Returns the games written (0 after the arena's time, when fewer than a table are idle, or
+        when another process paired first)."""
+        lid = cfg["ladder_id"]
+        now = self.ladders.matches.now_ms()
+        if minutes_left(cfg["created_at_ms"], int(cfg.get("arena_minutes") or 0), now) <= 0:
+            return 0
+        redis = self.ladders.redis
+        plan = {k.decode(): v.decode() for k, v in (await redis.hgetall(ladder_key(lid, "plan"))).items()}
+        pipe = redis.pipeline(transaction=False)
+        pipe.lrange(ladder_key(lid, "pending"), 0, -1)
+        pipe.hvals(ladder_key(lid, "running"))
+        pending, running = await pipe.execute()
+        busy = {b for raw in [*pending, *running] for b in json.loads(raw)["bots"]}
+        seats = int(cfg.get("num_players") or 2)
+        per = legs_per_set(seats, cfg["duplicate_deals"])
+        room = (int(cfg["concurrency"]) - len(pending) - len(running)) // per  # pair only what can start now
+        if room <= 0:
+            return 0
+        connected = await self.ladders.connected_bots()
+        idle = [b for b in cfg["bot_ids"] if b in connected and b not in busy]
+        if len(idle) < seats:
+            return 0
+        board = await self.ladders.board(cfg)
+        async with board.lock:
+            st = board.standings
+            rated = [b for b in idle if st.tally.get(b, {}).get("games")]
+            ordinal = {b: float(st.ratings[b].ordinal()) for b in rated}
+            sigma = {b: float(st.ratings[b].sigma) for b in rated}
+            last = last_opponents(board.results[-4 * len(cfg["bot_ids"]):])
+        fmt = find_format(cfg["format"])
+        meetings = fmt.on_demand(DemandContext(idle, seats, ordinal, sigma, last))[:room]
+        if not meetings:
+            return 0
+        counter = int(plan["stage"])
+        rng = random.Random(f"{plan['seed']}:{counter}")
+        games = plan_meetings(meetings, seats, cfg["duplicate_deals"], rng, json.loads(plan["fixed"]),
+                              MatchIds(lid, bytes.fromhex(plan["id_key"])), int(plan["games"]), int(plan["sets"]))
+        specs, legs = encode_plan(games)
+        args: list[Any] = [counter, int(plan["games"]) + len(games), int(plan["sets"]) + len(meetings), len(specs),
+                           *specs]
+        for pair, count in legs.items():
+            args += [pair, count]
+        keys = [ladder_key(lid, k) for k in ("plan", "pending", "setleft")]
+        return len(games) if await self.arena_script(keys=keys, args=args) else 0
 
     async def start(self, cfg: LadderConfig, game: GameSpec) -> None:
         """Create a claimed game's match, assign its seats and mark it started. Idempotent, for the

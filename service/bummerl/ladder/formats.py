@@ -101,11 +101,25 @@ class StageContext:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
 
 
+@dataclass(frozen=True)
+class DemandContext:
+    """What an arena pairs from: ``idle`` bots (connected, in no game of the arena), ``ordinal``
+    and ``sigma`` per bot (openskill, from the arena's results; unrated bots absent), ``last``
+    per bot the bots of its latest game, ``seats``."""
+
+    idle: Sequence[str]
+    seats: int
+    ordinal: Mapping[str, float] = field(default_factory=dict)
+    sigma: Mapping[str, float] = field(default_factory=dict)
+    last: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+
 class Format(Protocol):
     """A ladder format. ``name``: its id in the API (``round_robin``...); ``stops_early``: it may
     end before its planned games (the scheduler asks :meth:`decided` after every result);
     ``staged``: it plans from the results, stage after stage (its stages are kept, and
-    :meth:`view` shows them)."""
+    :meth:`view` shows them); ``continuous``: it pairs idle connected bots whenever there are
+    some (:meth:`on_demand`), until its time is up or it is stopped."""
 
     @property
     def name(self) -> str: ...
@@ -116,6 +130,9 @@ class Format(Protocol):
     @property
     def staged(self) -> bool: ...
 
+    @property
+    def continuous(self) -> bool: ...
+
     def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
         """Raise InvalidArgumentError (naming the field) unless this format takes ``bots`` at a
         variant of ``seats`` seats for ``rounds``."""
@@ -125,6 +142,9 @@ class Format(Protocol):
 
     def stage(self, ctx: StageContext) -> Stage | None:
         """The next stage (``ctx.stage``), or None when the ladder has nothing left to plan."""
+
+    def on_demand(self, ctx: DemandContext) -> list[Meeting]:
+        """A continuous format's games for the idle bots of ``ctx`` now ([] for the others)."""
 
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         """Whether the ladder may stop before its planned games (``pairs``: the pair table of
@@ -148,6 +168,7 @@ class RoundRobin:
     name: ClassVar[str] = "round_robin"
     stops_early: ClassVar[bool] = False
     staged: ClassVar[bool] = False
+    continuous: ClassVar[bool] = False
 
     def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
         pass
@@ -162,6 +183,9 @@ class RoundRobin:
         if ctx.stage:
             return None
         return Stage([Meeting(t, r) for r in range(ctx.rounds) for t in self.tables(ctx.bots, ctx.seats)])
+
+    def on_demand(self, ctx: DemandContext) -> list[Meeting]:
+        return []
 
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         return False

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from bummerl.core.errors import InvalidArgumentError
 
-from .formats import Meeting, Stage, StageContext, StageRecord, legs_per_set
+from .formats import DemandContext, Meeting, Stage, StageContext, StageRecord, legs_per_set
 
 EXTRA_PAIRS = 4
 """Most duplicate pairs a tie level after its planned pairs plays, one at a time."""
@@ -159,6 +159,7 @@ class Knockout:
     name: ClassVar[str] = "knockout"
     stops_early: ClassVar[bool] = False
     staged: ClassVar[bool] = True
+    continuous: ClassVar[bool] = False
 
     def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
         if seats != 2:
@@ -192,6 +193,9 @@ class Knockout:
             label = f"{name}, tie-break pair {extra}" if extra else name
             return Stage(sorted(meetings, key=lambda m: m.round), [b for b in byes if b], label)
         return None
+
+    def on_demand(self, ctx: DemandContext) -> list[Meeting]:
+        return []
 
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         return False

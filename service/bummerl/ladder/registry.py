@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from bummerl.core.errors import InvalidArgumentError
 
+from .arena import Arena
 from .formats import Format, Gauntlet, RoundRobin, SprtFormat
 from .knockout import Knockout
 from .swiss import Swiss
 
-FORMATS: dict[str, Format] = {f.name: f for f in (RoundRobin(), Gauntlet(), SprtFormat(), Swiss(), Knockout())}
+FORMATS: dict[str, Format] = {f.name: f for f in (RoundRobin(), Gauntlet(), SprtFormat(), Swiss(), Knockout(), Arena())}
 """Every format by its name (``CreateLadderRequest.format``, lower case)."""
 
 

@@ -62,6 +62,7 @@ from bummerl.store.keys import aux_key, botq_key, ladder_key
 from bummerl.store.redis_store import blocking_twin, close_client
 
 from . import botstats
+from .arena import MAX_MINUTES
 from .data import CONNECT_TIMEOUT_MS, LadderConfig, LadderData
 from .driver import Scheduler
 from .feeds import Feeds
@@ -470,10 +471,15 @@ class LadderService:
                                                     "deals_per_game": spec.deals_per_game})
         ctx = StageContext(bots, seats, spec.rounds, spec.pairs_per_meeting, spec.duplicate_deals, 0, (), (), rng)
         first = await asyncio.to_thread(fmt.stage, ctx)
-        if first is None or not first.meetings:
+        if not 0 <= spec.arena_minutes <= MAX_MINUTES:
+            raise InvalidArgumentError(f"arena_minutes must be 0..{MAX_MINUTES} (0 = until stopped), "
+                                       f"not {spec.arena_minutes}")
+        if spec.arena_minutes and not fmt.continuous:
+            raise InvalidArgumentError(f"arena_minutes is for format arena, not {fmt.name}")
+        if (first is None or not first.meetings) and not fmt.continuous:
             raise InvalidArgumentError(f"format {fmt.name} has no game to play with these bots")
         # planning up to MAX_GAMES games takes a while: not on the event loop
-        games = await asyncio.to_thread(plan_meetings, first.meetings, seats, spec.duplicate_deals, rng, fixed,
+        games = await asyncio.to_thread(plan_meetings, first.meetings if first else [], seats, spec.duplicate_deals, rng, fixed,
                                         MatchIds(ladder_id, id_key), 0, 0, 0 if fmt.staged else None)
         cfg: dict[str, Any] = {
             "ladder_id": ladder_id, "name": spec.name or ladder_id, "variant": variant.id,
@@ -485,7 +491,7 @@ class LadderService:
             "concurrency": spec.concurrency, "created_at_ms": self.matches.now_ms(), "matches_total": len(games),
             "start_when_connected": spec.start_when_connected,
             "connect_timeout_ms": (spec.connect_timeout_ms or CONNECT_TIMEOUT_MS) if spec.start_when_connected else 0,
-            "pairs_per_meeting": spec.pairs_per_meeting, "seeding": spec.seeding,
+            "pairs_per_meeting": spec.pairs_per_meeting, "seeding": spec.seeding, "arena_minutes": spec.arena_minutes,
         }
         specs, legs = await asyncio.to_thread(encode_plan, games)
         for i in range(0, len(specs), 10_000):  # the plan first: nothing runs before the status is set
@@ -494,10 +500,11 @@ class LadderService:
         for i in range(0, len(sets), 10_000):
             await self.redis.hset(ladder_key(ladder_id, "setleft"), mapping=dict(sets[i:i + 10_000]))
         pipe = self.redis.pipeline(transaction=True)  # the ladder's own keys: one hash tag, one MULTI
-        if fmt.staged:  # the secret of the next stages' decks and ids, and where the plan stands
+        if fmt.staged or fmt.continuous:  # the secret of later decks and ids, and where the plan stands
             pipe.hset(ladder_key(ladder_id, "plan"), mapping={
                 "seed": str(plan_seed), "id_key": id_key.hex(), "fixed": json.dumps(list(fixed)), "stage": "1",
-                "games": str(len(games)), "sets": str(len(first.meetings))})
+                "games": str(len(games)), "sets": str(len(first.meetings) if first else 0)})
+        if fmt.staged and first is not None:
             pipe.rpush(ladder_key(ladder_id, "stages"), json.dumps(stage_record(0, first)))
         pipe.set(ladder_key(ladder_id), json.dumps(cfg))
         pipe.set(ladder_key(ladder_id, "status"), "running")
@@ -506,7 +513,7 @@ class LadderService:
         await self.redis.zadd(aux_key("ladders"), {ladder_id: int(cfg["created_at_ms"])})
         await self.redis.sadd(aux_key("ladders", "running"), ladder_id)
         await self.event(ladder_id, {"type": "created", "matches_total": len(games)})
-        if fmt.staged:
+        if fmt.staged and first is not None:
             await self.event(ladder_id, {"type": "stage", **stage_record(0, first)})
         return await self.ladder(ladder_id)
 
@@ -524,7 +531,8 @@ class LadderService:
         pipe.hlen(ladder_key(ladder_id, "running"))
         status, played, running = await pipe.execute()
         cfg.update(status=(status or b"running").decode(), matches_played=int(played), matches_running=int(running))
-        if find_format(stored["format"]).staged:  # planned so far
+        lfmt = find_format(stored["format"])
+        if lfmt.staged or lfmt.continuous:  # planned so far
             cfg["matches_total"] = int(await self.redis.hget(ladder_key(ladder_id, "plan"), "games") or 0)
         connected = await self.connected_bots()
         cfg["absent_bots"] = [b for b in cfg["bot_ids"] if b not in connected]
@@ -601,8 +609,8 @@ class LadderService:
         empty. NotFoundError for an unknown ladder."""
         cfg = await self.config(ladder_id)
         fmt = find_format(cfg["format"])
-        out: dict[str, Any] = {"ladder_id": ladder_id, "format": fmt.name, "standings": [], "rounds": []}
-        if not fmt.staged:
+        out: dict[str, Any] = {"ladder_id": ladder_id, "format": fmt.name, "standings": [], "rounds": [], "arena": []}
+        if not (fmt.staged or fmt.continuous):
             return out
         stages = [json.loads(x) for x in await self.redis.lrange(ladder_key(ladder_id, "stages"), 0, -1)]
         results = await self.results(ladder_id)
@@ -610,9 +618,12 @@ class LadderService:
                            int(cfg.get("pairs_per_meeting") or 1), cfg["duplicate_deals"], len(stages), stages, results)
         view = await asyncio.to_thread(fmt.view, ctx)
         names = cfg.get("bot_names", {})
+        connected = await self.connected_bots() if fmt.continuous else {}
         for row in view["standings"]:
             row["name"] = names.get(row["bot_id"], row["bot_id"])
             row.pop("opponents", None)
+        for row in view.get("arena", ()):
+            row.update(name=names.get(row["bot_id"], row["bot_id"]), connected=row["bot_id"] in connected)
         for rnd in view["rounds"]:
             for m in rnd["meetings"]:
                 m["names"] = [names.get(b, b) if b else "" for b in m["bots"]]

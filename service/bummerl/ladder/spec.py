@@ -38,6 +38,8 @@ class LadderSpec:
     """Swiss and knockout: duplicate pairs (sets; games without duplicate deals) each pairing of a
     round (each knockout tie) plays before any tie-break."""
     seeding: str = "listed"
+    arena_minutes: int = 0
+    """Arena: minutes it pairs idle bots (0 = until stopped)."""
     """Knockout: seed the bots in the order listed, or by ``rating`` (the pooled openskill ordinal)."""
     start_when_connected: bool = False
     """Start no game until every bot is connected (or ``connect_timeout_ms`` has passed)."""

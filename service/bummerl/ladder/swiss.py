@@ -44,7 +44,7 @@ import networkx as nx
 
 from bummerl.core.errors import InvalidArgumentError
 
-from .formats import Meeting, Stage, StageContext, StageRecord, legs_per_set
+from .formats import DemandContext, Meeting, Stage, StageContext, StageRecord, legs_per_set
 
 BYE_POINTS = 1.0
 """Points of a bye."""
@@ -183,6 +183,7 @@ class Swiss:
     name: ClassVar[str] = "swiss"
     stops_early: ClassVar[bool] = False
     staged: ClassVar[bool] = True
+    continuous: ClassVar[bool] = False
 
     def validate(self, bots: Sequence[str], seats: int, rounds: int) -> None:
         if not 1 <= rounds <= MAX_ROUNDS:
@@ -229,6 +230,9 @@ class Swiss:
         number = ctx.stage + 1
         meetings = [Meeting(t, k, f"r{number}m{i + 1}") for k in range(ctx.per_meeting) for i, t in enumerate(tables)]
         return Stage(meetings, out, f"round {number}")
+
+    def on_demand(self, ctx: DemandContext) -> list[Meeting]:
+        return []
 
     def decided(self, pairs: Sequence[dict[str, Any]]) -> bool:
         return False
