@@ -28,11 +28,13 @@ async def test_clocks_are_in_every_information_set_computed_when_sent(svc: Match
                                                "lag_compensation_ms": 0, "scope": "match"}
     seat, info = await to_act(svc, created)
     assert info["time_control"]["base_ms"] == 10_000
-    assert info["clocks"][seat] == {"seat": seat, "remaining_ms": 10_000, "running": True, "move_remaining_ms": 10_000}
+    assert info["clocks"][seat] == {"seat": seat, "remaining_ms": 10_000, "running": True, "move_remaining_ms": 10_000,
+                                    "bank_ms": 0}
     clock.advance(2_500)
     info = await svc.information_set(created.match_id, 1 - seat, created.tokens[1 - seat])
     assert info["clocks"][seat]["remaining_ms"] == 7_500
-    assert info["clocks"][1 - seat] == {"seat": 1 - seat, "remaining_ms": 10_000, "running": False, "move_remaining_ms": 0}
+    assert info["clocks"][1 - seat] == {"seat": 1 - seat, "remaining_ms": 10_000, "running": False, "move_remaining_ms": 0,
+                                        "bank_ms": 0}
 
 
 async def test_action_in_time_is_charged_gets_the_increment_and_is_recorded(svc: MatchService, clock: FakeClock) -> None:
@@ -244,3 +246,28 @@ async def test_resign_with_a_reported_bot_fault_is_recorded_as_such(svc: MatchSe
     rec = await svc.record(created.match_id)
     assert rec["match_result"]["reason"] == "illegal" and rec["match_result"]["winner"] == 0
     assert rec["actions"][-1]["kind"] == "ILLEGAL"
+
+
+async def test_an_overage_bank_pays_slow_moves_across_replicas_then_the_policy_applies(
+        svc: MatchService, tstore: MatchStore, clock: FakeClock) -> None:
+    """move=1,bank=3: a seat 2 s over its 1 s keeps playing with 1 s of bank left (read from another
+    replica), shown in every information set; when the move and the bank are both used up, the
+    reaper of a third replica applies the timeout policy."""
+    created = await new_match(svc, "move=1,bank=3")
+    assert created.summary["time_control"]["bank_ms"] == 3_000
+    seat, info = await to_act(svc, created)
+    assert info["time_control"]["bank_ms"] == 3_000 and info["clocks"][seat]["bank_ms"] == 3_000
+    clock.advance(3_000)  # 2 s into the bank: in time
+    await act(svc, created, seat, info)
+    replica = MatchService(tstore, now_ms=clock)
+    other = await replica.information_set(created.match_id, seat, created.tokens[seat])
+    assert other["clocks"][seat]["bank_ms"] == 1_000 and other["clocks"][1 - seat]["bank_ms"] == 3_000
+    while (nxt := await to_act(replica, created))[0] != seat:  # the other seat plays at once, from the bank-free 1 s
+        await act(replica, created, nxt[0], nxt[1])
+    seat2, info2 = await to_act(replica, created)
+    clock.advance(2_000)  # its 1 s move and its last 1 s of bank
+    assert await Reaper(MatchService(tstore, now_ms=clock)).run_once() == 0
+    clock.advance(1)
+    assert await Reaper(MatchService(tstore, now_ms=clock)).run_once() == 1
+    rec = await replica.record(created.match_id)
+    assert rec["over"] and rec["match_result"]["reason"] == "timeout" and rec["match_result"]["winner"] == 1 - seat

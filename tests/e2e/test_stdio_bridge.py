@@ -139,3 +139,17 @@ async def test_bot_logs_are_kept_per_match_capped_and_pruned(tmp_path, monkeypat
     assert not old.exists()  # older than the retention: pruned
     assert main(["bot", "logs", "m123"]) == 0
     assert "seat1.log" in capsys.readouterr().out
+
+
+def test_the_bridge_gives_a_decision_its_move_time_and_its_overage_bank() -> None:
+    """Under --tc move=2,bank=30 a decision may run into the bank: the bridge must not kill the
+    bot at the end of the move time (it would resign a seat the server still keeps)."""
+    from bummerl.bots.base import InfoSet
+
+    bot = StdioBot(["true"], grace_s=0.5)
+    clocks = [{"seat": 0, "running": True, "move_remaining_ms": "1500", "bank_ms": "20000"},
+              {"seat": 1, "running": False, "move_remaining_ms": "0", "bank_ms": "30000"}]
+    assert bot.time_limit_s(InfoSet({"seat": 0, "clocks": clocks})) == 1.5 + 20 + 0.5
+    clocks[0]["bank_ms"] = "0"
+    assert bot.time_limit_s(InfoSet({"seat": 0, "clocks": clocks})) == 2.0
+    assert bot.time_limit_s(InfoSet({"seat": 0})) == 60.0

@@ -146,6 +146,7 @@ class TimeControl(TypedDict):
     move_cap_ms: str
     lag_compensation_ms: str
     scope: TimeControlScope
+    bank_ms: str
 
 
 class Clock(TypedDict):
@@ -155,6 +156,7 @@ class Clock(TypedDict):
     remaining_ms: str
     running: bool
     move_remaining_ms: str
+    bank_ms: str
 
 
 # ---------------------------------------------------------------------------------------------

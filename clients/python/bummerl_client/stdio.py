@@ -270,10 +270,10 @@ class StdioBot(Bot):
         return None
 
     def time_limit_s(self, info: InfoSet) -> float:
-        """Seconds this decision may take: the server clock's move time left + ``grace_s``, or
-        ``decision_timeout_s`` without a clock."""
+        """Seconds this decision may take: the server clock's move time left, plus the seat's
+        overage bank left (``bank_ms``), + ``grace_s``; ``decision_timeout_s`` without a clock."""
         ms = info.move_time_ms()
-        return self.decision_timeout_s if ms is None else ms / 1000 + self.grace_s
+        return self.decision_timeout_s if ms is None else (ms + info.bank_ms()) / 1000 + self.grace_s
 
     async def achoose(self, info: InfoSet) -> int | str:
         try:

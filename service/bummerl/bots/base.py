@@ -66,6 +66,14 @@ class InfoSet:
                 return int(c.get("move_remaining_ms", 0))
         return None
 
+    def bank_ms(self) -> int:
+        """Milliseconds of this seat's overage bank left (``clocks[seat].bank_ms``; 0 without a
+        bank): time a decision may take beyond :meth:`move_time_ms`, paid from the bank."""
+        for c in self.clocks:
+            if int(c.get("seat", -1)) == self.seat:
+                return int(c.get("bank_ms", 0) or 0)
+        return 0
+
     def actions_of(self, kind: str) -> list[dict[str, Any]]:
         return [a for a in self.legal_actions if a.get("kind") == kind]
 

@@ -194,5 +194,6 @@ class MatchCache:
             tc = ld.clocks.tc
             d["clocks"] = cast(list[Clock], ld.clocks.view(self.now_ms()))
             d["time_control"] = {"base_ms": tc.base_ms, "increment_ms": tc.increment_ms, "move_cap_ms": tc.move_cap_ms,
-                                 "lag_compensation_ms": tc.lag_compensation_ms, "scope": TIME_CONTROL_SCOPES[tc.scope]}
+                                 "lag_compensation_ms": tc.lag_compensation_ms, "scope": TIME_CONTROL_SCOPES[tc.scope],
+                                 "bank_ms": tc.bank_ms}
         return d

@@ -16,6 +16,10 @@ Model (docs/RULES.md SRV-5 leaves time limits to the server; this is the server'
 * After an action the seat gets ``increment_ms`` (Fischer increment) added to its main time.
 * Scope ``deal``: every seat's main time is reset to ``base_ms`` when a deal starts; scope
   ``match``: one main time for the whole match.
+* Overage bank (``bank_ms``, Kaggle's ``remainingOverageTime``): each seat also has a bank for the
+  whole match (never reset, not even with scope ``deal``). An action may take longer than its
+  budget: the time beyond the budget is taken from the bank, and the deadline of a turn is
+  ``turn_start + budget + bank + lag``. The timeout policy applies when the bank is empty too.
 
 >>> tc = TimeControl.parse("60+1,move=5")
 >>> (tc.base_ms, tc.increment_ms, tc.move_cap_ms, tc.scope)
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -105,9 +109,11 @@ class TimeControl:
     """Time per action not charged, to compensate network lag."""
     scope: str = "match"
     """``match`` or ``deal`` (:data:`SCOPES`)."""
+    bank_ms: int = 0
+    """Overage bank per seat for the whole match: time an action may take beyond its budget; 0 = none."""
 
     def __post_init__(self) -> None:
-        for name in ("base_ms", "increment_ms", "move_cap_ms", "lag_compensation_ms"):
+        for name in ("base_ms", "increment_ms", "move_cap_ms", "lag_compensation_ms", "bank_ms"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_MS:
                 raise TimeControlError(f"time_control.{name} must be an integer in 0..{MAX_MS} (ms), got {v!r}")
@@ -119,15 +125,16 @@ class TimeControl:
     @classmethod
     def parse(cls, text: str) -> TimeControl:
         """The CLI text form, in **seconds**: ``"5+0.1"`` (base + increment), ``"move=2"`` (fixed
-        time per move), combinable with commas: ``"60+1,move=5"``, plus ``lag=0.05`` and
-        ``scope=deal``. Raises :class:`TimeControlError` naming the bad part.
+        time per move), combinable with commas: ``"60+1,move=5"``, plus ``lag=0.05``,
+        ``scope=deal`` and ``bank=30`` (the overage bank: ``"move=2,bank=30"``). Raises
+        :class:`TimeControlError` naming the bad part.
 
         >>> TimeControl.parse("move=2")
-        TimeControl(base_ms=0, increment_ms=0, move_cap_ms=2000, lag_compensation_ms=0, scope='match')
+        TimeControl(base_ms=0, increment_ms=0, move_cap_ms=2000, lag_compensation_ms=0, scope='match', bank_ms=0)
         >>> TimeControl.parse("5+x")
         Traceback (most recent call last):
         ...
-        bummerl.core.clocks.TimeControlError: bad time control part '5+x': expected BASE[+INC] in seconds, move=S, lag=S or scope=match|deal
+        bummerl.core.clocks.TimeControlError: bad time control part '5+x': expected BASE[+INC] in seconds, move=S, lag=S, bank=S or scope=match|deal
         """
         kw: dict[str, Any] = {}
         parts = [p.strip() for p in str(text).split(",") if p.strip()]
@@ -143,11 +150,14 @@ class TimeControl:
                 kw["move_cap_ms"] = _ms(value.strip(), "move")
             elif eq and key.strip() == "lag" and re.fullmatch(_NUM, value.strip()):
                 kw["lag_compensation_ms"] = _ms(value.strip(), "lag")
+            elif eq and key.strip() == "bank" and re.fullmatch(_NUM, value.strip()):
+                kw["bank_ms"] = _ms(value.strip(), "bank")
             elif eq and key.strip() == "scope":
                 kw["scope"] = value.strip()
             else:
                 raise TimeControlError(
-                    f"bad time control part {part!r}: expected BASE[+INC] in seconds, move=S, lag=S or scope=match|deal"
+                    f"bad time control part {part!r}: expected BASE[+INC] in seconds, move=S, lag=S, bank=S or "
+                    f"scope=match|deal"
                 )
         return cls(**kw)
 
@@ -159,20 +169,26 @@ class TimeControl:
             parts.append(f"move={_fmt_s(self.move_cap_ms)}")
         if self.lag_compensation_ms:
             parts.append(f"lag={_fmt_s(self.lag_compensation_ms)}")
+        if self.bank_ms:
+            parts.append(f"bank={_fmt_s(self.bank_ms)}")
         if self.scope != "match":
             parts.append(f"scope={self.scope}")
         return ",".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         """The proto ``TimeControl`` shape: ``{"base_ms", "increment_ms", "move_cap_ms",
-        "lag_compensation_ms", "scope": "match" | "deal"}``."""
-        return {
+        "lag_compensation_ms", "scope": "match" | "deal", "bank_ms"}`` (``bank_ms`` only when set, so
+        the stored form of a match without a bank is unchanged)."""
+        d: dict[str, Any] = {
             "base_ms": self.base_ms,
             "increment_ms": self.increment_ms,
             "move_cap_ms": self.move_cap_ms,
             "lag_compensation_ms": self.lag_compensation_ms,
             "scope": self.scope,
         }
+        if self.bank_ms:
+            d["bank_ms"] = self.bank_ms
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> TimeControl | None:
@@ -183,7 +199,8 @@ class TimeControl:
         values = {k: d.get(k, 0) or 0 for k in ("base_ms", "increment_ms", "move_cap_ms", "lag_compensation_ms")}
         if not any(values.values()):
             return None
-        return cls(**{k: int(v) for k, v in values.items()}, scope=str(d.get("scope") or "match"))
+        return cls(**{k: int(v) for k, v in values.items()}, scope=str(d.get("scope") or "match"),
+                   bank_ms=int(d.get("bank_ms", 0) or 0))
 
 
 @dataclass(frozen=True)
@@ -191,20 +208,22 @@ class Clocks:
     """The clocks of one match at one version (stored with the match, JSON via :meth:`to_dict`).
 
     ``remaining_ms[s]`` is seat ``s``'s main time at ``turn_start_ms`` (for the seat to act, the
-    time it had when its turn began). ``seat`` is the seat whose clock runs (-1 = none: match
-    over). ``deadline_ms`` is the instant the running seat loses on time (-1 = none)."""
+    time it had when its turn began), ``bank_ms[s]`` its overage bank then (empty list: none).
+    ``seat`` is the seat whose clock runs (-1 = none: match over). ``deadline_ms`` is the instant
+    the running seat loses on time (-1 = none)."""
 
     tc: TimeControl
     remaining_ms: list[int]
     seat: int = -1
     turn_start_ms: int = 0
     deadline_ms: int = -1
+    bank_ms: list[int] = field(default_factory=list)
 
     # ----------------------------------------------------------------- transitions
     @classmethod
     def start(cls, tc: TimeControl, num_seats: int, seat: int, now_ms: int) -> Clocks:
         """Fresh clocks at match creation; ``seat`` (the first to act) starts running at ``now_ms``."""
-        return cls(tc, [tc.base_ms] * num_seats)._run(seat, now_ms)
+        return cls(tc, [tc.base_ms] * num_seats, bank_ms=[tc.bank_ms] * num_seats if tc.bank_ms else [])._run(seat, now_ms)
 
     def budget_ms(self, seat: int) -> int:
         """Most time ``seat`` may use for its next action (main time capped by the move cap)."""
@@ -214,10 +233,14 @@ class Clocks:
         rem = max(0, self.remaining_ms[seat])
         return min(rem, tc.move_cap_ms) if tc.move_cap_ms else rem
 
+    def bank_of(self, seat: int) -> int:
+        """``seat``'s overage bank at the start of its turn (0 without a bank)."""
+        return max(0, self.bank_ms[seat]) if 0 <= seat < len(self.bank_ms) else 0
+
     def _run(self, seat: int, now_ms: int) -> Clocks:
         if seat < 0:
             return replace(self, seat=-1, turn_start_ms=now_ms, deadline_ms=-1)
-        deadline = now_ms + self.budget_ms(seat) + self.tc.lag_compensation_ms
+        deadline = now_ms + self.budget_ms(seat) + self.bank_of(seat) + self.tc.lag_compensation_ms
         return replace(self, seat=seat, turn_start_ms=now_ms, deadline_ms=deadline)
 
     def charged_ms(self, now_ms: int) -> int:
@@ -237,43 +260,58 @@ class Clocks:
         set back to ``base_ms`` (policy :attr:`TimeoutPolicy.FORFEIT_DEAL`)."""
         tc = self.tc
         rem = list(self.remaining_ms)
+        bank = list(self.bank_ms)
+        if 0 <= seat < len(bank):  # the time beyond the budget comes out of the bank
+            bank[seat] = max(0, bank[seat] - max(0, self.charged_ms(now_ms) - self.budget_ms(seat)))
         if tc.base_ms and 0 <= seat < len(rem):
             rem[seat] = max(0, rem[seat] - self.charged_ms(now_ms)) + (tc.increment_ms if increment else 0)
             if refill:
                 rem[seat] = tc.base_ms
         if deal_changed and tc.scope == "deal":
             rem = [tc.base_ms] * len(rem)
-        return replace(self, remaining_ms=rem)._run(next_seat, now_ms)
+        return replace(self, remaining_ms=rem, bank_ms=bank)._run(next_seat, now_ms)
 
     # ----------------------------------------------------------------- views
     def view(self, now_ms: int) -> list[dict[str, Any]]:
-        """Per seat ``{"seat", "remaining_ms", "running", "move_remaining_ms"}`` at ``now_ms``
-        (proto ``Clock``): the running seat's main time minus the time used so far (never below
-        0); ``move_remaining_ms`` = time left for the current action (0 when not running). With no
-        main clock, ``remaining_ms`` is the move time left."""
+        """Per seat ``{"seat", "remaining_ms", "running", "move_remaining_ms", "bank_ms"}`` at
+        ``now_ms`` (proto ``Clock``): the running seat's main time minus the time used so far
+        (never below 0); ``move_remaining_ms`` = time left for the current action before the bank
+        is drawn on (0 when not running, and once the action runs into the bank); ``bank_ms`` =
+        the seat's overage bank left now (the running seat's shrinks once its budget is used up;
+        the flag falls when both are 0). With no main clock, ``remaining_ms`` is the move time left."""
         out = []
         used = max(0, now_ms - self.turn_start_ms)
         for s, rem in enumerate(self.remaining_ms):
             running = s == self.seat
+            bank = self.bank_of(s)
             if running:
-                move_left = max(0, self.deadline_ms - self.tc.lag_compensation_ms - now_ms)
+                move_left = max(0, self.deadline_ms - bank - self.tc.lag_compensation_ms - now_ms)
                 main = max(0, rem - used) if self.tc.base_ms else move_left
+                charged = max(0, used - self.tc.lag_compensation_ms)
+                bank = max(0, bank - max(0, charged - self.budget_ms(s)))
             else:
                 move_left = 0
                 main = rem if self.tc.base_ms else self.tc.move_cap_ms
-            out.append({"seat": s, "remaining_ms": main, "running": running, "move_remaining_ms": move_left})
+            out.append({"seat": s, "remaining_ms": main, "running": running, "move_remaining_ms": move_left,
+                        "bank_ms": bank})
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form stored with the match: ``{"remaining_ms", "seat", "turn_start_ms", "deadline_ms"}``
-        (the time control itself is stored once, in the match meta)."""
-        return {
+        and ``bank_ms`` under an overage bank (the time control itself is stored once, in the match
+        meta)."""
+        d: dict[str, Any] = {
             "remaining_ms": list(self.remaining_ms),
             "seat": self.seat,
             "turn_start_ms": self.turn_start_ms,
             "deadline_ms": self.deadline_ms,
         }
+        if self.bank_ms:
+            d["bank_ms"] = list(self.bank_ms)
+        return d
 
     @classmethod
     def from_dict(cls, tc: TimeControl, d: dict[str, Any]) -> Clocks:
-        return cls(tc, [int(x) for x in d["remaining_ms"]], int(d["seat"]), int(d["turn_start_ms"]), int(d["deadline_ms"]))
+        bank = [int(x) for x in d.get("bank_ms") or ()] or ([tc.bank_ms] * len(d["remaining_ms"]) if tc.bank_ms else [])
+        return cls(tc, [int(x) for x in d["remaining_ms"]], int(d["seat"]), int(d["turn_start_ms"]), int(d["deadline_ms"]),
+                   bank)

@@ -76,6 +76,8 @@ def rating_pool(cfg: Mapping[str, Any]) -> str:
     tc = cfg.get("time_control") or {}
     clock = (f"{tc.get('base_ms', 0)}+{tc.get('increment_ms', 0)}/move{tc.get('move_cap_ms', 0)}"
              f"/{tc.get('scope') or 'match'}" if tc else "untimed")
+    if tc and tc.get("bank_ms"):  # an overage bank is another time control (kept out of the older keys)
+        clock += f"/bank{tc['bank_ms']}"
     options = json.dumps(cfg.get("options") or {}, sort_keys=True, separators=(",", ":"))
     return f"{cfg['variant']}|{options}|{clock}|deals={cfg.get('deals_per_game', 0)}"
 

@@ -244,6 +244,7 @@ class TimeControl(TypedDict):
     move_cap_ms: int
     lag_compensation_ms: int
     scope: TimeControlScope
+    bank_ms: int
 
 
 class Clock(TypedDict):
@@ -251,6 +252,7 @@ class Clock(TypedDict):
     remaining_ms: int
     running: bool
     move_remaining_ms: int
+    bank_ms: int
 
 
 # ---------------------------------------------------------------------------------------------
