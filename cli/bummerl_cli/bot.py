@@ -8,6 +8,8 @@ running server.
     bummerl bot run --bot greedy --token <bot token> --server HOST:PORT
     bummerl bot check --bot exec:./my_bot [--variant all] [--matches 1] [--json]
     bummerl bot logs MATCH_ID
+    bummerl bot challenge OPPONENT --token <bot token> [--deals N] [--tc 5+0.1]   (issue 37)
+    bummerl bot challenges [--bot NAME] [--state pending]
     bummerl bot register NAME [--description TEXT]       (prints the bot token once)
     bummerl bot list | revoke NAME | rotate-token NAME | delete NAME
 """
@@ -30,7 +32,7 @@ from bummerl_client.botrunner import check_token, run_bot
 from bummerl_client.specs import bot_from_spec
 from bummerl_client.stdio import default_log_dir, match_log_dir
 
-from . import organizer
+from . import challenge, organizer
 from .common import counted, safe, server_flags, server_of
 
 
@@ -71,6 +73,8 @@ def add_parser(sub: Any) -> None:
                     help="exec: bots: a new process per match (match), or a process that finished a match cleanly "
                          "gets the next one (reuse) (default: BUMMERL_BOT_PROCESS_MODEL or match)")
     br.add_argument("--server", default=None, help="HOST:PORT (default: BUMMERL_SERVER or localhost:50051)")
+    challenge.policy_flags(br)
+    challenge.add_parsers(bsub)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
         return bot_check(args)
     if args.bot_cmd == "run":
         return asyncio.run(bot_run(args))
+    if args.bot_cmd == "challenge":
+        return asyncio.run(challenge.challenge(args))
+    if args.bot_cmd == "challenges":
+        return asyncio.run(challenge.challenges(args))
     return organizer.dispatch(args)
 
 
@@ -110,8 +118,8 @@ async def bot_run(args: argparse.Namespace) -> int:
         except Exception:  # noqa: BLE001 - not up yet: run_bot retries and says so
             status(f"server {server} unreachable: retrying")
         await run_bot(c, token, lambda: bot_from_spec(args.bot, process_model=args.process_model), on_done=done,
-                      on_status=status,
-                      client_info=f"bummerl bot run ({kind})")
+                      on_status=status, client_info=f"bummerl bot run ({kind})",
+                      challenge_policy=challenge.policy_of(args))
     return 0
 
 

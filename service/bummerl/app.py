@@ -119,6 +119,7 @@ class Runtime:
             tuple(b.strip() for b in s.house_bots.split(",") if b.strip()), s.house_budget_ms, s.house_workers,
             s.house_max_seats))
         self._house_task = asyncio.create_task(self.house.run(self._reaper_stop), name="bummerl-house")
+        self.ladders.set_house(self.house)  # challenges of a house bot seat it in a ladder
         servicer = GameServicer(self.service, auth_limiter, house=self.house, ladders=self.ladders,
                                 play_connected_bots=s.play_connected_bots)
         ladder_servicer = LadderServicer(self.ladders, auth_limiter)

@@ -70,7 +70,15 @@ class World:
         a = await asyncio.wait_for(stream.read(), 10)
         stream.cancel()
         self.bot_match, self.bot_seat = a.match_id, a.seat
+        self.challenge_id = await self.challenge(1, 0)
         return self
+
+    async def challenge(self, by: int, to: int) -> str:
+        """A pending challenge from bot ``by`` to bot ``to`` (indexes of ``bots``)."""
+        ch = await self.ladder.CreateChallenge(
+            ladder_pb2.CreateChallengeRequest(challenged=self.bots[to].bot_id, variant="schnapsen-at"),
+            metadata=[("authorization", f"Bearer {self.bots[by].bot_token}")])
+        return str(ch.challenge_id)
 
     async def new_match(self) -> tuple[str, list[str]]:
         cm = await self.game.CreateMatch(game_pb2.CreateMatchRequest(variant="schnapsen-at"),
@@ -101,7 +109,13 @@ async def request_for(w: World, call: str, caller: str, own: bool) -> tuple[dict
         "RegisterBot": {"name": f"acc-{uuid.uuid4().hex[:8]}"},
         "CreateLadder": {"name": "x", "variant": "schnapsen-at", "bot_ids": [b.bot_id for b in w.bots],
                          "deals_per_game": 1},
+        "CreateChallenge": {"challenged": w.bots[1].bot_id, "variant": "schnapsen-at"},
     }.get(call, {})
+    if call == "AnswerChallenge":  # to bot 0 (the bot token's own) or to bot 1
+        body = {"challenge_id": await w.challenge(1, 0) if own else await w.challenge(0, 1), "accept": False,
+                "reason": "later"}
+    if call == "GetChallenge":
+        body = {"challenge_id": w.challenge_id}
     return {**req, **body}, tokens
 
 

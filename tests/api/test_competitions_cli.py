@@ -75,3 +75,19 @@ def test_plan_flags() -> None:
         plan_fields("round_robin", 1, 3, "listed", 4, "x")
     with pytest.raises(SystemExit, match="knockout"):
         plan_fields("swiss", 1, 3, "rating", 4, "x")
+
+
+async def test_bot_challenge_and_challenges_from_the_command_line(rt: Runtime, capsys: Any) -> None:
+    from bummerl_client import AsyncClient
+
+    async with AsyncClient(rt.target) as c:
+        me = await c.register_bot(f"chcli-{__import__('uuid').uuid4().hex[:6]}", admin_token=ADMIN)
+    code, out, err = await cli(capsys, "bot", "challenge", "house:random", "--token", me["bot_token"], "--server",
+                               rt.target, "--deals", "1", "--tc", "move=2,bank=10", "--json")
+    ch = json.loads(out)
+    assert code == 0 and ch["state"] == "accepted" and ch["ladder_id"], err
+    assert ch["time_control"]["bank_ms"] == "10000"
+    code, out, err = await cli(capsys, "bot", "challenges", "--server", rt.target, "--bot", me["name"])
+    assert code == 0 and ch["challenge_id"] in out and "accepted" in out
+    with pytest.raises(SystemExit, match="NOT_FOUND: no registered bot 'nobody-at-all'"):
+        await cli(capsys, "bot", "challenge", "nobody-at-all", "--token", me["bot_token"], "--server", rt.target)

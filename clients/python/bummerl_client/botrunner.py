@@ -17,9 +17,10 @@ import grpc
 
 from bummerl.bots.base import Bot, BotFault
 
+from .challenges import ChallengePolicy, Policy
 from .client import AsyncClient, BummerlError
 from .payloads import InformationSet
-from .payloads_ladder import Assignment
+from .payloads_ladder import Assignment, Challenge
 from .runner import FAULT_REASONS, IN_DOUBT, Backoff, play_seat_through_timeouts
 from .stdio import close_idle
 
@@ -77,14 +78,18 @@ async def play_assignment(client: AsyncClient, assignment: Assignment, bot_token
 
 async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bot],
                   on_done: Callable[[dict[str, Any]], None] | None = None, stop: asyncio.Event | None = None,
-                  on_status: Callable[[str], None] | None = None, client_info: str = "") -> None:
+                  on_status: Callable[[str], None] | None = None, client_info: str = "",
+                  challenge_policy: Policy | None = None) -> None:
     """Play every match assigned to the bot of ``bot_token`` until ``stop`` is set (or forever).
     ``make_bot()`` gives a fresh bot per match (an ``exec:`` bot: a new process per match, so a
     crash costs that match only). Raises BummerlError for a wrong token or unknown bot; other
     stream errors are retried with backoff. ``on_status(line)`` hears ``connected as NAME, waiting
     for games`` once the server accepted the stream and ``server unreachable (CODE): retrying in
     S s`` before each retry; ``client_info`` is what the server is told about this client
-    (ListBots shows it). ValueError at once for a token that cannot be sent (:func:`check_token`)."""
+    (ListBots shows it). ``challenge_policy`` answers the challenges the bot gets
+    (:class:`bummerl_client.challenges.ChallengePolicy` by default: accept within its limits; any
+    ``(challenge) -> (accept, reason)``), each answer told to ``on_status``. ValueError at once for
+    a token that cannot be sent (:func:`check_token`)."""
     check_token(bot_token)
     stop = stop or asyncio.Event()
     bot_id = bot_id_of(bot_token)
@@ -101,6 +106,25 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
         if on_done:
             on_done(summary)
 
+    policy = challenge_policy or ChallengePolicy()
+
+    async def answer(ch: Challenge) -> None:
+        try:
+            accept, reason = policy(ch)
+        except Exception as e:  # noqa: BLE001 - the author's policy failed: decline, say why
+            accept, reason = False, "generic"
+            if on_status:
+                on_status(f"challenge policy failed ({type(e).__name__}: {e}): declining")
+        try:
+            got = await client.answer_challenge(bot_token, ch["challenge_id"], accept, reason)
+        except BummerlError as e:
+            if on_status:
+                on_status(f"challenge {ch['challenge_id']} from {ch['challenger_name']}: {e.details}")
+            return
+        if on_status:
+            said = f"accepted: ladder {got['ladder_id']}" if accept else f"declined ({reason})"
+            on_status(f"challenge {ch['challenge_id']} from {ch['challenger_name']}: {said}")
+
     def connected(name: str) -> None:
         if on_status:
             on_status(f"connected as {name}, waiting for games")
@@ -108,6 +132,13 @@ async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bo
     async def follow() -> None:
         async for a in client.assignments(bot_id, bot_token, client_info, on_connected=connected):
             backoff.reset()
+            if "challenge" in a:
+                if a["challenge"]["challenge_id"] not in started:
+                    started.add(a["challenge"]["challenge_id"])
+                    t = asyncio.create_task(answer(a["challenge"]))
+                    tasks.add(t)
+                    t.add_done_callback(tasks.discard)
+                continue
             if a["match_id"] in started:
                 continue
             started.add(a["match_id"])

@@ -42,6 +42,7 @@ from .payloads import (
 from .payloads_ladder import (
     Assignment,
     Bot,
+    Challenge,
     Ladder,
     LadderEvent,
     LadderGame,
@@ -315,7 +316,8 @@ class AsyncClient:
     async def assignments(self, bot_id: str, bot_token: str, client: str = "",
                           on_connected: Callable[[str], None] | None = None) -> AsyncGenerator[Assignment, None]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: the running ones
-        first, then new ones as they come. Endless; raises BummerlError when the stream fails.
+        first, then new ones as they come; a challenge to answer comes as ``{"challenge": {...}}``
+        (``match_id`` ""; :meth:`answer_challenge`). Endless; raises BummerlError when the stream fails.
         ``client``: what to tell the server about the client and engine (shown in ListBots);
         default ``bummerl_client/<version>``. ``on_connected(bot name)`` is called once the server
         has accepted the stream (before any assignment)."""
@@ -372,6 +374,40 @@ class AsyncClient:
         rounds, or a knockout's bracket; empty lists for other formats."""
         req = ladder_pb2.GetPairingsRequest(ladder_id=ladder_id)
         return cast(Pairings, await self._call(self.ladder_stub.GetPairings, req))
+
+    async def challenge(self, bot_token: str, challenged: str, variant: str = "schnapsen-at", pairs: int = 1,
+                        deals_per_game: int = 0, time_control: Mapping[str, Any] | None = None,
+                        timeout_policy: str = "", options: Mapping[str, str] | None = None,
+                        rated: bool = True) -> Challenge:
+        """Challenge ``challenged`` (a registered bot's name or id, or ``house:greedy``) as the bot
+        of ``bot_token``: ``pairs`` duplicate pairs of a two-player ``variant``, games of
+        ``deals_per_game`` deals (0 = whole matches), a ``time_control`` (ms dict) and policy.
+        The answer is the challenge, ``pending`` until the other bot answers (a house bot
+        accepts at once: ``accepted`` with its ``ladder_id``). RESOURCE_EXHAUSTED past the
+        server's hourly cap."""
+        req = ladder_pb2.CreateChallengeRequest(challenged=challenged, variant=variant, pairs=pairs,
+                                                deals_per_game=deals_per_game, timeout_policy=timeout_policy,
+                                                options=dict(options or {}), unrated=not rated)
+        if time_control:
+            json_format.ParseDict(dict(time_control), req.time_control)
+        return cast(Challenge, await self._call(self.ladder_stub.CreateChallenge, req, bot_token))
+
+    async def answer_challenge(self, bot_token: str, challenge_id: str, accept: bool, reason: str = "") -> Challenge:
+        """Accept, or decline with ``reason`` ("generic", "later", "too_fast", "too_slow",
+        "time_control", "variant", "rated", "casual", "no_bots"), a challenge to the bot of
+        ``bot_token``. FAILED_PRECONDITION once it expired or was answered."""
+        req = ladder_pb2.AnswerChallengeRequest(challenge_id=challenge_id, accept=accept, reason=reason)
+        return cast(Challenge, await self._call(self.ladder_stub.AnswerChallenge, req, bot_token))
+
+    async def get_challenge(self, challenge_id: str) -> Challenge:
+        """One challenge, its state read now (an unanswered one past its time is ``expired``)."""
+        req = ladder_pb2.GetChallengeRequest(challenge_id=challenge_id)
+        return cast(Challenge, await self._call(self.ladder_stub.GetChallenge, req))
+
+    async def challenges(self, bot_id: str = "", state: str = "") -> list[Challenge]:
+        """The newest challenges first, of ``bot_id`` (either side) and in ``state`` when given."""
+        req = ladder_pb2.ListChallengesRequest(bot_id=bot_id, state=state)
+        return cast(list[Challenge], list((await self._call(self.ladder_stub.ListChallenges, req))["challenges"]))
 
     async def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """The ladder's games ``{"game", "pair", "leg", "bots", "state", "match_id"}``; ``state``:
@@ -586,6 +622,26 @@ class Client:
     def pairings(self, ladder_id: str) -> Pairings:
         """Blocking :meth:`AsyncClient.pairings`."""
         return self._run(self.aio.pairings(ladder_id))
+
+    def challenge(self, bot_token: str, challenged: str, variant: str = "schnapsen-at", pairs: int = 1,
+                  deals_per_game: int = 0, time_control: Mapping[str, Any] | None = None,
+                  timeout_policy: str = "", options: Mapping[str, str] | None = None,
+                  rated: bool = True) -> Challenge:
+        """Blocking :meth:`AsyncClient.challenge`."""
+        return self._run(self.aio.challenge(bot_token, challenged, variant, pairs, deals_per_game, time_control,
+                                            timeout_policy, options, rated))
+
+    def answer_challenge(self, bot_token: str, challenge_id: str, accept: bool, reason: str = "") -> Challenge:
+        """Blocking :meth:`AsyncClient.answer_challenge`."""
+        return self._run(self.aio.answer_challenge(bot_token, challenge_id, accept, reason))
+
+    def get_challenge(self, challenge_id: str) -> Challenge:
+        """Blocking :meth:`AsyncClient.get_challenge`."""
+        return self._run(self.aio.get_challenge(challenge_id))
+
+    def challenges(self, bot_id: str = "", state: str = "") -> list[Challenge]:
+        """Blocking :meth:`AsyncClient.challenges`."""
+        return self._run(self.aio.challenges(bot_id, state))
 
     def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """Blocking :meth:`AsyncClient.ladder_games`."""

@@ -10,7 +10,7 @@ from typing import NotRequired, TypedDict
 from .payloads import LadderFormat, LadderStatus, TimeControl
 
 __all__ = [
-    "ArenaStanding", "Assignment", "Bot", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
+    "ArenaStanding", "Assignment", "Bot", "Challenge", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
     "Leaderboard", "LeaderboardEntry", "PairStats", "PairingMeeting", "PairingRound", "Pairings", "PlannedMeeting",
     "RegisteredBot", "SprtParams", "SwissStanding",
 ]
@@ -65,13 +65,38 @@ class RegisteredBot(TypedDict):
     name: str
 
 
+class Challenge(TypedDict):
+    """A challenge between two bots (:meth:`AsyncClient.challenge`); ``state`` "pending",
+    "accepted", "declined" or "expired"; times as decimal strings of ms since the epoch."""
+
+    challenge_id: str
+    challenger: str
+    challenger_name: str
+    challenged: str
+    challenged_name: str
+    variant: str
+    options: dict[str, str]
+    time_control: NotRequired[TimeControl]
+    timeout_policy: str
+    pairs: int
+    deals_per_game: int
+    rated: bool
+    state: str
+    decline_reason: str
+    created_at_ms: str
+    expires_at_ms: str
+    ladder_id: str
+
+
 class Assignment(TypedDict):
-    """A match the bot is to play in ``seat`` (its bot token is the seat token)."""
+    """A match the bot is to play in ``seat`` (its bot token is the seat token), or (``match_id``
+    "") a ``challenge`` for the bot to answer."""
 
     match_id: str
     seat: int
     variant: str
     ladder_id: str
+    challenge: NotRequired[Challenge]
 
 
 class SprtParams(TypedDict):

@@ -74,6 +74,31 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         return codec.dict_to_pb(await self.ladders.pairings(request.ladder_id), ladder_pb2.Pairings)
 
     @map_errors
+    async def CreateChallenge(self, request: ladder_pb2.CreateChallengeRequest,
+                              context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.Challenge:
+        req = codec.pb_to_dict(request)
+        req["rated"] = not req.pop("unrated", False)
+        return codec.dict_to_pb(await self.ladders.create_challenge(bearer_token(context), req), ladder_pb2.Challenge)
+
+    @map_errors
+    async def AnswerChallenge(self, request: ladder_pb2.AnswerChallengeRequest,
+                              context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.Challenge:
+        ch = await self.ladders.answer_challenge(bearer_token(context), request.challenge_id, request.accept,
+                                                 request.reason)
+        return codec.dict_to_pb(ch, ladder_pb2.Challenge)
+
+    @map_errors
+    async def GetChallenge(self, request: ladder_pb2.GetChallengeRequest,
+                           context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.Challenge:
+        return codec.dict_to_pb(await self.ladders.challenge(request.challenge_id), ladder_pb2.Challenge)
+
+    @map_errors
+    async def ListChallenges(self, request: ladder_pb2.ListChallengesRequest,
+                             context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.ListChallengesResponse:
+        got = await self.ladders.list_challenges(request.bot_id, request.state)
+        return codec.dict_to_pb({"challenges": got}, ladder_pb2.ListChallengesResponse)
+
+    @map_errors
     async def GetLadder(self, request: ladder_pb2.GetLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.ladder(request.ladder_id))
 

@@ -9,13 +9,19 @@ The typed shapes of a ladder's config (:class:`LadderConfig`) and of a planned g
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, NotRequired, TypedDict
 
-from bummerl.core.errors import NotFoundError
-from bummerl.core.matches import MatchService
+from bummerl.core.errors import (
+    InvalidArgumentError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+)
+from bummerl.core.matches import MatchService, hash_token
 from bummerl.store.keys import aux_key, ladder_key
 
 from .ids import check_id
@@ -53,7 +59,10 @@ class LadderConfig(TypedDict):
     :meth:`bummerl.core.clocks.TimeControl.to_dict` or None; ``sprt`` the SPRT's bounds or None;
     ``pairs_per_meeting``: duplicate pairs (sets; games without duplicate deals) each pairing of a
     Swiss round or knockout tie plays; ``seeding``: a knockout's seeding (``listed`` or
-    ``rating``); ``arena_minutes``: how long an arena pairs (0 = until stopped)."""
+    ``rating``); ``arena_minutes``: how long an arena pairs (0 = until stopped); ``house_specs``:
+    the bot spec the server plays for each ``house:`` participant; ``kind`` ``challenge`` with
+    ``challenge_id`` and ``rated`` for an accepted challenge (an unrated one is in no pooled
+    leaderboard)."""
 
     ladder_id: str
     name: str
@@ -78,6 +87,10 @@ class LadderConfig(TypedDict):
     pairs_per_meeting: NotRequired[int]
     seeding: NotRequired[str]
     arena_minutes: NotRequired[int]
+    house_specs: NotRequired[dict[str, str]]
+    kind: NotRequired[str]
+    rated: NotRequired[bool]
+    challenge_id: NotRequired[str]
 
 
 class LadderData:
@@ -96,7 +109,7 @@ class LadderData:
         every ladder of that pool, best first; bots without a rated game there keep their listed
         order after the rated ones."""
         pool = rating_pool(pool_of)
-        members = [c for c in await self.configs() if rating_pool(c) == pool]
+        members = [c for c in await self.configs() if rating_pool(c) == pool and c.get("rated", True)]
         ids: list[str] = []
         results: list[dict[str, Any]] = []
         for c in members:
@@ -107,6 +120,30 @@ class LadderData:
         rated = {b: float(st.ratings[b].ordinal()) for b in ids if st.tally[b]["games"]}
         listed = {b: i for i, b in enumerate(bots)}
         return sorted(bots, key=lambda b: (b not in rated, -rated.get(b, 0.0), listed[b]))
+
+    async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
+        """The bot if ``token`` is its bot token; PermissionDeniedError for the valid token of
+        another bot; UnauthenticatedError otherwise (also for a revoked or deleted bot)."""
+        bot = await self.bot(bot_id)
+        if bot.get("deleted") or bot.get("revoked"):
+            raise UnauthenticatedError(f"the token of bot {bot['name']!r} was revoked"
+                                       + (" (the bot was deleted)" if bot.get("deleted") else ""))
+        if not token or not hmac.compare_digest(hash_token(token), bot["token_hash"]):
+            other = token.partition(".")[0] if token and "." in token else ""
+            if token and other and other != bot_id and await self._is_token_of(other, token):
+                raise PermissionDeniedError(f"this is the token of bot {other!r}, not of bot {bot_id!r}")
+            raise UnauthenticatedError("missing or wrong bot token (authorization: Bearer <bot token>)")
+        return bot
+
+    async def _is_token_of(self, bot_id: str, token: str) -> bool:
+        """Whether ``token`` is the current bot token of ``bot_id`` (a bot token starts with its
+        bot's id: ``<bot id>.<secret>``)."""
+        try:
+            bot = await self.bot(bot_id)
+        except (NotFoundError, InvalidArgumentError):
+            return False
+        live = not (bot.get("deleted") or bot.get("revoked"))
+        return live and hmac.compare_digest(hash_token(token), bot["token_hash"])
 
     async def configs(self) -> list[LadderConfig]:
         """Every ladder's config, oldest first."""
@@ -219,7 +256,7 @@ class LadderData:
             return {"ladder_id": ladder_id, "entries": entries, "pairs": pairs, "ladder_ids": [ladder_id],
                     "pool": rating_pool(cfg)}
         pool = rating_pool(cfg)
-        members = [c for c in await self.configs() if rating_pool(c) == pool]
+        members = [c for c in await self.configs() if rating_pool(c) == pool and c.get("rated", True)]
         results: list[dict[str, Any]] = []
         merged: dict[str, Any] = {"ladder_id": ladder_id, "bot_ids": [], "bot_names": {}, "sprt": None,
                                   "duplicate_deals": all(c.get("duplicate_deals") for c in members)}

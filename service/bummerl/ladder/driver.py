@@ -24,6 +24,8 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from bummerl import metrics
+from bummerl.core.house import PREFIX as HOUSE_PREFIX
+from bummerl.core.house import HouseBots
 from bummerl.rules import find_variant
 from bummerl.store.errors import MatchExistsError
 from bummerl.store.keys import aux_key, botq_key, ladder_key
@@ -78,6 +80,8 @@ class Scheduler:
 
     def __init__(self, ladders: LadderData) -> None:
         self.ladders = ladders
+        self.house: HouseBots | None = None
+        """Plays the house seats of a ladder's games (a challenge of a house bot); set by the service."""
         redis = ladders.redis
         self.claim_script = redis.register_script(_lua("claim.lua"))
         self.finish_script = redis.register_script(_lua("finish.lua"))
@@ -227,17 +231,23 @@ class Scheduler:
         id is fixed (created once), each seat is assigned once (assign.lua), and the ``started``
         mark and event happen once (started.lua), never for a game already recorded."""
         bots = game["bots"]
-        hashes = [(await self.ladders.bot(b))["token_hash"] for b in bots]
+        house = {seat: (cfg.get("house_specs") or {}).get(b, b.removeprefix(HOUSE_PREFIX))
+                 for seat, b in enumerate(bots) if b.startswith(HOUSE_PREFIX)}
+        hashes = ["" if seat in house else (await self.ladders.bot(b))["token_hash"] for seat, b in enumerate(bots)]
         try:
-            await self.ladders.matches.create_match(
+            created = await self.ladders.matches.create_match(
                 cfg["variant"], cfg["options"], [cfg["bot_names"][b] for b in bots], game["seed"],
                 time_control=cfg["time_control"], timeout_policy=cfg["timeout_policy"], trusted=True,
                 max_deals=cfg["deals_per_game"], suit_perm=game.get("suit_perm") or (), seat_bot_hashes=hashes,
                 match_id=game["match_id"], ladder_id=cfg["ladder_id"], ladder_set=int(game["pair"]),
             )
+            if house and self.house is not None:  # the server plays them (leased: another process plays on)
+                await self.house.start(created.match_id, house, created.tokens)
         except MatchExistsError:
             pass  # another process created it before it could mark the game started
         for seat, b in enumerate(bots):
+            if seat in house:
+                continue
             await self.assign(b, {"match_id": game["match_id"], "seat": seat, "variant": cfg["variant"],
                                    "ladder_id": cfg["ladder_id"]})
         game["assigned"] = True

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import math
@@ -43,33 +42,30 @@ import secrets
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from bummerl.core.clocks import TIMEOUT_POLICIES, TimeControl, TimeControlError
 from bummerl.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     MatchOverError,
     NotFoundError,
-    PermissionDeniedError,
     ResourceExhaustedError,
-    UnauthenticatedError,
-    table_error,
 )
 from bummerl.core.house import PREFIX as HOUSE_PREFIX
+from bummerl.core.house import HouseBots
 from bummerl.core.matches import MatchService, hash_token
-from bummerl.rules import InvalidOptionError, UnknownVariantError, find_variant
 from bummerl.store.connection import raise_if_cancelled
 from bummerl.store.keys import aux_key, botq_key, ladder_key
 from bummerl.store.redis_store import blocking_twin, close_client
 
 from . import botstats
 from .arena import MAX_MINUTES
+from .challenges import PER_HOUR, Challenges
 from .data import CONNECT_TIMEOUT_MS, LadderConfig, LadderData
 from .driver import Scheduler
 from .feeds import Feeds
 from .formats import MAX_GAMES, MatchIds, StageContext, encode_plan, fixed_suits, plan_meetings, stage_record
 from .ids import _NAME_RE, MAX_LADDER_NAME, _is_id
 from .registry import find_format
-from .spec import LadderSpec
+from .spec import LadderSpec, table_of
 from .stats import Sprt
 
 log = logging.getLogger(__name__)
@@ -107,7 +103,8 @@ class LadderService:
     Call :meth:`aclose` when done (it stops the stream readers)."""
 
     def __init__(self, matches: MatchService, *, public_stream_keys: int = PUBLIC_STREAM_KEYS,
-                 streams_per_peer: int = STREAMS_PER_PEER, streams_per_bot: int = STREAMS_PER_BOT) -> None:
+                 streams_per_peer: int = STREAMS_PER_PEER, streams_per_bot: int = STREAMS_PER_BOT,
+                 challenges_per_hour: int = PER_HOUR) -> None:
         self.matches = matches
         self.store = matches.store
         self.redis = matches.store.client
@@ -121,7 +118,36 @@ class LadderService:
         """The ladders' data (configs, bots, presence, results, standings, events)."""
         self.scheduler = Scheduler(self.data)
         """Claims, starts and records the games of running ladders; :meth:`drive` asks it."""
+        self.house: HouseBots | None = None
+        """Plays the house bots of challenges (:meth:`set_house`); None = no house bot in ladders."""
+        self.challenges = Challenges(self.data, self._create,
+                                     lambda: self.house.settings.bots if self.house is not None else (),
+                                     challenges_per_hour)
+        """Challenges between bots (:mod:`bummerl.ladder.challenges`)."""
         matches.reveal_check = self.set_over  # a ladder game's hidden cards wait for its duplicate set
+
+    def set_house(self, house: HouseBots) -> None:
+        """Let ladders (an accepted challenge of a house bot) seat the server's house bots, played
+        by ``house`` (:class:`bummerl.core.house.HouseBots`)."""
+        self.house = house
+        self.scheduler.house = house
+
+    # challenges (bummerl.ladder.challenges.Challenges)
+    async def create_challenge(self, token: str | None, req: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`Challenges.create`."""
+        return await self.challenges.create(token, req)
+
+    async def answer_challenge(self, token: str | None, challenge_id: str, accept: bool, reason: str = "") -> dict[str, Any]:
+        """:meth:`Challenges.answer`."""
+        return await self.challenges.answer(token, challenge_id, accept, reason)
+
+    async def challenge(self, challenge_id: str) -> dict[str, Any]:
+        """:meth:`Challenges.get`."""
+        return await self.challenges.get(challenge_id)
+
+    async def list_challenges(self, bot_id: str = "", state: str = "") -> list[dict[str, Any]]:
+        """:meth:`Challenges.list`."""
+        return await self.challenges.list(bot_id, state)
 
     async def aclose(self) -> None:
         """Stop the stream readers and close the public streams' pool."""
@@ -228,28 +254,9 @@ class LadderService:
         return {"bot_id": bot_id, "bot_token": token, "name": name}
 
     async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
-        """The bot if ``token`` is its bot token; PermissionDeniedError for the valid token of
-        another bot; UnauthenticatedError otherwise (also for a revoked or deleted bot)."""
-        bot = await self.bot(bot_id)
-        if bot.get("deleted") or bot.get("revoked"):
-            raise UnauthenticatedError(f"the token of bot {bot['name']!r} was revoked"
-                                       + (" (the bot was deleted)" if bot.get("deleted") else ""))
-        if not token or not hmac.compare_digest(hash_token(token), bot["token_hash"]):
-            other = token.partition(".")[0] if token and "." in token else ""
-            if token and other and other != bot_id and await self._is_token_of(other, token):
-                raise PermissionDeniedError(f"this is the token of bot {other!r}, not of bot {bot_id!r}")
-            raise UnauthenticatedError("missing or wrong bot token (authorization: Bearer <bot token>)")
-        return bot
-
-    async def _is_token_of(self, bot_id: str, token: str) -> bool:
-        """Whether ``token`` is the current bot token of ``bot_id`` (a bot token starts with its
-        bot's id: ``<bot id>.<secret>``)."""
-        try:
-            bot = await self.bot(bot_id)
-        except (NotFoundError, InvalidArgumentError):
-            return False
-        live = not (bot.get("deleted") or bot.get("revoked"))
-        return live and hmac.compare_digest(hash_token(token), bot["token_hash"])
+        """:meth:`LadderData.authenticate_bot`: the bot if ``token`` is its bot token;
+        PermissionDeniedError for another bot's valid token; UnauthenticatedError otherwise."""
+        return await self.data.authenticate_bot(bot_id, token)
 
     async def list_bots(self) -> list[dict[str, Any]]:
         """Every registered bot, by name: ``{"bot_id", "name", "description", "created_at_ms",
@@ -360,6 +367,10 @@ class LadderService:
                 async for _eid, fields in self.bot_feeds.follow(botq_key(bot_id)):
                     raise_if_cancelled()
                     a = json.loads(fields[b"a"])
+                    if "challenge" in a:  # a challenge to answer, while it is open
+                        if await self.challenges.still_open(a["challenge"]):
+                            yield a
+                        continue
                     running = await self.store.is_running(a["match_id"])  # not over, and not expired either
                     raise_if_cancelled()
                     if running:
@@ -411,16 +422,14 @@ class LadderService:
         control characters), NotFoundError for an unknown or deleted bot, FailedPreconditionError
         for a revoked one, PermissionDeniedError."""
         self.matches.check_admin(admin_token)
-        try:
-            variant = find_variant(spec.variant)
-            rules = variant.configure(dict(spec.options or {}))
-            tc = TimeControl.from_dict(spec.time_control) if spec.time_control else None
-        except (UnknownVariantError, InvalidOptionError, TimeControlError) as e:
-            raise table_error(e) from None
+        return await self._create(spec)
+
+    async def _create(self, spec: LadderSpec, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """:meth:`create_ladder` without the admin check (an accepted challenge); ``extra``: more
+        config keys (``kind``, ``rated``, ``challenge_id``)."""
+        variant, rules, tc = table_of(spec)
         seats = variant.num_players
         fmt = find_format(spec.format)
-        if spec.timeout_policy not in TIMEOUT_POLICIES:
-            raise InvalidArgumentError(f"timeout_policy must be one of {', '.join(TIMEOUT_POLICIES)}")
         bots = list(spec.bot_ids)
         if seats == 2 and (len(set(bots)) != len(bots) or len(bots) < 2):
             raise InvalidArgumentError("a ladder needs at least two different bots")
@@ -452,7 +461,14 @@ class LadderService:
             raise InvalidArgumentError(f"name must be at most {MAX_LADDER_NAME} printable characters (no control "
                                        f"characters), got {len(spec.name)} characters")
         names = {}
+        house_specs: dict[str, str] = {}
         for b in bots:  # a deleted or revoked bot could never connect: it would lose every game it is planned in
+            if b.startswith(HOUSE_PREFIX):  # a house bot (a challenge of one): the server plays it
+                if self.house is None:
+                    raise InvalidArgumentError(f"{b}: this server plays no house bots in ladders")
+                house_specs[b] = self.house.plan([b])[0]
+                names[b] = b
+                continue
             bot = await self.bot(b)
             if bot.get("deleted"):
                 raise NotFoundError(f"bot {bot['name']!r} ({b}) was deleted")
@@ -492,6 +508,7 @@ class LadderService:
             "start_when_connected": spec.start_when_connected,
             "connect_timeout_ms": (spec.connect_timeout_ms or CONNECT_TIMEOUT_MS) if spec.start_when_connected else 0,
             "pairs_per_meeting": spec.pairs_per_meeting, "seeding": spec.seeding, "arena_minutes": spec.arena_minutes,
+            **({"house_specs": house_specs} if house_specs else {}), **(extra or {}),
         }
         specs, legs = await asyncio.to_thread(encode_plan, games)
         for i in range(0, len(specs), 10_000):  # the plan first: nothing runs before the status is set

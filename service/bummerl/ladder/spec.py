@@ -9,9 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY
+from bummerl.core.clocks import DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, TimeControl, TimeControlError
+from bummerl.core.errors import InvalidArgumentError, table_error
+from bummerl.rules import InvalidOptionError, Rules, UnknownVariantError, VariantSpec, find_variant
 
-__all__ = ["LadderSpec"]
+__all__ = ["LadderSpec", "table_of"]
 
 
 @dataclass(frozen=True)
@@ -59,3 +61,18 @@ class LadderSpec:
         kw["duplicate_deals"] = bool(d.get("duplicate_deals"))
         kw["sprt"] = {k: v for k, v in (d.get("sprt") or {}).items() if v} or None
         return cls(**kw)
+
+
+def table_of(spec: LadderSpec) -> tuple[VariantSpec, Rules, TimeControl | None]:
+    """The variant, its configured rules and the time control of ``spec``'s table, checked:
+    InvalidArgumentError (NotFoundError for an unknown variant) naming the bad field, and for a
+    ``timeout_policy`` that is not one of :data:`bummerl.core.clocks.TIMEOUT_POLICIES`."""
+    try:
+        variant = find_variant(spec.variant)
+        rules = variant.configure(dict(spec.options or {}))
+        tc = TimeControl.from_dict(spec.time_control) if spec.time_control else None
+    except (UnknownVariantError, InvalidOptionError, TimeControlError) as e:
+        raise table_error(e) from None
+    if spec.timeout_policy not in TIMEOUT_POLICIES:
+        raise InvalidArgumentError(f"timeout_policy must be one of {', '.join(TIMEOUT_POLICIES)}")
+    return variant, rules, tc

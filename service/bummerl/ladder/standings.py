@@ -72,14 +72,16 @@ def seated_result(game: Mapping[str, Any], summary: dict[str, Any], team_of_seat
 def rating_pool(cfg: Mapping[str, Any]) -> str:
     """The rating pool of a ladder: ratings are comparable across ladders of one variant with the
     same options, time control and deals per game (one Bummerl or N deals), so they are pooled
-    by this key, e.g. ``schnapsen-at|{}|5000+100|deals=0``."""
+    by this key, e.g. ``schnapsen-at|{}|5000+100|deals=0``; accepted challenges form pools of their
+    own (``...|challenge``)."""
     tc = cfg.get("time_control") or {}
     clock = (f"{tc.get('base_ms', 0)}+{tc.get('increment_ms', 0)}/move{tc.get('move_cap_ms', 0)}"
              f"/{tc.get('scope') or 'match'}" if tc else "untimed")
     if tc and tc.get("bank_ms"):  # an overage bank is another time control (kept out of the older keys)
         clock += f"/bank{tc['bank_ms']}"
     options = json.dumps(cfg.get("options") or {}, sort_keys=True, separators=(",", ":"))
-    return f"{cfg['variant']}|{options}|{clock}|deals={cfg.get('deals_per_game', 0)}"
+    kind = "|challenge" if cfg.get("kind") == "challenge" else ""  # challenges: a pool of their own
+    return f"{cfg['variant']}|{options}|{clock}|deals={cfg.get('deals_per_game', 0)}{kind}"
 
 
 def leaderboard(cfg: Mapping[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
