@@ -8,6 +8,7 @@ running server.
     bummerl bot run --bot greedy --token <bot token> --server HOST:PORT
     bummerl bot check --bot exec:./my_bot [--variant all] [--matches 1] [--json]
     bummerl bot logs MATCH_ID
+    bummerl bot update NAME --version V [--note TEXT] [--token T]   (a new version, rated apart)
     bummerl bot challenge OPPONENT --token <bot token> [--deals N] [--tc 5+0.1]   (issue 37)
     bummerl bot challenges [--bot NAME] [--state pending]
     bummerl bot register NAME [--description TEXT]       (prints the bot token once)
@@ -27,8 +28,8 @@ from typing import Any
 
 from bummerl.bots.harness import BotTestHarness
 from bummerl.rules import UnknownVariantError, find_variant
-from bummerl_client import AsyncClient
-from bummerl_client.botrunner import check_token, run_bot
+from bummerl_client import AsyncClient, BummerlError
+from bummerl_client.botrunner import check_token, ensure_version, run_bot
 from bummerl_client.specs import bot_from_spec
 from bummerl_client.stdio import default_log_dir, match_log_dir
 
@@ -53,6 +54,13 @@ def add_parser(sub: Any) -> None:
         p = bsub.add_parser(cmd, help=what)
         p.add_argument("name", help="bot name or id")
         server_flags(p, admin=True)
+    p = bsub.add_parser("update", help="publish a new version of a bot (its --token, or the admin token): its games "
+                                       "are then rated under that version")
+    p.add_argument("name", help="bot name or id")
+    p.add_argument("--version", required=True, help="the new version's label (1-64 letters, digits or ._+-)")
+    p.add_argument("--note", default="", help="what changed (at most 200 characters)")
+    p.add_argument("--token", default=None, help="the bot's own token (default: BUMMERL_BOT_TOKEN, else the admin token)")
+    server_flags(p, admin=True)
     bc = bsub.add_parser("check", help="check a bot offline: it plays every variant against bundled bots on the "
                                        "rules engine, and every protocol fault is reported (exit 1)")
     bc.add_argument("--bot", required=True, help="the bot: exec:COMMAND, random, greedy, strong[:...]")
@@ -73,6 +81,9 @@ def add_parser(sub: Any) -> None:
                     help="exec: bots: a new process per match (match), or a process that finished a match cleanly "
                          "gets the next one (reuse) (default: BUMMERL_BOT_PROCESS_MODEL or match)")
     br.add_argument("--server", default=None, help="HOST:PORT (default: BUMMERL_SERVER or localhost:50051)")
+    br.add_argument("--version", default=None,
+                    help="the bot's version: published on connecting unless it is already the newest (its games are "
+                         "rated under it)")
     challenge.policy_flags(br)
     challenge.add_parsers(bsub)
 
@@ -117,6 +128,11 @@ async def bot_run(args: argparse.Namespace) -> int:
             await c.wait_ready(15)
         except Exception:  # noqa: BLE001 - not up yet: run_bot retries and says so
             status(f"server {server} unreachable: retrying")
+        if args.version:
+            try:
+                status(await ensure_version(c, token, args.version))
+            except BummerlError as e:
+                raise SystemExit(f"bummerl bot run: {e.code.name}: {e.details}") from None
         await run_bot(c, token, lambda: bot_from_spec(args.bot, process_model=args.process_model), on_done=done,
                       on_status=status, client_info=f"bummerl bot run ({kind})",
                       challenge_policy=challenge.policy_of(args))

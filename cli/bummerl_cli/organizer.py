@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -122,17 +123,27 @@ class Organizer:
 
         def table() -> Table:
             t = SafeTable(title="Bots")
-            add_columns(t, ("name", "id", "connected", "since", "client", "status", "games", "W/D/L", "faults",
-                             "think p50/p99 ms"))
+            add_columns(t, ("name", "id", "version", "connected", "since", "client", "status", "games", "W/D/L",
+                             "faults", "think p50/p99 ms"))
             for b in bots:
                 status = "deleted" if b.get("deleted") else "revoked" if b.get("revoked") else "active"
                 st = b.get("stats") or {}
-                t.add_row(b["name"], b["bot_id"], "yes" if b.get("connected") else "no",
+                versions = len(b.get("versions") or ())
+                version = (b.get("version") or "-") + (f" ({versions})" if versions > 1 else "")
+                t.add_row(b["name"], b["bot_id"], version, "yes" if b.get("connected") else "no",
                           _ms(b.get("connected_since_ms")) if b.get("connected") else "-", b.get("client") or "-", status,
                           *_stat_cells(st))
             return t
 
         self.out(bots, table)
+
+    async def bot_update(self) -> None:
+        """Publish a new version of a bot (admin token, or the bot's own ``--token``)."""
+        bot_id = await self.bot_id(self.args.name)
+        token = self.args.token or os.environ.get("BUMMERL_BOT_TOKEN") or self.admin
+        got = await self.client.publish_version(bot_id, self.args.version, self.args.note, token)
+        self.out(got, lambda: f"{got['name']} is at version {got['version']} "
+                              f"({len(got.get('versions') or ())} versions)")
 
     async def bot_change(self) -> None:
         bot_id = await self.bot_id(self.args.name)
@@ -209,6 +220,8 @@ class Organizer:
             left = int(st.get("time_left_ms", -1))
             stats.add_row(e["name"], *_stat_cells(st), str(left) if left >= 0 else "-")
         outer.add_row(stats)
+        if any(len(e.get("versions") or ()) > 1 for e in board.get("entries", [])):
+            outer.add_row(versions_table(board))
         return outer
 
     async def ladder_leaderboard(self) -> None:
@@ -330,7 +343,7 @@ class Organizer:
 COMMANDS = {
     ("bot", "register"): Organizer.bot_register, ("bot", "list"): Organizer.bot_list,
     ("bot", "revoke"): Organizer.bot_change, ("bot", "rotate-token"): Organizer.bot_change,
-    ("bot", "delete"): Organizer.bot_change,
+    ("bot", "delete"): Organizer.bot_change, ("bot", "update"): Organizer.bot_update,
     ("ladder", "create"): Organizer.ladder_create, ("ladder", "list"): Organizer.ladder_list,
     ("ladder", "watch"): Organizer.ladder_watch, ("ladder", "leaderboard"): Organizer.ladder_leaderboard,
     ("ladder", "crosstable"): Organizer.ladder_crosstable, ("ladder", "games"): Organizer.ladder_games,
@@ -338,6 +351,17 @@ COMMANDS = {
     ("ladder", "resume"): Organizer.ladder_state, ("ladder", "pairings"): Organizer.ladder_pairings,
     ("ladder", "bracket"): Organizer.ladder_bracket,
 }
+
+
+def versions_table(board: Mapping[str, Any]) -> Table:
+    """Each bot's versions with their own ratings over their games here (issue 37)."""
+    t = SafeTable(title="Versions (each its own openskill rating over its games)")
+    add_columns(t, ("bot", "version", "games", "ordinal", "mu", "sigma"))
+    for e in board.get("entries", []):
+        for v in e.get("versions") or ():
+            t.add_row(e["name"], v["version"], str(v.get("games", 0)), f"{float(v['ordinal']):.2f}",
+                      f"{float(v['mu']):.2f}", f"{float(v['sigma']):.2f}")
+    return t
 
 
 def handles(args: argparse.Namespace) -> bool:

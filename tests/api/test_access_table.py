@@ -110,6 +110,7 @@ async def request_for(w: World, call: str, caller: str, own: bool) -> tuple[dict
         "CreateLadder": {"name": "x", "variant": "schnapsen-at", "bot_ids": [b.bot_id for b in w.bots],
                          "deals_per_game": 1},
         "CreateChallenge": {"challenged": w.bots[1].bot_id, "variant": "schnapsen-at"},
+        "PublishBotVersion": {"version": f"v{uuid.uuid4().hex[:8]}"},
     }.get(call, {})
     if call == "AnswerChallenge":  # to bot 0 (the bot token's own) or to bot 1
         body = {"challenge_id": await w.challenge(1, 0) if own else await w.challenge(0, 1), "accept": False,

@@ -91,3 +91,21 @@ async def test_bot_challenge_and_challenges_from_the_command_line(rt: Runtime, c
     assert code == 0 and ch["challenge_id"] in out and "accepted" in out
     with pytest.raises(SystemExit, match="NOT_FOUND: no registered bot 'nobody-at-all'"):
         await cli(capsys, "bot", "challenge", "nobody-at-all", "--token", me["bot_token"], "--server", rt.target)
+
+
+async def test_bot_update_publishes_a_version(rt: Runtime, capsys: Any, monkeypatch: Any) -> None:
+    from bummerl_client import AsyncClient
+    from bummerl_client.botrunner import ensure_version
+
+    monkeypatch.setenv("BUMMERL_SERVER", rt.target)
+    monkeypatch.setenv("BUMMERL_ADMIN_TOKEN", ADMIN)
+    name = f"ver-{__import__('uuid').uuid4().hex[:6]}"
+    async with AsyncClient(rt.target) as c:
+        me = await c.register_bot(name, admin_token=ADMIN)
+        code, out, err = await cli(capsys, "bot", "update", name, "--version", "2", "--note", "deeper search", "--json")
+        got = json.loads(out)
+        assert code == 0 and got["version"] == "2" and got["versions"][-1]["note"] == "deeper search", err
+        assert await ensure_version(c, me["bot_token"], "2") == "version 2"  # bot run --version 2: nothing to do
+        assert await ensure_version(c, me["bot_token"], "3") == "published version 3"
+        code, out, err = await cli(capsys, "bot", "list")
+        assert code == 0 and "3 (3)" in out  # newest version, and how many

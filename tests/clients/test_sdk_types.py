@@ -190,7 +190,8 @@ def conforms(value: Any, t: Any, where: str = "") -> None:
         assert type(value) is int, f"{where}: {value!r}"
     else:
         assert type(value) is t, f"{where}: {value!r}, want {t.__name__}"
-        if t is str and where.endswith(("version", "_ms")):
+        label = any(k in where for k in ("bot", "entries", "versions"))  # a bot's version label, not an int64
+        if t is str and (where.endswith("_ms") or (where.endswith("version") and not label)):
             assert value.lstrip("-").isdigit(), f"{where}: {value!r} (an int64 as a decimal string)"
 
 

@@ -76,6 +76,23 @@ async def play_assignment(client: AsyncClient, assignment: Assignment, bot_token
     }
 
 
+async def ensure_version(client: AsyncClient, bot_token: str, version: str, note: str = "") -> str:
+    """Make ``version`` the newest version of the bot of ``bot_token`` (publish it unless it is
+    already); returns a line saying which. BummerlError FAILED_PRECONDITION when the bot had
+    this label before another one (a version names one program: publish a new label)."""
+    bot_id = bot_id_of(bot_token)
+    try:
+        await client.publish_version(bot_id, version, note, bot_token)
+        return f"published version {version}"
+    except BummerlError as e:
+        if e.code != grpc.StatusCode.FAILED_PRECONDITION:
+            raise
+        current = next((b.get("version") for b in await client.list_bots() if b["bot_id"] == bot_id), None)
+        if current == version:
+            return f"version {version}"
+        raise
+
+
 async def run_bot(client: AsyncClient, bot_token: str, make_bot: Callable[[], Bot],
                   on_done: Callable[[dict[str, Any]], None] | None = None, stop: asyncio.Event | None = None,
                   on_status: Callable[[str], None] | None = None, client_info: str = "",

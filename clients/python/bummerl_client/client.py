@@ -409,6 +409,12 @@ class AsyncClient:
         req = ladder_pb2.ListChallengesRequest(bot_id=bot_id, state=state)
         return cast(list[Challenge], list((await self._call(self.ladder_stub.ListChallenges, req))["challenges"]))
 
+    async def publish_version(self, bot_id: str, version: str, note: str = "", token: str | None = None) -> Bot:
+        """Publish ``version`` of a bot with its bot token or the admin ``token``: its ladder games
+        from now on are recorded (and rated) under it. FAILED_PRECONDITION for a label it had."""
+        req = ladder_pb2.PublishBotVersionRequest(bot_id=bot_id, version=version, note=note)
+        return cast(Bot, await self._call(self.ladder_stub.PublishBotVersion, req, token))
+
     async def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """The ladder's games ``{"game", "pair", "leg", "bots", "state", "match_id"}``; ``state``:
         ``planned``, ``running``, ``finished`` or "" (all)."""
@@ -642,6 +648,10 @@ class Client:
     def challenges(self, bot_id: str = "", state: str = "") -> list[Challenge]:
         """Blocking :meth:`AsyncClient.challenges`."""
         return self._run(self.aio.challenges(bot_id, state))
+
+    def publish_version(self, bot_id: str, version: str, note: str = "", token: str | None = None) -> Bot:
+        """Blocking :meth:`AsyncClient.publish_version`."""
+        return self._run(self.aio.publish_version(bot_id, version, note, token))
 
     def ladder_games(self, ladder_id: str, state: str = "") -> list[LadderGame]:
         """Blocking :meth:`AsyncClient.ladder_games`."""

@@ -10,9 +10,9 @@ from typing import NotRequired, TypedDict
 from .payloads import LadderFormat, LadderStatus, TimeControl
 
 __all__ = [
-    "ArenaStanding", "Assignment", "Bot", "Challenge", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
+    "ArenaStanding", "Assignment", "Bot", "BotVersion", "Challenge", "BotStats", "Ladder", "LadderEvent", "LadderGame", "LadderResult", "LaterLegAdvantage",
     "Leaderboard", "LeaderboardEntry", "PairStats", "PairingMeeting", "PairingRound", "Pairings", "PlannedMeeting",
-    "RegisteredBot", "SprtParams", "SwissStanding",
+    "RegisteredBot", "SprtParams", "SwissStanding", "VersionRating",
 ]
 
 
@@ -40,9 +40,18 @@ class BotStats(TypedDict):
     timed_games: int
 
 
+class BotVersion(TypedDict):
+    """A published version of a bot (``created_at_ms``: decimal string of ms since the epoch)."""
+
+    version: str
+    created_at_ms: str
+    note: str
+
+
 class Bot(TypedDict):
     """A registered bot as everyone may see it (never its token); ``created_at_ms`` and
-    ``connected_since_ms`` (0 = not connected) are decimal strings of ms since the epoch."""
+    ``connected_since_ms`` (0 = not connected) are decimal strings of ms since the epoch;
+    ``version`` its newest, ``versions`` all of them, oldest first."""
 
     bot_id: str
     name: str
@@ -54,6 +63,8 @@ class Bot(TypedDict):
     revoked: bool
     deleted: bool
     stats: BotStats
+    version: str
+    versions: list[BotVersion]
 
 
 class RegisteredBot(TypedDict):
@@ -162,6 +173,16 @@ class LaterLegAdvantage(TypedDict):
     flagged: bool
 
 
+class VersionRating(TypedDict):
+    """One version's own openskill rating over its games."""
+
+    version: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
 class LeaderboardEntry(TypedDict):
     rank: int
     bot_id: str
@@ -178,6 +199,8 @@ class LeaderboardEntry(TypedDict):
     score: float
     stats: BotStats
     later_leg: NotRequired[LaterLegAdvantage]
+    version: str
+    versions: list[VersionRating]
 
 
 class PairStats(TypedDict):
@@ -227,6 +250,7 @@ class LadderResult(TypedDict):
     stats: list[BotStats]
     stage: int
     meeting: str
+    versions: list[str]
 
 
 class PlannedMeeting(TypedDict):

@@ -99,6 +99,12 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         return codec.dict_to_pb({"challenges": got}, ladder_pb2.ListChallengesResponse)
 
     @map_errors
+    async def PublishBotVersion(self, request: ladder_pb2.PublishBotVersionRequest,
+                                context: grpc.aio.ServicerContext[Any, Any]) -> ladder_pb2.Bot:
+        bot = await self.ladders.publish_version(request.bot_id, request.version, request.note, bearer_token(context))
+        return codec.dict_to_pb(bot, ladder_pb2.Bot)
+
+    @map_errors
     async def GetLadder(self, request: ladder_pb2.GetLadderRequest, context: grpc.aio.ServicerContext) -> ladder_pb2.Ladder:
         return _ladder_pb(await self.ladders.ladder(request.ladder_id))
 

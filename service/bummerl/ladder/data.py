@@ -37,8 +37,8 @@ class GameSpec(TypedDict):
     seating arrangement within the set (0 = the table's own order), ``bots`` bot id per seat,
     ``seed`` and ``suit_perm`` the deal (secret until the set is over), ``match_id``. A game of a
     format planned stage by stage also has ``stage`` (the stage that planned it) and ``meeting``
-    (the Swiss pairing or knockout tie it belongs to). The scheduler adds ``claimed_ms`` and
-    ``assigned``."""
+    (the Swiss pairing or knockout tie it belongs to). The scheduler adds ``claimed_ms``,
+    ``assigned`` and ``versions`` (each seat's bot version when it started the game)."""
 
     game: int
     pair: int | str
@@ -51,6 +51,7 @@ class GameSpec(TypedDict):
     meeting: NotRequired[str]
     claimed_ms: NotRequired[int]
     assigned: NotRequired[bool]
+    versions: NotRequired[list[str]]
 
 
 class LadderConfig(TypedDict):

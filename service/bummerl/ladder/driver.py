@@ -233,7 +233,9 @@ class Scheduler:
         bots = game["bots"]
         house = {seat: (cfg.get("house_specs") or {}).get(b, b.removeprefix(HOUSE_PREFIX))
                  for seat, b in enumerate(bots) if b.startswith(HOUSE_PREFIX)}
-        hashes = ["" if seat in house else (await self.ladders.bot(b))["token_hash"] for seat, b in enumerate(bots)]
+        rows = [{} if seat in house else await self.ladders.bot(b) for seat, b in enumerate(bots)]
+        hashes = [str(r.get("token_hash", "")) for r in rows]
+        game["versions"] = [str(r.get("version", "")) for r in rows]  # as each bot said when the game started
         try:
             created = await self.ladders.matches.create_match(
                 cfg["variant"], cfg["options"], [cfg["bot_names"][b] for b in bots], game["seed"],
@@ -271,6 +273,7 @@ class Scheduler:
                 "deals": len(s["deal_results"]),
                 "game_points": [sum(d["game_points"][i] for d in s["deal_results"]) for i in (0, 1)],
             }
+        result["versions"] = list(game.get("versions") or ())
         if "stage" in game:  # a format planned stage by stage: which stage and meeting it belongs to
             result.update(stage=game["stage"], meeting=game.get("meeting", ""))
         seats = await self.ladders.matches.seat_stats(game["match_id"])

@@ -51,19 +51,19 @@ from bummerl.core.errors import (
 )
 from bummerl.core.house import PREFIX as HOUSE_PREFIX
 from bummerl.core.house import HouseBots
-from bummerl.core.matches import MatchService, hash_token
+from bummerl.core.matches import MatchService
 from bummerl.store.connection import raise_if_cancelled
 from bummerl.store.keys import aux_key, botq_key, ladder_key
 from bummerl.store.redis_store import blocking_twin, close_client
 
-from . import botstats
 from .arena import MAX_MINUTES
+from .bots import BotRegistry
 from .challenges import PER_HOUR, Challenges
 from .data import CONNECT_TIMEOUT_MS, LadderConfig, LadderData
 from .driver import Scheduler
 from .feeds import Feeds
 from .formats import MAX_GAMES, MatchIds, StageContext, encode_plan, fixed_suits, plan_meetings, stage_record
-from .ids import _NAME_RE, MAX_LADDER_NAME, _is_id
+from .ids import MAX_LADDER_NAME, _is_id
 from .registry import find_format
 from .spec import LadderSpec, table_of
 from .stats import Sprt
@@ -85,15 +85,12 @@ PRESENCE_TTL_MS = 15_000
 """A bot counts as connected while one of its ``StreamAssignments`` streams, on any server
 process, renewed its presence entry less than this many ms ago (every third of it)."""
 
-BOT_SEAT = "bot:"
 
 SEEDINGS = ("listed", "rating")
 """How a knockout seeds its bots: in the order listed, or by their pooled rating."""
-"""Prefix of a CreateMatch seat name that seats a connected registered bot (``bot:<name>``)."""
 
 GAMES_LISTED = 10_000
 """Most planned games :meth:`LadderService.games` lists."""
-
 
 
 class LadderService:
@@ -116,6 +113,8 @@ class LadderService:
         self._open: dict[tuple[str, str], int] = {}
         self.data = LadderData(matches)
         """The ladders' data (configs, bots, presence, results, standings, events)."""
+        self.bots = BotRegistry(self.data)
+        """Registered bots: register, list, revoke, rotate, delete, versions."""
         self.scheduler = Scheduler(self.data)
         """Claims, starts and records the games of running ladders; :meth:`drive` asks it."""
         self.house: HouseBots | None = None
@@ -228,30 +227,10 @@ class LadderService:
         running = await self.redis.hvals(ladder_key(lid, "running"))
         return not any(json.loads(g).get("pair") == pair for g in running)
 
-    # ------------------------------------------------------------------ bots
+    # ------------------------------------------------------------------ bots (bummerl.ladder.bots.BotRegistry)
     async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> dict[str, Any]:
-        """Register a bot (admin). Returns ``{"bot_id", "bot_token", "name"}``; the token
-        (``<bot id>.<256-bit hex secret>``) is shown only here. Raises InvalidArgumentError for a bad or taken name (1-64 of letters, digits,
-        ``_.:+-``, not starting ``house:``), PermissionDeniedError without the admin token."""
-        self.matches.check_admin(admin_token)
-        if not _NAME_RE.match(name or ""):
-            raise InvalidArgumentError("bot name must be 1-64 letters, digits or _.:+- (starting with a letter or digit)")
-        if name.startswith(HOUSE_PREFIX):  # records and pages would show its seats as the server's own bot
-            raise InvalidArgumentError(f"bot name must not start with {HOUSE_PREFIX!r}: that names the server's house "
-                                       f"bots (a CreateMatch seat named house:greedy is played by the server)")
-        if len(description) > 500:
-            raise InvalidArgumentError("bot description is longer than 500 characters")
-        if not description.isprintable():
-            raise InvalidArgumentError("bot description contains control or non-printable characters")
-        bot_id = "b" + secrets.token_hex(8)
-        if not await self.redis.set(aux_key("botname", name), bot_id, nx=True):
-            raise InvalidArgumentError(f"a bot named {name!r} is already registered")
-        token = f"{bot_id}.{secrets.token_hex(32)}"  # the id in front lets a bot connect with its token alone
-        bot = {"bot_id": bot_id, "name": name, "description": description, "token_hash": hash_token(token),
-               "created_at_ms": self.matches.now_ms()}
-        await self.redis.set(aux_key("bot", bot_id), json.dumps(bot))
-        await self.redis.sadd(aux_key("bots"), bot_id)
-        return {"bot_id": bot_id, "bot_token": token, "name": name}
+        """:meth:`BotRegistry.register`."""
+        return await self.bots.register(name, description, admin_token)
 
     async def authenticate_bot(self, bot_id: str, token: str | None) -> dict[str, Any]:
         """:meth:`LadderData.authenticate_bot`: the bot if ``token`` is its bot token;
@@ -259,81 +238,28 @@ class LadderService:
         return await self.data.authenticate_bot(bot_id, token)
 
     async def list_bots(self) -> list[dict[str, Any]]:
-        """Every registered bot, by name: ``{"bot_id", "name", "description", "created_at_ms",
-        "connected", "connected_since_ms", "client", "revoked", "deleted"}`` (never its token)."""
-        ids = sorted(_text(x) for x in await self.redis.smembers(aux_key("bots")))
-        here = await self.presence()
-        pipe = self.redis.pipeline(transaction=False)  # one round trip (per node on Redis Cluster)
-        for i in ids:
-            pipe.get(aux_key("bot", i))
-        for i in ids:
-            pipe.hgetall(aux_key("botstats", i))
-        got = await pipe.execute() if ids else []
-        raws = got[:len(ids)]
-        totals = dict(zip(ids, got[len(ids):], strict=True))
-        out = []
-        for raw in raws:
-            if raw is None:
-                continue
-            b = json.loads(raw)
-            since, client = here.get(b["bot_id"], (0, ""))
-            out.append({"bot_id": b["bot_id"], "name": b["name"], "description": b.get("description", ""),
-                        "created_at_ms": b.get("created_at_ms", 0), "connected": b["bot_id"] in here,
-                        "connected_since_ms": since, "client": client, "revoked": bool(b.get("revoked")),
-                        "deleted": bool(b.get("deleted")),
-                        "stats": botstats.view(botstats.unflatten(totals.get(b["bot_id"]) or {}))})
-        return sorted(out, key=lambda b: (b["deleted"], b["name"]))
-
-    async def _update_bot(self, bot_id: str, admin_token: str | None, **changes: Any) -> dict[str, Any]:
-        self.matches.check_admin(admin_token)
-        bot = await self.bot(bot_id)
-        if bot.get("deleted"):
-            raise NotFoundError(f"bot {bot_id!r} was deleted")
-        bot.update(changes)
-        await self.redis.set(aux_key("bot", bot_id), json.dumps(bot))
-        return bot
+        """:meth:`BotRegistry.list`."""
+        return await self.bots.list()
 
     async def revoke_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        """Revoke a bot's token (admin): new assignment streams and new ladders refuse it, and it
-        gets no new game. Limitation: a match already created for it still takes the old token
-        for its seat until it ends (StopLadder ends them). Returns the :meth:`list_bots` row."""
-        bot = await self._update_bot(bot_id, admin_token, revoked=True)
-        return await self._row(bot["bot_id"])
+        """:meth:`BotRegistry.revoke`."""
+        return await self.bots.revoke(bot_id, admin_token)
 
     async def rotate_bot_token(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        """A new bot token (admin), shown once: ``{"bot_id", "bot_token", "name"}``; the old one
-        stops working (for matches already created: see :meth:`revoke_bot`); a revoked bot is
-        active again."""
-        token = f"{bot_id}.{secrets.token_hex(32)}"
-        bot = await self._update_bot(bot_id, admin_token, token_hash=hash_token(token), revoked=False)
-        return {"bot_id": bot_id, "bot_token": token, "name": bot["name"]}
+        """:meth:`BotRegistry.rotate_token`."""
+        return await self.bots.rotate_token(bot_id, admin_token)
 
     async def delete_bot(self, bot_id: str, admin_token: str | None = None) -> dict[str, Any]:
-        """Delete a bot (admin): its token stops working, its name may be registered again; its
-        results stay in past ladders and it stays listed, marked deleted."""
-        bot = await self._update_bot(bot_id, admin_token, deleted=True, token_hash="")
-        await self.redis.delete(aux_key("botname", bot["name"]))
-        return await self._row(bot_id)
+        """:meth:`BotRegistry.delete`."""
+        return await self.bots.delete(bot_id, admin_token)
+
+    async def publish_version(self, bot_id: str, version: str, note: str = "", token: str | None = None) -> dict[str, Any]:
+        """:meth:`BotRegistry.publish_version`."""
+        return await self.bots.publish_version(bot_id, version, note, token)
 
     async def connected_seats(self, names: Sequence[str]) -> dict[int, dict[str, Any]]:
-        """The seats of a new match named ``bot:<registered bot>`` -> that bot: a person may play a
-        connected bot (issue 20) when the server allows it (``play_connected_bots``; the servicer
-        asks only then). Raises NotFoundError for an unknown, revoked or deleted bot and
-        FailedPreconditionError for one that holds no assignment stream now."""
-        out: dict[int, dict[str, Any]] = {}
-        wanted = {i: n[len(BOT_SEAT):] for i, n in enumerate(names) if n.startswith(BOT_SEAT)}
-        if not wanted:
-            return out
-        here = await self.connected_bots()
-        for i, name in wanted.items():
-            raw = await self.redis.get(aux_key("botname", name)) if _NAME_RE.match(name) else None
-            bot = await self.bot(_text(raw)) if raw is not None else None
-            if bot is None or bot.get("revoked") or bot.get("deleted"):
-                raise NotFoundError(f"seat {i}: no registered bot named {name[:64]!r}")
-            if bot["bot_id"] not in here:
-                raise FailedPreconditionError(f"seat {i}: bot {name!r} is not connected now (bummerl bot list)")
-            out[i] = bot
-        return out
+        """:meth:`BotRegistry.connected_seats`."""
+        return await self.bots.connected_seats(names)
 
     async def assign_seats(self, match_id: str, variant: str, seats: dict[int, dict[str, Any]]) -> None:
         """Hand each of ``seats`` (seat -> bot) of a created match to its bot's assignment stream
@@ -341,9 +267,6 @@ class LadderService:
         for seat, bot in seats.items():
             await self.scheduler.assign(bot["bot_id"], {"match_id": match_id, "seat": seat, "variant": variant,
                                                         "ladder_id": ""})
-
-    async def _row(self, bot_id: str) -> dict[str, Any]:
-        return next(b for b in await self.list_bots() if b["bot_id"] == bot_id)
 
     async def assignments(self, bot_id: str, token: str | None, client: str = "") -> AsyncIterator[dict[str, Any]]:
         """The bot's assignments ``{"match_id", "seat", "variant", "ladder_id"}``: every one whose

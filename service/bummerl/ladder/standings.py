@@ -90,7 +90,8 @@ def leaderboard(cfg: Mapping[str, Any], results: list[dict[str, Any]]) -> dict[s
     ``entries``: per bot ``{"rank", "bot_id", "name", "mu", "sigma", "ordinal", "games", "wins",
     "losses", "draws", "score", "deals_won", "deals_lost", "stats", "later_leg"}``
     (``later_leg``: :class:`~bummerl.ladder.later_leg.LaterLegView`, the bot's score in the later
-    legs of its duplicate sets minus the earlier ones, flagged when its interval is above 0), sorted by ``ordinal`` (openskill's
+    legs of its duplicate sets minus the earlier ones, flagged when its interval is above 0;
+    ``versions``: each version's own rating over its games, ``version`` the newest that played), sorted by ``ordinal`` (openskill's
     ``mu - 3 sigma``; Plackett-Luce model, one rating update per game in result order).
     ``score`` is the sum of the bot's game scores (two seats: 1 won, 1/2 drawn, 0 lost).
 
@@ -134,6 +135,8 @@ class Standings:
                           "deals_lost": 0} for b in bot_ids}
         self.stats: dict[str, dict[str, Any]] = {b: {} for b in bot_ids}
         self.later_leg = LaterLeg()
+        self.versions: dict[str, dict[str, Any]] = {}
+        """``bot@version`` -> its own openskill rating and game count (``versions`` of the entries)."""
         self.count = 0
         """Results folded in so far."""
 
@@ -143,6 +146,7 @@ class Standings:
         for r in results:
             self.count += 1
             self.later_leg.add(r)
+            self._rate_versions(r)
             for bot, st in zip(r["bots"], r.get("stats") or (), strict=False):
                 botstats.add(self.stats.setdefault(bot, {}), st)
             if len(r["bots"]) != 2:
@@ -162,11 +166,45 @@ class Standings:
                 t["deals_won"] += dw
                 t["deals_lost"] += dl
 
+    def _rate_versions(self, r: dict[str, Any]) -> None:
+        """One openskill update of the versions that played ``r`` (its ``versions``, index = seat),
+        ranked as the bots were; a result without versions rates none."""
+        versions = list(r.get("versions") or ())
+        if not versions or len(versions) != len(r["bots"]) or not all(versions):
+            return
+        keys = [f"{b}@{v}" for b, v in zip(r["bots"], versions, strict=True)]
+        for k in keys:
+            self.versions.setdefault(k, {"rating": self.model.rating(name=k), "games": 0})
+        teams = r.get("teams") or list(range(len(keys)))
+        scores = [float(x) for x in r["scores"]]
+        order = sorted(set(teams))
+        seats_of = {t: [i for i, u in enumerate(teams) if u == t] for t in order}
+        ranks = [-scores[seats_of[t][0]] for t in order]  # a higher score ranks first (openskill: lower rank)
+        rated = self.model.rate([[self.versions[keys[i]]["rating"] for i in seats_of[t]] for t in order], ranks=ranks)
+        for t, new in zip(order, rated, strict=True):
+            for i, rating in zip(seats_of[t], new, strict=True):
+                self.versions[keys[i]]["rating"] = rating
+        for k in keys:
+            self.versions[k]["games"] += 1
+
+    def version_rows(self, bot: str) -> list[dict[str, Any]]:
+        """``{"version", "mu", "sigma", "ordinal", "games"}`` of each version of ``bot`` that
+        played, in the order they first played."""
+        out = []
+        for key, v in self.versions.items():
+            b, _, version = key.partition("@")
+            if b == bot:
+                rt = v["rating"]
+                out.append({"version": version, "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
+                            "games": v["games"]})
+        return out
+
     def entries(self, names: dict[str, str]) -> list[dict[str, Any]]:
         """The leaderboard rows, best ordinal first (see :func:`leaderboard`)."""
         entries: list[dict[str, Any]] = [
             {"bot_id": b, "name": names.get(b, b), "mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal(),
-             **self.tally[b], "stats": botstats.view(self.stats.get(b, {})), "later_leg": self.later_leg.view(b)}
+             **self.tally[b], "stats": botstats.view(self.stats.get(b, {})), "later_leg": self.later_leg.view(b),
+             "versions": (vs := self.version_rows(b)), "version": vs[-1]["version"] if vs else ""}
             for b, rt in self.ratings.items()]
         entries.sort(key=lambda e: -float(e["ordinal"]))
         for i, e in enumerate(entries):
