@@ -49,9 +49,49 @@ class FailoverFigures:
                 "failover_seconds": [round(x, 2) for x in self.failover_s]}
 
 
-async def measure_failover(durability: str, matches: int, failovers: int, gap_s: float, seed: int) -> FailoverFigures:
+async def _freeze_replica_of(port: int, lag_s: float) -> None:
+    """Stop (SIGSTOP) the replica of the master at ``port`` for ``lag_s`` seconds, so that it falls
+    behind, cut its replication link on the master (CLIENT KILL TYPE replica) just before the master
+    is killed (two thirds into the freeze), then let it run (SIGCONT): issue 38's lagging replica."""
+    import os
+    import signal
+
+    import redis.asyncio as aioredis
+
+    master = aioredis.Redis(host="127.0.0.1", port=port)
+    try:
+        info = await master.info("replication")
+        link = info.get("slave0") or {}
+        if not link:
+            return
+        replica = aioredis.Redis(host=str(link["ip"]), port=int(link["port"]))
+        pid = int((await replica.info("server"))["process_id"])
+        await replica.aclose()
+    finally:
+        await master.aclose()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        await asyncio.sleep(lag_s * 2 / 3 - 0.05)
+        # the link is cut just before the kill: what the master still held for the replica (its
+        # output buffer, beyond what the kernel's socket buffers took) never reaches it
+        master = aioredis.Redis(host="127.0.0.1", port=port)
+        try:
+            await master.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        except Exception:  # noqa: BLE001 - the master is being killed anyway
+            pass
+        finally:
+            await master.aclose()
+        await asyncio.sleep(lag_s / 3 + 0.05)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+async def measure_failover(durability: str, matches: int, failovers: int, gap_s: float, seed: int,
+                           lag_s: float = 0.0) -> FailoverFigures:
     """One run on a fresh cluster: ``matches`` concurrent matches, ``failovers`` masters killed
-    ``gap_s`` **seconds** apart (see the module docstring); returns its :class:`FailoverFigures`."""
+    ``gap_s`` **seconds** apart (see the module docstring); with ``lag_s`` > 0 the master's replica
+    is stopped for ``lag_s`` seconds first and the master killed two thirds into that (a replica
+    that lags, issue 38); returns its :class:`FailoverFigures`."""
     from bummerl.app import Runtime
     from bummerl.config import Settings
     from bummerl_bench.valkey_cluster import EmbeddedValkeyCluster
@@ -110,8 +150,14 @@ async def measure_failover(durability: str, matches: int, failovers: int, gap_s:
             last_failover = time.monotonic()
             for i in range(failovers):
                 master = cluster.masters()[i % 3]
+                frozen = None
+                if lag_s > 0:
+                    frozen = asyncio.create_task(_freeze_replica_of(master.port, lag_s))
+                    await asyncio.sleep(lag_s * 2 / 3)
                 t0 = time.monotonic()
                 _host, port = await asyncio.to_thread(cluster.kill_master, master.port)
+                if frozen is not None:
+                    await frozen
                 await asyncio.to_thread(cluster.wait_for_failover, port, 30.0)
                 figs.failover_s.append(time.monotonic() - t0)
                 figs.failovers += 1
@@ -137,16 +183,17 @@ async def measure_failover(durability: str, matches: int, failovers: int, gap_s:
 
 
 def run(matches: int = 16, failovers: int = 3, gap_s: float = 4.0, seed: int = 1, as_json: bool = False,
-        modes: tuple[str, ...] = ("none", "replicated")) -> list[FailoverFigures]:
-    """Run every mode in ``modes`` and print one line (or one JSON object) each; returns the figures."""
+        modes: tuple[str, ...] = ("none", "replicated"), lag_s: float = 0.0) -> list[FailoverFigures]:
+    """Run every mode in ``modes`` and print one line (or one JSON object) each (``lag_s``: see
+    :func:`measure_failover`); returns the figures."""
     out = []
     for mode in modes:
-        figs = asyncio.run(measure_failover(mode, matches, failovers, gap_s, seed))
+        figs = asyncio.run(measure_failover(mode, matches, failovers, gap_s, seed, lag_s))
         out.append(figs)
         if as_json:
             print(json.dumps(figs.as_dict()), flush=True)
         else:
-            print(f"durability={mode:10s} failovers={figs.failovers} (each {', '.join(f'{x:.1f}' for x in figs.failover_s)} s) "
+            print(f"durability={mode:10s} lag={lag_s:g}s failovers={figs.failovers} (each {', '.join(f'{x:.1f}' for x in figs.failover_s)} s) "
                   f"acked actions={figs.acked} lost acked actions={figs.lost} matches={figs.matches} "
                   f"stalled={figs.stalled} errors={dict(figs.errors)} in {figs.seconds:.0f} s", flush=True)
     return out

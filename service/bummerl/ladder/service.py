@@ -1,23 +1,32 @@
 """Registered bots and ladders: the service's calls (docs/DESIGN.md §5). Where the rest lives:
 
-* :mod:`bummerl.ladder.formats`: the formats (round robin, gauntlet, SPRT; one ``Format`` class
-  each) and the plan of a ladder's games (duplicate pairs and sets, suit relabellings, match ids);
-* :mod:`bummerl.ladder.driver`: the scheduler that claims, starts and records games in Redis,
-  exactly once across processes, and the per-process :class:`~bummerl.ladder.driver.LadderDriver`;
+* :mod:`bummerl.ladder.data`: what the calls and the scheduler share (configs, bots, presence,
+  results, running standings, events; the typed ``LadderConfig`` and ``GameSpec``);
+* :mod:`bummerl.ladder.formats` (the ``Format`` protocol; round robin, gauntlet, SPRT; the plan of
+  games), :mod:`bummerl.ladder.swiss`, :mod:`bummerl.ladder.knockout`, :mod:`bummerl.ladder.arena`,
+  listed in :mod:`bummerl.ladder.registry`;
+* :mod:`bummerl.ladder.driver`: the scheduler that claims, starts and records games in Redis and
+  plans the next stage of a Swiss or knockout ladder and the pairings of an arena, exactly once
+  across processes, and the per-process :class:`~bummerl.ladder.driver.LadderDriver`;
+* :mod:`bummerl.ladder.bots`: registered bots and their versions; :mod:`bummerl.ladder.challenges`:
+  challenges between bots;
 * :mod:`bummerl.ladder.standings`: results, openskill standings, pair tables, the leaderboard;
+  :mod:`bummerl.ladder.later_leg`: the later-leg advantage;
 * :mod:`bummerl.ladder.stats`: Elo, LOS, pentanomial, SPRT; :mod:`bummerl.ladder.botstats`:
   per-bot statistics; :mod:`bummerl.ladder.feeds`: the shared stream readers.
 
 Bots: ``register_bot`` (admin) returns a bot id and a secret bot token (stored as SHA-256 only).
 A bot connects once to its assignment stream (:meth:`LadderService.assignments`); every ladder
-match it is to play arrives there, and the bot token itself authorises its seat in that match
-(the match stores the token's hash for the seat), so no seat token is ever stored in plain.
-While a stream is open the bot is *present* (``bm:presence``, renewed every 5 s).
+match it is to play, and every challenge it is to answer, arrives there, and the bot token itself
+authorises its seat in that match (the match stores the token's hash for the seat), so no seat
+token is ever stored in plain. While a stream is open the bot is *present* (``bm:presence``,
+renewed every 5 s).
 
-Ladders: ``create_ladder`` (admin) validates the spec with its format, plans every game at once
-as JSON specs in a Redis list, and the scheduler of any process plays them; a ladder survives a
-restart of every process and continues where it stopped; no game is played twice or lost. A
-ladder game's hidden cards are revealed only when its whole duplicate set is over
+Ladders: ``create_ladder`` (admin) validates the spec with its format and writes its first stage
+(every game, for a format planned at once) as JSON specs in a Redis list; the scheduler of any
+process plays them, and plans later stages or arena pairings as the format says; a ladder
+survives a restart of every process and continues where it stopped; no game is played twice or
+lost. A ladder game's hidden cards are revealed only when its whole duplicate set is over
 (:meth:`LadderService.set_over`).
 
 Redis keys (``bm:`` aux keys): ``bot:<id>`` (JSON), ``botname:<name>`` (id), ``bots`` (set),
@@ -27,7 +36,9 @@ Redis keys (``bm:`` aux keys): ``bot:<id>`` (JSON), ``botname:<name>`` (id), ``b
 (zset by creation time), ``ladders:running`` (set), ``ladder:<id>:pending`` (list of game specs),
 ``ladder:<id>:running`` (hash game -> spec), ``ladder:<id>:results`` (list),
 ``ladder:<id>:setleft`` (hash set -> games not yet recorded), ``ladder:<id>:go`` (a waiting ladder
-started), ``ladder:<id>:events`` (stream of progress events).
+started), ``ladder:<id>:events`` (stream of progress events), ``ladder:<id>:plan`` (a staged or
+continuous ladder's secret plan seed, id key and counters), ``ladder:<id>:stages`` (its stages),
+``challenge:<id>`` (see :mod:`bummerl.ladder.challenges`).
 """
 
 from __future__ import annotations
