@@ -70,8 +70,8 @@ INFOSET = {
              "own_tricks": {"trick_points": 33, "won_cards": ["AS", "TS", "KD"], "deal_points": 53},
              "seats": [0, 1], "laid_away": [], "laid_away_taken_up": []},
     "legal_actions": [{"id": 3, "text": "play QH", "kind": "play", "card": "QH", "suit": "", "contract": ""}],
-    "clocks": [{"seat": 0, "remaining_ms": 1200, "running": False, "move_remaining_ms": 0},
-               {"seat": 1, "remaining_ms": 900, "running": True, "move_remaining_ms": 900}],
+    "clocks": [{"seat": 0, "remaining_ms": 1200, "running": False, "move_remaining_ms": 0, "bank_ms": 0},
+               {"seat": 1, "remaining_ms": 900, "running": True, "move_remaining_ms": 900, "bank_ms": 0}],
 }
 
 VARIANT = {
@@ -249,7 +249,7 @@ def test_dict_to_pb_generic() -> None:
     )
     assert dict(summary.options) == {"x": "true", "n": "3"}
     assert not summary.HasField("time_control")
-    tc = {"base_ms": 1000, "increment_ms": 0, "move_cap_ms": 0, "lag_compensation_ms": 0, "scope": "deal"}
+    tc = {"base_ms": 1000, "increment_ms": 0, "move_cap_ms": 0, "lag_compensation_ms": 0, "scope": "deal", "bank_ms": 0}
     short = codec.dict_to_pb(tc, common_pb2.TimeControl)
     assert short == codec.dict_to_pb({**tc, "scope": "TIME_CONTROL_SCOPE_DEAL"}, common_pb2.TimeControl)
     assert codec.pb_to_dict(short) == tc
@@ -327,9 +327,10 @@ def random_views(variant: str, want: int, seed: int = 7):
                 d = {**rules.information_set(m, seat), "match_id": "m1", "version": version}
                 if got % 2:
                     d["clocks"] = [{"seat": i, "remaining_ms": 1000 * i, "running": i == m.to_act,
-                                    "move_remaining_ms": 500 if i == m.to_act else 0} for i in range(m.num_seats)]
+                                    "move_remaining_ms": 500 if i == m.to_act else 0, "bank_ms": 0}
+                                   for i in range(m.num_seats)]
                     d["time_control"] = {"base_ms": 60000, "increment_ms": 0, "move_cap_ms": 5000,
-                                         "lag_compensation_ms": 0, "scope": "TIME_CONTROL_SCOPE_MATCH"}
+                                         "lag_compensation_ms": 0, "scope": "TIME_CONTROL_SCOPE_MATCH", "bank_ms": 0}
                 yield d, events
                 got += 1
         if got >= want:
