@@ -40,13 +40,20 @@ async def test_a_ladder_game_is_not_watched_or_replayed_before_its_set_is_over(r
     lad = await ladders.create_ladder(LadderSpec("w", "schnapsen-at", list(tokens), deals_per_game=1, concurrency=2,
                                                  seed=3), admin_token=ADMIN)
     running_key = ladder_key(lad["ladder_id"], "running")
-    for _ in range(100):
-        games = [json.loads(g) for g in (await ladders.redis.hgetall(running_key)).values()]
-        if len(games) == 2 and all(g.get("assigned") for g in games):
-            break
-        await asyncio.sleep(0.05)
-    leg0, leg1 = sorted(games, key=lambda g: g["leg"])
+
+    async def started(not_game: int = -1) -> dict[str, Any]:
+        """The leg of the set that runs now (never both at once, issue 38), once assigned."""
+        for _ in range(200):
+            games = [json.loads(g) for g in (await ladders.redis.hgetall(running_key)).values()]
+            games = [g for g in games if g.get("assigned") and g["game"] != not_game]
+            if games:
+                return dict(games[0])
+            await asyncio.sleep(0.05)
+        raise AssertionError("no leg started")
+
+    leg0 = await started()  # the first leg played; the other one runs once it is recorded
     await finish(rt, leg0, tokens)
+    leg1 = await started(leg0["game"])
     async with grpc.aio.insecure_channel(rt.target) as ch:
         stub = game_pb2_grpc.GameServiceStub(ch)
         admin = [("authorization", f"Bearer {ADMIN}")]
