@@ -15,9 +15,10 @@ from collections.abc import Callable
 from bummerl.ladder.sprt_sim import print_bench
 from bummerl.rules import list_variants
 
-from . import benches, failover, web
+from . import benches, failover, scale, web
 from .engine import bench_engine_isolated
 from .floor import bench_floor
+from .llm import run as _llm
 from .openspiel import main as openspiel_main
 
 
@@ -34,7 +35,7 @@ def _failover(args: argparse.Namespace) -> int:
     modes = ("none", "replicated") if args.durability == "both" else (args.durability,)
     failover.run(matches=args.matches if args.matches != 64 else 16, failovers=args.failovers,
                  gap_s=args.gap, seed=args.seed if args.seed is not None else 1, as_json=args.json,
-                 modes=modes)
+                 modes=modes, lag_s=args.lag)
     return 0
 
 
@@ -189,6 +190,13 @@ def _timeouts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scale(args: argparse.Namespace) -> int:
+    ks = [int(k) for k in str(args.ks).split(",") if k.strip()]
+    kinds = scale.KINDS if args.redis == "both" else (args.redis,)
+    return scale.main(ks, kinds, args.seconds, args.matches if args.matches != 64 else 32, args.loaders, args.masters,
+                      args.variant, args.json, ceiling=args.ceiling, floor=args.floor)
+
+
 def _service(args: argparse.Namespace) -> int:
     r = benches.bench_service(args.matches, args.seconds, args.variant, rest=args.rest, workers=args.workers,
                               stream=args.stream or args.play, sdk=args.sdk, rate=args.rate, play=args.play)
@@ -217,8 +225,42 @@ def _service(args: argparse.Namespace) -> int:
     return 0
 
 
+def _watchers(args: argparse.Namespace) -> int:
+    """What spectators cost the seats (:mod:`bummerl_bench.watchers`)."""
+    from . import watchers
+
+    r = watchers.bench_watchers(args.watchers, args.matches if args.matches != 64 else 16, args.seconds,
+                                args.runs or 1, args.watch_api)
+    print(json.dumps(r) if args.json else watchers.report(r))
+    return 0
+
+
+def _idle_connections(args: argparse.Namespace) -> int:
+    """Issue 38's hostile client: idle connections from one address (:mod:`bummerl_bench.hostile`)."""
+    from . import hostile
+
+    r = asyncio.run(hostile.bench_idle_connections(args.connections))
+    print(json.dumps(r) if args.json else hostile.report(r))
+    return 0 if r["other_failed"] == 0 else 1
+
+
+def _arena(args: argparse.Namespace) -> int:
+    """One arena pairing pass over ``--bots`` idle bots (:mod:`bummerl_bench.arena`)."""
+    from . import arena
+
+    if args.live:
+        live = arena.bench_arena_live(args.bots, args.seconds)
+        print(json.dumps(live) if args.json else arena.report_live(live))
+        return 0 if not (live["started_twice"] or live["overlaps"]) else 1
+    r = arena.bench_arena_pairing(args.bots)
+    print(json.dumps(r) if args.json else arena.report(r))
+    return 0
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {
     "engine": _engine, "core": _core, "openspiel": _openspiel, "leaderboard": _leaderboard, "ladder": _ladder,
     "floor": _floor, "strong": _strong, "sprt": _sprt, "web": _web, "timeouts": _timeouts, "service": _service,
+    "scale": _scale, "llm": _llm,
+    "watchers": _watchers, "arena": _arena, "idle-connections": _idle_connections,
 }
 """The benchmarks by ``bummerl bench`` name (``failover`` runs before the default variant is set)."""

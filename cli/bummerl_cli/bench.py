@@ -10,6 +10,17 @@
                          [--deals N] [--jobs 2] [--json]
                                                     (duplicate deal pairs strong vs greedy: Elo, 95% CI, ms)
     bummerl bench leaderboard [--matches 10000]     (a ladder's leaderboard: from scratch vs a read after one result)
+    bummerl bench idle-connections [--connections 1010] [--json]   (one address's idle connections vs another's requests)
+    bummerl bench arena [--bots 1000] [--live --seconds 60] [--json]
+                                                    (one arena pairing pass over N idle bots: ms;
+                                                     --live: N connected bots play an arena, checked)
+    bummerl bench watchers [--watchers 1000] [--matches 16] [--seconds 10] [--runs 1] [--watch-api grpc|rest]
+                                                    (seats' actions/s and p99 without and with N spectators)
+    bummerl bench llm [--variant schnapsen-at] [--seconds 10] [--json]   (the llm: seat's own overhead per decision)
+    bummerl bench scale [--ks 1,2] [--redis node|cluster|both] [--seconds 10] [--matches 32] [--loaders 1] [--floor]
+                        [--ceiling] [--json]
+                                                    (K servers on one Valkey node and on a cluster: actions/s,
+                                                     latency, CPU, Redis commands per action, efficiency)
 """
 
 from __future__ import annotations
@@ -25,11 +36,15 @@ run = bench_cli.run
 def add_parser(sub: Any) -> None:
     b = sub.add_parser("bench", help="print engine or service figures")
     b.add_argument("what", choices=["engine", "service", "floor", "core", "timeouts", "ladder", "strong", "sprt",
-                                      "openspiel", "leaderboard", "web", "failover"],
+                                      "openspiel", "leaderboard", "web", "failover", "scale", "llm",
+                                      "watchers", "arena", "idle-connections"],
                    help="which figures to print")
     b.add_argument("--failovers", type=int, default=3,
                    help="failover: masters killed (SIGKILL) one after another under load (default 3)")
     b.add_argument("--gap", type=float, default=4.0, help="failover: seconds of load between two kills (default 4)")
+    b.add_argument("--lag", type=float, default=0.0,
+                   help="failover: stop (SIGSTOP) the master's replica this many seconds before and around each kill, "
+                        "so that it lags (default 0: no lag)")
     b.add_argument("--durability", choices=["none", "replicated", "both"], default="both",
                    help="failover: the durability setting(s) to measure (default both)")
     b.add_argument("--spectators", type=int, default=100, help="web: WatchMatch streams on the match being played")
@@ -67,5 +82,24 @@ def add_parser(sub: Any) -> None:
     b.add_argument("--runs", type=int, default=None,
                    help="sprt: simulated SPRT runs per true Elo and shape (default 2000); web: page loads per kind of "
                         "match page (default 10); core: runs (default 5)")
+    b.add_argument("--ks", default="1,2", help="scale: server counts to measure, comma-separated (default 1,2)")
+    b.add_argument("--redis", choices=["node", "cluster", "both"], default="both",
+                   help="scale: one Valkey node, a Valkey Cluster, or both (default both)")
+    b.add_argument("--loaders", type=int, default=1, help="scale: load generators per server (default 1)")
+    b.add_argument("--masters", type=int, default=3, help="scale: masters of the Valkey Cluster (default 3)")
+    b.add_argument("--floor", action="store_true",
+                   help="scale: also run K floor servers side by side on one node (what the machine allows)")
+    b.add_argument("--ceiling", action="store_true",
+                   help="scale: instead, one Valkey node's ceiling: the Lua commit alone from --loaders (>= 2) "
+                        "client processes for --seconds")
+    b.add_argument("--watchers", type=int, default=1000,
+                   help="watchers: WatchMatch streams opened on the running matches (default 1000)")
+    b.add_argument("--watch-api", choices=["grpc", "rest"], default="grpc", help="watchers: the watchers' API (default grpc)")
+    b.add_argument("--connections", type=int, default=1010,
+                   help="idle-connections: idle TCP connections opened from 127.0.0.1 (default 1010)")
+    b.add_argument("--bots", type=int, default=1000,
+                   help="arena: idle bots of one pairing pass (default 1000); with --live: connected bots")
+    b.add_argument("--live", action="store_true",
+                   help="arena: --bots connected bots play an arena on a server of their own for --seconds")
     b.add_argument("--json", action="store_true", help="one JSON line with the figures")
 

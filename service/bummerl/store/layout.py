@@ -16,6 +16,14 @@ from bummerl.store.errors import LayoutError
 
 __all__ = ["LEGACY_KEYS", "read_layout", "stored_layout"]
 
+_WRITE_ONCE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'version', ARGV[1], 'shards', ARGV[2])
+end
+return 1
+"""
+"""Writes the layout's two fields at once if the key is absent: a reader sees all of it or none."""
+
 
 LEGACY_KEYS = ("bm:deadlines", "bm:active", "bm:feed", "bm:house:leases", "bm:house:tokens")
 """Keys only layout 1 has (global deadlines, active set, feed; the house bots' untagged keys)."""
@@ -45,8 +53,9 @@ async def stored_layout(client: Any) -> tuple[int, int]:
 
 async def read_layout(client: Any, shards: int | None = None, default_shards: int = 1) -> keys.KeyLayout:
     """The deployment's key layout, from :data:`keys.LAYOUT_KEY`; an empty database gets layout 2
-    with ``shards`` (or ``default_shards``) shards, written once with ``HSETNX`` so that processes
-    starting together agree on the first writer's count.
+    with ``shards`` (or ``default_shards``) shards, written once, both fields in one script that
+    writes only if the key is absent, so that processes starting together agree on the first
+    writer's count and none reads a half-written layout.
 
     Raises :class:`LayoutError` if the database holds layout 1 data (:func:`stored_layout`) or a
     layout whose version or shard count (when ``shards`` is given) differs; ``bummerl migrate``
@@ -57,8 +66,7 @@ async def read_layout(client: Any, shards: int | None = None, default_shards: in
         raise LayoutError("this Redis holds Bummerl data in key layout 1; stop every server and run "
                           "`bummerl migrate --redis-url URL` to move it to layout 2")
     if version == 0:
-        await client.hsetnx(keys.LAYOUT_KEY, "version", keys.LAYOUT_VERSION)
-        await client.hsetnx(keys.LAYOUT_KEY, "shards", shards or default_shards)
+        await client.eval(_WRITE_ONCE, 1, keys.LAYOUT_KEY, keys.LAYOUT_VERSION, shards or default_shards)
         version, stored = await stored_layout(client)
     if version != keys.LAYOUT_VERSION or stored < 1:
         raise LayoutError(f"this Redis holds key layout {version} (shards {stored}); this server serves layout "

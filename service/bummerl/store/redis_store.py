@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import TracebackType
@@ -180,6 +180,8 @@ class MatchStore:
         self._commit_script = client.register_script(_lua("commit.lua"))
         self._claim_script = client.register_script(_lua("claim.lua"))
         self._load_if_changed_script = client.register_script(_lua("load_if_changed.lua"))
+        self._deadline_hints: dict[int, int] = {}  # shard -> earliest deadline this process indexed there
+        self._on_slot_master: Any = getattr(client, "on_slot_master", None)  # our cluster client's short way
 
     @classmethod
     def from_url(
@@ -209,7 +211,7 @@ class MatchStore:
         ``max_connections`` per node), on the key layout stored in Redis (:data:`keys.LAYOUT_KEY`).
 
         An empty database gets layout 2 with ``shards`` shards (default 1 on a single node,
-        :data:`keys.CLUSTER_SHARDS` on a cluster), written once (``HSETNX``) so that every process
+        :data:`keys.CLUSTER_SHARDS` on a cluster), written once (one script, both fields) so that every process
         agrees. Raises :class:`LayoutError` when Redis holds layout 1 data (run ``bummerl
         migrate``) or a layout with another shard count than an explicit ``shards``, and the
         Redis errors of the connection.
@@ -284,7 +286,13 @@ class MatchStore:
         :class:`ReplicationTimeoutError` when no replica confirmed a script that wrote (a reply
         whose first element is 1, or 1 itself)."""
         if not durable or self.durability == "none":
-            return await script(keys=script_keys, args=args)
+            if self._on_slot_master is None:
+                return await script(keys=script_keys, args=args)
+            try:  # a cluster: straight to the slot's master (see _GatedCluster.on_slot_master)
+                return await self._on_slot_master(script_keys[0], "EVALSHA", script.sha, len(script_keys),
+                                                  *script_keys, *args)
+            except NoScriptError:
+                return await script(keys=script_keys, args=args)  # loads it on that node, then runs it
         for _attempt in range(2):
             results = await self._then_wait(script_keys[0],
                                             ("EVALSHA", script.sha, len(script_keys), *script_keys, *args))
@@ -381,6 +389,7 @@ class MatchStore:
             bytes(state), match_id, int(deadline_ms), len(meta_args) // 2, *meta_args, *_check_events(events)
         ]
         state_key, events_key, deadlines_key, active_key, _feed = self.layout.shard_keys(match_id)
+        self._hint_deadline(match_id, deadline_ms)
         try:
             created = await self._run(self._create_script, [state_key, events_key, deadlines_key, active_key], args,
                                       durable=True)
@@ -406,8 +415,8 @@ class MatchStore:
         (``load_if_changed.lua``). The token tells a version apart from the same version number
         written again after a Redis failover lost the first write."""
         commit = b"" if known_commit is None else _dump_json(known_commit)
-        got: Any = await self._load_if_changed_script(keys=[self.layout.state_key(match_id)],
-                                                      args=[int(known_version), commit])
+        got: Any = await self._run(self._load_if_changed_script, [self.layout.state_key(match_id)],
+                                   [int(known_version), commit])
         if not got:
             return None
         if len(got) == 1:
@@ -474,6 +483,7 @@ class MatchStore:
         ):
             raise ValueError(f"expected_version must be an int >= 1, got {expected_version!r}")
         meta_args = _meta_args(meta_updates or {})
+        self._hint_deadline(match_id, deadline_ms)
         cas = str(expected_version) if expected_commit is None else \
             f"{expected_version} {_dump_json(expected_commit).decode()}"
         args: list[bytes | int | str] = [
@@ -582,14 +592,40 @@ class MatchStore:
         """:meth:`claim_due` over every shard (up to ``limit`` per shard), and the earliest deadline
         left after it over all shards (ms since the epoch, None if there is none): one script call
         per shard, so a reaper's round costs S commands, not 2 S."""
+        ids, nexts = await self.claim_shards(now_ms, lease_ms, limit, range(self.layout.shards))
+        known = [n for n in nexts.values() if n is not None]
+        return ids, (min(known) if known else None)
+
+    async def claim_shards(self, now_ms: int, lease_ms: int, limit: int,
+                           shards: Iterable[int]) -> tuple[list[str], dict[int, int | None]]:
+        """:meth:`claim_due` on the given shards only (up to ``limit`` each): the claimed ids, and
+        per shard the earliest deadline left in it after the claim (ms since the epoch; None: the
+        shard has no deadline). One script call per shard, concurrently. Raises ``ValueError``
+        for a bad argument or shard number."""
         if lease_ms < 1 or limit < 1:
             raise ValueError("lease_ms and limit must be >= 1")
+        wanted = list(shards)
+        if any(not 0 <= k < self.layout.shards for k in wanted):
+            raise ValueError(f"shards must be in 0..{self.layout.shards - 1}, got {wanted}")
         got: Any = await asyncio.gather(*(
             self._run(self._claim_script, [self.layout.deadlines_key(k)], [int(now_ms), int(lease_ms), int(limit)])
-            for k in range(self.layout.shards)))
+            for k in wanted))
         ids = [m.decode() if isinstance(m, bytes) else str(m) for due, _next in got for m in due or []]
-        nexts = [int(float(n)) for _due, n in got if n]
-        return ids, (min(nexts) if nexts else None)
+        return ids, {k: int(float(n)) if n else None for k, (_due, n) in zip(wanted, got, strict=True)}
+
+    def _hint_deadline(self, match_id: str, deadline_ms: int) -> None:
+        if deadline_ms >= 0:
+            shard = self.layout.shard_of(match_id)
+            held = self._deadline_hints.get(shard)
+            if held is None or deadline_ms < held:
+                self._deadline_hints[shard] = int(deadline_ms)
+
+    def take_deadline_hints(self) -> dict[int, int]:
+        """Shard -> the earliest deadline (ms since the epoch) that this store indexed there
+        (create, commit, :meth:`set_deadline`) since the last call, and forgets them: the process's
+        reaper learns its own deadlines without asking Redis (one reaper per store takes them)."""
+        hints, self._deadline_hints = self._deadline_hints, {}
+        return hints
 
     async def next_deadline(self) -> int | None:
         """The earliest deadline over every shard (ms since the epoch), or None if there is none."""
@@ -607,6 +643,7 @@ class MatchStore:
         """Index ``match_id``'s deadline (ms since the epoch); -1 removes it. Used by the reaper
         to put back a claimed deadline that turned out not to be due."""
         key = self.layout.deadlines_key(self.layout.shard_of(match_id))
+        self._hint_deadline(match_id, deadline_ms)
         if deadline_ms < 0:
             await self._client.zrem(key, match_id)
         else:
