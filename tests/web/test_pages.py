@@ -58,11 +58,12 @@ class PagePaced(Slow):
 
 
 WATCH_SNAPSHOTS = """() => {
-  // one snapshot per version the page shows, taken when it shows it (not on a polling clock)
+  // one snapshot per frame the page shows (each version, each completed trick, each deal result),
+  // taken when it shows it (not on a polling clock): [the version whose events it shows, board, log]
   window.__snaps = [];
-  const take = () => window.__snaps.push([Number(document.body.dataset.version || 0),
-    document.querySelector('#board').innerHTML, document.querySelector('#log').textContent]);
-  new MutationObserver(take).observe(document.body, {attributes: true, attributeFilter: ['data-version']});
+  const take = () => window.__snaps.push([document.body.dataset.frame || document.body.dataset.version || "0",
+    document.querySelector('#board').innerHTML, document.querySelector('#log').innerHTML]);
+  new MutationObserver(take).observe(document.body, {attributes: true, attributeFilter: ['data-frame']});
   take();
 }"""
 
@@ -103,6 +104,32 @@ def _hidden_at(step: dict[str, Any], deal_events: list[dict[str, Any]]) -> set[s
     return cards - shown
 
 
+def replay_frames(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frames a replay steps through, as the page makes them (web/match.js): for a version
+    whose action completed a trick, first that trick on the version before (its last card out of
+    its player's hand), then the deal's result if the deal ended, then the version itself.
+    Each: ``key`` ("V", "Vt", "Vd"), ``version`` drawn, the open ``hands`` drawn, ``trick``."""
+    out: list[dict[str, Any]] = []
+    for i, st in enumerate(steps):
+        trick = None
+        for e in st["events"] if i else []:
+            before = steps[i - 1]
+            hands = [list(h["cards"]) for h in before["hands"]]
+            if "trick_completed" in e:
+                trick = e["trick_completed"]
+            if trick:
+                last = trick["cards"][-1]
+                hands[int(last["seat"])] = [c for c in hands[int(last["seat"])] if c != last["card"]]
+            if "trick_completed" in e:
+                out.append({"key": f"{st['version']}t", "version": int(before["version"]), "hands": hands, "trick": trick})
+            if "deal_ended" in e:
+                out.append({"key": f"{st['version']}d", "version": int(before["version"]), "hands": hands, "trick": trick,
+                            "result": e["deal_ended"]["result"]})
+        out.append({"key": str(st["version"]), "version": int(st["version"]), "hands": [h["cards"] for h in st["hands"]],
+                    "trick": None})
+    return out
+
+
 def _deal_events_by_version(steps: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
     out: dict[int, list[dict[str, Any]]] = {}
     current: list[dict[str, Any]] = []
@@ -133,22 +160,30 @@ async def test_watch_a_live_bot_match_to_its_end_without_a_hidden_card(page: Any
     mid = created["match_id"]
     await page.goto(f"{page.base}/#/match/{mid}")
     await page.wait_for_selector(".table")
+    await page.select_option("#speed", "4")  # paced (each completed trick and deal result held), but quicker
     await page.evaluate(WATCH_SNAPSHOTS)
     async with AsyncClient(server.target) as client:
         await play_seat(client, mid, 1, created["seat_tokens"][1]["token"], PagePaced(page, "random", 0.01, 1))
     await page.wait_for_selector("body[data-over='1']", timeout=10000)
-    snapshots: list[tuple[int, str, str]] = [tuple(x) for x in await page.evaluate("() => window.__snaps")]
+    snapshots: list[tuple[int, str, str, str]] = [(int(re.sub(r"\D", "", k)), k, h, log)
+                                                  for k, h, log in await page.evaluate("() => window.__snaps")]
     rec = await _finished(server, mid)
     gp = [int(await page.text_content(f"[data-testid=gp-{s}]") or -1) for s in range(2)]
     assert gp == [int(x) for x in rec["match_result"]["game_points"]]
     replay = await _rest(server, "GET", f"/v1/matches/{mid}/replay")
     steps = {int(s["version"]): s for s in replay["steps"]}
     deal_events = _deal_events_by_version(replay["steps"])
-    live = [(v, h, log) for v, h, log in snapshots if v and v < int(rec["version"])]
-    assert len({v for v, _, _ in live}) >= 5, "the page did not follow the match live"
-    for v, html, log in live:  # the table shows no hidden card; the log holds the public events
-        leaked = _hidden_at(steps[v], deal_events[v]) & set(CODE.findall(html))
-        assert not leaked, (v, leaked)
+    live = [(v, k, h, log) for v, k, h, log in snapshots if v and v < int(rec["version"])]
+    assert len({v for v, _, _, _ in live}) >= 5, "the page did not follow the match live"
+    assert any(k.endswith("t") and "completed" in h for _, k, h, _ in live), "no completed trick was shown"
+    for v, key, html, log in live:  # the table shows no hidden card; the log holds the public events
+        if key.isdigit():
+            hidden = _hidden_at(steps[v], deal_events[v])
+        else:  # a completed trick or a deal's result: drawn on the version before, with the trick's cards
+            trick = [e["trick_completed"] for e in steps[v]["events"] if "trick_completed" in e]
+            hidden = _hidden_at(steps[v - 1], deal_events[v - 1]) - {c["card"] for t in trick for c in t["cards"]}
+        leaked = hidden & set(CODE.findall(html))
+        assert not leaked, (v, key, leaked)
         assert "deals" in log
     await asyncio.sleep(0.2)
     watched = [b for u, b in bodies if "/watch" in u]
@@ -171,8 +206,9 @@ async def test_watch_a_live_bot_match_to_its_end_without_a_hidden_card(page: Any
 
 async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, server: Runtime, tmp_path: Path) -> None:
     """A finished match opens as a replay: stepping with the keys and buttons shows, with all
-    cards open, exactly the hands of the replay at each version; a seat's view shows only its
-    own hand; the scrubber jumps. Saves replay.png (docs/ with BUMMERL_UPDATE_SCREENSHOTS=1)."""
+    cards open, exactly the hands of the replay at each frame (each version, and each completed
+    trick and deal result a frame of its own); a seat's view shows only its own hand; the
+    scrubber jumps. Saves replay.png (docs/ with BUMMERL_UPDATE_SCREENSHOTS=1)."""
     created = await _rest(server, "POST", "/v1/matches", {"variant": "snapszer-hu-2p", "seats": [
         {"name": "house:greedy"}, {"name": "house:random"}], "options": {"match_format": "points", "match_target": "7"}})
     mid = created["match_id"]
@@ -187,12 +223,15 @@ async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, serv
             [...document.querySelectorAll('.seat')].sort((a, b) => a.dataset.seat - b.dataset.seat)
               .map(s => [...s.querySelectorAll('.hand [data-card]')].map(c => c.dataset.card))]""")
 
+    frames = replay_frames(steps)
+
     async def check(i: int) -> None:
         v, hands = await shown()
-        assert v == int(steps[i]["version"])
-        assert hands == [h["cards"] for h in steps[i]["hands"]], i
+        assert v == frames[i]["version"], i
+        assert hands == frames[i]["hands"], i
+        assert await page.evaluate("() => document.body.dataset.frame") == frames[i]["key"], i
 
-    await check(len(steps) - 1)  # a replay opens at the end of the match
+    await check(len(frames) - 1)  # a replay opens at the end of the match
     await page.keyboard.press("Home")
     await check(0)
     for _ in range(6):
@@ -201,11 +240,11 @@ async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, serv
     await page.click("[data-go=prev]")
     await page.keyboard.press("ArrowLeft")
     await check(4)
-    await page.fill("#scrub", str(len(steps) // 2))
+    await page.fill("#scrub", str(len(frames) // 2))
     await page.dispatch_event("#scrub", "input")
-    await check(len(steps) // 2)
+    await check(len(frames) // 2)
     await page.keyboard.press("End")
-    await check(len(steps) - 1)
+    await check(len(frames) - 1)
     await page.keyboard.press("Home")
     await page.keyboard.press("ArrowRight")
     await page.keyboard.press("ArrowRight")
@@ -213,7 +252,7 @@ async def test_replay_steps_back_and_forth_with_the_record_cards(page: Any, serv
     await page.select_option("#mode", "1")  # seat 1's view: its own hand open, the other's backs
     await page.wait_for_selector('.seat[data-seat="0"] .hand .back')
     _, hands = await shown()
-    assert hands[1] == steps[2]["hands"][1]["cards"] and hands[0] == ["" for _ in steps[2]["hands"][0]["cards"]]
+    assert hands[1] == frames[2]["hands"][1] and hands[0] == ["" for _ in frames[2]["hands"][0]]
     await page.select_option("#mode", "all")
     await page.keyboard.press("ArrowRight")
     names = await page.eval_on_selector_all(".hand [data-card] title", "els => els.map(e => e.textContent)")
@@ -264,6 +303,8 @@ async def test_a_person_wins_a_deal_against_random_by_clicking(page: Any) -> Non
             await page.click("#new button")
             await page.wait_for_selector(".table")
             continue
+        # the page's turn: a legal card, an action button (or "next deal" after a deal's result), or the end
+        await page.wait_for_selector('.seat[data-seat="0"] button.card.legal, #actions button.act, #result', timeout=30000)
         state = await page.evaluate("""() => ({
             cards: [...document.querySelectorAll('.seat[data-seat="0"] button.card.legal')].map(b => ({card: b.dataset.card})),
             actions: [...document.querySelectorAll('#actions button.act')].map(b => b.textContent),
@@ -298,6 +339,13 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
         lad = await client.create_ladder(name="web", variant="schnapsen-at", bot_ids=[r["bot_id"] for r in regs],
                                          rounds=12, deals_per_game=1, concurrency=1,
                                          format="LADDER_FORMAT_ROUND_ROBIN")
+        listings = 0
+
+        def count(req: Any) -> None:
+            nonlocal listings
+            listings += req.url.split("?")[0].endswith(f"/ladders/{lad['ladder_id']}/matches")
+
+        page.on("request", count)
         await page.goto(f"{page.base}/#/ladder/{lad['ladder_id']}")
         await page.wait_for_selector("#played")
         assert (await page.text_content("#presence") or "").count("○") == 2  # no bot connected yet
@@ -334,9 +382,11 @@ async def test_ladder_page_updates_while_the_ladder_runs(page: Any, server: Runt
     assert all("/" in c for c in (cells[1], cells[2])), cells
     assert [int(c.split("/")[1]) for c in (cells[1], cells[2])] == [12, 12]
     assert float(cells[1].split("/")[0]) + float(cells[2].split("/")[0]) == 12
-    # greedy won every game: an unbounded Elo shows as the CLI shows it (it was "Infinity ± Infinity")
+    # greedy won every game: an unbounded Elo shows as the CLI shows it (it was "Infinity ± Infinity"),
+    # and not "so far" once the ladder is over
     text = await page.text_content("#pairs") or ""
-    assert "n/a (unbounded so far)" in text and "Infinity" not in text and "NaN" not in text, text
+    assert "n/a (unbounded" in text and "so far" not in text and "Infinity" not in text and "NaN" not in text, text
+    assert listings == 1, f"the page fetched the whole /matches list {listings} times (once, then the stream's results)"
     await page.screenshot(path=_shot(tmp_path, "ladder.png"), full_page=True)
 
 
@@ -404,15 +454,19 @@ async def test_the_play_clock_ticks(page: Any) -> None:
 
 async def test_event_lines_speak_to_the_player_as_you(page: Any) -> None:
     """The play page names the player's seat "you": the log said "you deals", "you plays",
-    "you takes the trick" and "1 points"."""
+    "you takes the trick" and "1 points". Cards are named (English here), reasons in words."""
     await page.goto(f"{page.base}/")
+    await page.wait_for_selector("table.variants")  # the card names have arrived
     lines = await page.evaluate("""async () => {
         const m = await import("/web/table.js");
         const names = ["you", "bot"];
         return [{deal_started: {dealer: 0}, deal_number: 0}, {card_played: {seat: 0, card: "AH"}},
                 {trick_completed: {winner: 0, cards: [{card: "AH"}]}}, {passed: {seat: 0}},
                 {card_played: {seat: 1, card: "TH"}}, {passed: {seat: 1}},
-                {match_ended: {result: {placements: [1, 2], reason: "target_reached"}}}].map((e) => m.eventText(e, names));
+                {match_ended: {result: {placements: [1, 2], reason: "target_reached"}}}].map((e) => {
+                  const d = document.createElement("div");
+                  d.innerHTML = m.eventText(e, names, "en");
+                  return d.textContent; });
     }""")
-    assert lines == ["Deal 1: you deal", "you play AH", "you take the trick (AH)", "you pass", "bot plays TH",
-                     "bot passes", "Match over: target_reached, you win"]
+    assert lines == ["Deal 1: you deal", "you play ace of hearts", "you take the trick (ace of hearts)", "you pass",
+                     "bot plays ten of hearts", "bot passes", "Match over: target reached, you win"]

@@ -22,9 +22,23 @@ export function esc(text) {
 let NAMES = {}; // card code -> {lang: name}, from GET /v1/variants
 let LANGS = {}; // variant id or alias -> the language of its card names (VariantInfo.card_language)
 
-/** The language of a variant's local card names, as GET /v1/variants gives it ("en" before). */
+/** Languages of the card names the page offers (the decks' ``local_names``), with their own names. */
+export const CARD_LANGS = { de: "Deutsch", hu: "magyar", hr: "hrvatski", bg: "български", en: "English" };
+const LANG_KEY = "bummerl.cardLang";
+
+/** The reader's choice of card-name language ("" = each variant's own), kept in localStorage. */
+export function chosenLang() {
+  try { return localStorage.getItem(LANG_KEY) || ""; } catch { return ""; }
+}
+
+export function chooseLang(lang) {
+  try { if (lang) localStorage.setItem(LANG_KEY, lang); else localStorage.removeItem(LANG_KEY); } catch { /* private mode */ }
+}
+
+/** The language the cards of ``variant`` are named in: the reader's choice, else the variant's own
+ * (VariantInfo.card_language from GET /v1/variants; "en" before it arrives). */
 export function langOf(variant) {
-  return LANGS[variant] || "en";
+  return chosenLang() || LANGS[variant] || "en";
 }
 
 export function learnNames(variants) {
@@ -36,7 +50,20 @@ export function learnNames(variants) {
 
 export function cardName(code, lang) {
   const names = NAMES[code] || {};
-  return names[lang] || names.en || `${RANK_LABEL[code[0]] || code[0]} of ${SUIT_NAMES[code[1]] || code[1]}`;
+  const rank = { A: "ace", T: "ten", K: "king", Q: "queen", J: "jack", 9: "nine" }[code[0]] || code[0];
+  return names[lang] || names.en || `${rank} of ${SUIT_NAMES[code[1]] || code[1]}`;
+}
+
+/** A card's name as text in running prose (the move list, the log), marked with its language. */
+export function cardText(code, lang) {
+  if (!code) return "a card";
+  return `<span class="cn" lang="${esc(lang)}" data-card="${esc(code)}">${esc(cardName(code, lang))}</span>`;
+}
+
+/** Card codes in a server text (an action's label, "marriage KH QH") in local names. */
+export function namesInText(text, lang) {
+  return esc(text).replace(/(?<![A-Za-z0-9])([ATKQJ9][CSHD])(?![A-Za-z0-9])/g, (c) => cardName(c, lang))
+    .replace(/^(trump|name|color|colour) ([CSHD])$/i, (_, w, x) => `${w} ${SUIT_NAMES[x]}`);
 }
 
 export function suitSymbol(suit, size = 14) {
@@ -45,31 +72,32 @@ export function suitSymbol(suit, size = 14) {
     + `role="img" aria-label="${SUIT_NAMES[suit]}"><title>${SUIT_NAMES[suit]}</title>${SHAPES[suit]}</svg>`;
 }
 
-/** One card. opts: {lang, back, small, legal, action} */
+/** One card. opts: {lang, back, small, legal, action}. The card's name is its title, its
+ * accessible name and (not on small cards) an HTML caption under it, in ``lang``. */
 export function cardSVG(code, opts = {}) {
   const cls = ["card"];
   if (opts.small) cls.push("small");
   if (opts.back || !code) {
-    return `<span class="${cls.join(" ")} back" data-card="" aria-label="face-down card">`
-      + '<svg viewBox="0 0 64 90" role="img"><title>face-down card</title>'
+    return `<span class="${cls.join(" ")} back" data-card="" role="img" aria-label="face-down card">`
+      + '<svg viewBox="0 0 64 90" aria-hidden="true">'
       + '<rect x="1" y="1" width="62" height="88" rx="6" class="back-face"/>'
       + '<path d="M8 8 L56 82 M56 8 L8 82 M32 8 L32 82 M8 45 L56 45" class="back-lines"/></svg></span>';
   }
   const rank = code[0], suit = code[1];
-  const name = cardName(code, opts.lang || "en");
+  const lang = opts.lang || "en";
+  const name = cardName(code, lang);
   const color = RED[suit] ? "red" : "black";
   if (opts.legal) cls.push("legal");
-  const svg = `<svg viewBox="0 0 64 90" role="img" class="${color}"><title>${esc(name)}</title>`
+  const svg = `<svg viewBox="0 0 64 90" class="${color}" aria-hidden="true"><title>${esc(name)}</title>`
     + '<rect x="1" y="1" width="62" height="88" rx="6" class="face"/>'
     + `<text x="6" y="17" class="rank">${RANK_LABEL[rank] || rank}</text>`
     + `<g transform="translate(5 21) scale(0.14)">${SHAPES[suit] || ""}</g>`
     + `<text x="58" y="17" class="letter" text-anchor="end">${suit}</text>`
-    + `<g transform="translate(14 30) scale(0.36)">${SHAPES[suit] || ""}</g>`
-    + `<text x="32" y="84" class="caption" text-anchor="middle">${esc(name.length > 16 ? name.slice(0, 15) + "…" : name)}</text>`
-    + "</svg>";
+    + `<g transform="translate(14 34) scale(0.36)">${SHAPES[suit] || ""}</g>`
+    + "</svg>" + (opts.small ? "" : `<span class="caption" aria-hidden="true">${esc(name)}</span>`);
   if (opts.legal) {
-    return `<button type="button" class="${cls.join(" ")}" data-card="${code}" data-action="${opts.action ?? ""}" `
-      + `aria-label="play ${esc(name)}">${svg}</button>`;
+    return `<button type="button" class="${cls.join(" ")}" lang="${esc(lang)}" data-card="${code}" data-action="${opts.action ?? ""}" `
+      + `aria-label="play ${esc(name)}" title="play ${esc(name)}">${svg}</button>`;
   }
-  return `<span class="${cls.join(" ")}" data-card="${code}" aria-label="${esc(name)}">${svg}</span>`;
+  return `<span class="${cls.join(" ")}" lang="${esc(lang)}" data-card="${code}" role="img" aria-label="${esc(name)}">${svg}</span>`;
 }

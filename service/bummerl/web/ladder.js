@@ -1,6 +1,8 @@
 // The Ladder page: standings (openskill mu / sigma / ordinal, Elo +- 95% CI against the leader),
 // the pairs (Elo, LOS, SPRT LLR), the SPRT's LLR against its bounds, progress and ETA, and the
-// games with links; it follows GET /v1/ladders/{id}/events and refreshes as results arrive.
+// games with links, the running games and when each becomes watchable (once its duplicate set is
+// over); it follows GET /v1/ladders/{id}/events: each result arrives in the stream and is added to
+// the games fetched once (GET .../matches and .../games at the start only).
 import { esc } from "./cards.js";
 
 const f1 = (x) => Number(x).toFixed(1);
@@ -8,12 +10,13 @@ const f1 = (x) => Number(x).toFixed(1);
  * (bummerl_cli.common.MIN_PAIRS_FOR_ELO), so that a few results never show as "Infinity ± Infinity". */
 const MIN_PAIRS_FOR_ELO = 10;
 /** The Elo of a pair row from a's side (sign -1: b's side): "+35.2 ± 20.1", "n/a (needs 10 pairs)",
- * or "n/a (unbounded so far)" (one bot scored everything: the interval reaches an infinite Elo). */
-const eloCell = (p, sign = 1) => {
+ * or "n/a (unbounded so far)" (one bot scored everything: the interval reaches an infinite Elo;
+ * "n/a (unbounded: one bot scored every game)" once the ladder is over). */
+const eloCell = (p, sign = 1, done = false) => {
   const pairsDone = Number(p.deal_pairs) || 0, units = pairsDone || Number(p.games) || 0;
   const elo = sign * Number(p.elo), ci = Number(p.elo_ci95);
   if (units < MIN_PAIRS_FOR_ELO) return `n/a (needs ${MIN_PAIRS_FOR_ELO} ${pairsDone || !Number(p.games) ? "pairs" : "games"})`;
-  if (!Number.isFinite(elo) || !Number.isFinite(ci)) return "n/a (unbounded so far)";
+  if (!Number.isFinite(elo) || !Number.isFinite(ci)) return done ? "n/a (unbounded: one side scored every game)" : "n/a (unbounded so far)";
   return `${elo >= 0 ? "+" : ""}${f1(elo)} ± ${f1(ci)}`;
 };
 const f2 = (x) => Number(x).toFixed(2);
@@ -69,7 +72,7 @@ function presence(l) {
   return `<p id="presence">connected: ${bots}${wait}</p>`;
 }
 
-export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
+export async function ladderPage(app, id, { api, ndjson, onCleanup, setTitle, markContent }) {
   const base = `/v1/ladders/${encodeURIComponent(id)}`;
   app.innerHTML = `<h1>Ladder</h1><div id="ladder-head"></div><div id="ladder-body"></div>`;
   const head = app.querySelector("#ladder-head"), body = app.querySelector("#ladder-body");
@@ -81,8 +84,31 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
     else llr.splice(i, 0, [games, value]);
   };
   const seen = [];  // [ms, games played]
+  // the games: fetched once, then kept up to date from the event stream ("started", "result")
+  const [first, ms0, gs0] = await Promise.all([api(base), api(`${base}/matches`), api(`${base}/games`).catch(() => ({ games: [] }))]);
+  setTitle(`Ladder ${first.name || id}`);
+  const results = ms0.results || [], have = new Set(results.map((r) => Number(r.game)));
+  const gameState = new Map((gs0.games || []).map((g) => [Number(g.game), { ...g }]));
+  const addResult = (r) => {
+    const g = gameState.get(Number(r.game));
+    if (g) Object.assign(g, { state: "finished", match_id: r.match_id });
+    if (have.has(Number(r.game))) return;
+    have.add(Number(r.game));
+    results.push(r);
+  };
+  const setOver = (pair) => [...gameState.values()].filter((g) => Number(g.pair) === Number(pair));
+  const watchable = (g) => setOver(g.pair).every((x) => x.state === "finished");
+  const ms = { results };
+  const matchLink = (r) => {
+    const g = gameState.get(Number(r.game)) || { pair: r.pair, state: "finished" };
+    const href = `#/match/${encodeURIComponent(r.match_id)}?ladder=${encodeURIComponent(id)}`;
+    return gameState.size && !watchable(g) ? `<span class="muted">${esc(r.match_id)} (watchable once its set is over)</span>`
+      : `<a href="${href}">${esc(r.match_id)}</a>`;
+  };
+  let cached = first;
   async function refresh() {
-    const [l, lb, ms] = await Promise.all([api(base), api(`${base}/leaderboard`), api(`${base}/matches`)]);
+    const [l, lb] = await Promise.all([cached || api(base), api(`${base}/leaderboard`)]);
+    cached = null;
     const played = Number(l.matches_played), total = Number(l.matches_total);
     seen.push([performance.now(), played]);
     const first = seen[0], rate = seen.length > 1 && played > first[1] ? (played - first[1]) / (performance.now() - first[0]) : 0;
@@ -100,11 +126,11 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
       if (!leader || e.bot_id === leader.bot_id) return "—";
       const p = pairs.find((q) => (q.a === leader.bot_id && q.b === e.bot_id) || (q.b === leader.bot_id && q.a === e.bot_id));
       if (!p || !Number(p.games)) return "";
-      return eloCell(p, p.a === e.bot_id ? 1 : -1);
+      return eloCell(p, p.a === e.bot_id ? 1 : -1, status === "finished");
     };
     const standings = entries.map((e) => `<tr><td>${e.rank}</td><td>${esc(e.name)}</td><td>${f2(e.mu)}</td><td>${f2(e.sigma)}</td>`
       + `<td>${f2(e.ordinal)}</td><td>${vsLeader(e)}</td><td>${e.games}</td><td>${e.wins}/${e.draws}/${e.losses}</td><td>${f1(e.score)}</td></tr>`).join("");
-    const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${eloCell(p)}</td>`
+    const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${eloCell(p, 1, status === "finished")}</td>`
       + `<td>${(Number(p.los) * 100).toFixed(1)}%</td><td>${p.games}</td><td>${p.deal_pairs}</td><td>${f2(p.sprt_llr)}</td><td>${esc(p.sprt_result || "")}</td></tr>`).join("");
     let sprt = "";
     if ((l.format || "").endsWith("SPRT") && pairs.length) {
@@ -117,7 +143,12 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
     const names = l.bot_names || {};
     const games = (ms.results || []).slice(-200).reverse().map((r) => `<tr><td>${r.game}</td><td>${r.pair}/${r.leg}</td>`
       + `<td>${r.bots.map((b) => esc(names[b] || b)).join(" · ")}</td><td>${(r.scores || []).map(f1).join(" : ")}</td>`
-      + `<td>${esc(r.reason)}</td><td><a href="#/match/${encodeURIComponent(r.match_id)}">${esc(r.match_id)}</a></td></tr>`).join("");
+      + `<td>${esc(r.reason)}</td><td>${matchLink(r)}</td></tr>`).join("");
+    const runningRows = [...gameState.values()].filter((g) => g.state === "running").map((g) => {
+      const left = setOver(g.pair).filter((x) => x.state !== "finished" && x.game !== g.game).map((x) => x.game);
+      return `<tr data-game="${g.game}"><td>${g.game}</td><td>${g.pair}/${g.leg}</td><td>${(g.bots || []).map((b) => esc(names[b] || b)).join(" · ")}</td>`
+        + `<td>watchable once it ends${left.length ? ` and game${left.length > 1 ? "s" : ""} ${left.join(", ")} of its set` : ""}</td></tr>`;
+    }).join("");
     const cross = crossTable(l.bot_ids || [], names, ms.results || []);
     body.innerHTML = `<h2>Standings</h2><div class="scroll"><table id="standings"><thead><tr><th>#</th><th>bot</th><th>mu</th><th>sigma</th><th>ordinal</th>`
       + `<th>Elo vs leader (95%)</th><th>games</th><th>W/D/L</th><th>score</th></tr></thead><tbody>${standings}</tbody></table></div>`
@@ -125,18 +156,24 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup }) {
       + cross
       + `<h2>Pairs</h2><div class="scroll"><table id="pairs"><thead><tr><th>pair</th><th>Elo (95%)</th><th>LOS</th><th>games</th>`
       + `<th>${n > 2 ? "sets" : "deal pairs"}</th><th>LLR</th><th>SPRT</th></tr></thead><tbody>${pairRows}</tbody></table></div>`
+      + `<h2>Running games</h2>${runningRows ? `<div class="scroll"><table id="running-games"><thead><tr><th>game</th><th>pair/leg</th><th>bots</th><th>watch</th></tr></thead>`
+        + `<tbody>${runningRows}</tbody></table></div>` : '<p class="muted" id="running-games">None running.</p>'}`
       + `<h2>Games</h2><div class="scroll"><table id="games"><thead><tr><th>game</th><th>pair/leg</th><th>bots</th><th>scores</th><th>reason</th><th>match</th></tr></thead>`
       + `<tbody>${games}</tbody></table></div>`;
     document.body.dataset.played = played;
     return status;
   }
   let status = await refresh();
+  markContent();
   const ctrl = new AbortController();
   onCleanup(() => ctrl.abort());
   let pending = null;
   try {  // the event stream starts at the ladder's creation (so the LLR's whole path) and ends with it
     for await (const ev of ndjson(`${base}/events`, { signal: ctrl.signal })) {
       if (ev.type === "sprt") addLlr(Number(ev.games_played), Number(ev.sprt_llr));
+      if (ev.type === "started" && gameState.has(Number(ev.game))) Object.assign(gameState.get(Number(ev.game)), { state: "running", match_id: ev.match_id });
+      if (ev.type === "started" && !gameState.has(Number(ev.game))) gameState.set(Number(ev.game), { game: ev.game, pair: ev.game, leg: 0, bots: ev.bots, state: "running", match_id: ev.match_id });
+      if (ev.type === "result" && ev.result) addResult(ev.result);
       if (ev.type === "finished") break;
       if (!pending) pending = setTimeout(async () => { pending = null; status = await refresh().catch(() => status); }, 250);
     }
