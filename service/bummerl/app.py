@@ -28,6 +28,7 @@ from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, MatchSettings, Reaper
 from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.core.limits import Limit, RateLimiter
+from bummerl.core.spectate import Spectators
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService
 from bummerl.store import EmbeddedValkey, MatchStore, StreamHub, resolve_redis_url
@@ -57,6 +58,8 @@ class Runtime:
         self.service: MatchService | None = None
         self.reaper: Reaper | None = None
         self.ladders: LadderService | None = None
+        self.spectators: Spectators | None = None
+        """WatchMatch's use cases (their caps, feeds and overload signal), once started."""
         self._driver_task: asyncio.Task[None] | None = None
         self._house_task: asyncio.Task[None] | None = None
         self._reaper_stop = asyncio.Event()
@@ -120,8 +123,9 @@ class Runtime:
             s.house_max_seats))
         self._house_task = asyncio.create_task(self.house.run(self._reaper_stop), name="bummerl-house")
         self.ladders.set_house(self.house)  # challenges of a house bot seat it in a ladder
+        self.spectators = Spectators(self.service, max_per_address=s.max_watchers_per_address)
         servicer = GameServicer(self.service, auth_limiter, house=self.house, ladders=self.ladders,
-                                play_connected_bots=s.play_connected_bots)
+                                play_connected_bots=s.play_connected_bots, spectators=self.spectators)
         ladder_servicer = LadderServicer(self.ladders, auth_limiter)
         self.server, self.grpc_port = await build_server(servicer, s, ladder_servicer, health_servicer=self.health)
         await self.server.start()
@@ -174,6 +178,9 @@ class Runtime:
         if self.server is not None:
             await self.server.stop(SHUTDOWN_GRACE_SECONDS)
             self.server = None
+        if self.spectators is not None:
+            await self.spectators.feeds.aclose()
+            self.spectators = None
         if self.ladders is not None:
             await self.ladders.aclose()
             self.ladders = None

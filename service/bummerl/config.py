@@ -140,6 +140,12 @@ class Settings:
     streams_per_peer: int = 16
     """Open StreamLadder calls per peer address and process (RESOURCE_EXHAUSTED beyond). 0 = no cap."""
 
+    max_watchers_per_address: int = 32
+    """Open WatchMatch streams (gRPC and REST together) per client address and process; more get
+    RESOURCE_EXHAUSTED (REST 429) with a retry hint. IPv6 addresses count per /64. Behind a proxy
+    that hides client addresses (an ingress), every client is the proxy's address: set 0 (no cap)
+    and cap there. 0 = no cap."""
+
     streams_per_bot: int = 4
     """Open StreamAssignments calls per bot and process (RESOURCE_EXHAUSTED beyond). 0 = no cap."""
 
@@ -237,7 +243,7 @@ class Settings:
         for name in ("public_stream_ladders", "streams_per_peer", "streams_per_bot",
                      "redis_max_connections", "max_streams_per_seat", "rate_create_per_min", "rate_actions_per_s",
                      "rate_auth_failures_per_min", "http_max_connections",
-                     "http_max_connections_per_address"):
+                     "http_max_connections_per_address", "max_watchers_per_address"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1_000_000:
                 raise ValueError(f"{name} must be an int in 0..1000000, got {value!r}")

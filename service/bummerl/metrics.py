@@ -158,6 +158,36 @@ def spectator(delta: int) -> None:
     SPECTATORS.inc(delta)
 
 
+WATCH_ENCODES = Counter("bummerl_watch_encodes_total",
+                        "Spectator updates encoded: the WatchUpdate message (pb) once per match version and frame "
+                        "for every spectator that gets it, its REST JSON (json) once per framing (NDJSON, SSE).",
+                        ("format",))
+WATCHERS_SHED = Counter("bummerl_watchers_shed_total",
+                        "WatchMatch streams refused or ended to keep the seats fast, by reason (address: the "
+                        "client address's cap; overload_refused, overload_closed: the event loop lagged).",
+                        ("reason",))
+EVENT_LOOP_LAG = Gauge("bummerl_event_loop_lag_seconds",
+                       "How late the event loop runs its timers (mean over the last second), seconds: the wait "
+                       "every call queued in this process pays; measured while spectators watch.",
+                       multiprocess_mode="max")
+
+
+def watch_encoded(fmt: str) -> None:
+    """One spectator update encoded in ``fmt`` (``pb`` or ``json``)."""
+    WATCH_ENCODES.labels(fmt).inc()
+
+
+def watcher_shed(reason: str) -> None:
+    """A WatchMatch stream refused or ended to keep seats fast (``address``, ``overload_refused``,
+    ``overload_closed``)."""
+    WATCHERS_SHED.labels(reason).inc()
+
+
+def set_loop_lag(seconds: float) -> None:
+    """The event loop's lag (:class:`bummerl.core.limits.LoopLag`), seconds."""
+    EVENT_LOOP_LAG.set(seconds)
+
+
 def house_decision(bot: str) -> None:
     """A house bot (``random``, ``greedy``, ``strong``) decided one action."""
     HOUSE_DECISIONS.labels(bot).inc()

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import grpc.aio
 
+from bummerl import metrics
 from bummerl.api import codec
 from bummerl.api.errors import map_errors
+from bummerl.api.gateway.transcode import SharedMessage
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core import MatchService, Update
 from bummerl.core.errors import InvalidArgumentError, PermissionDeniedError
@@ -60,7 +62,8 @@ def _summary_pb(d: Any) -> game_pb2.MatchSummary:
 
 def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
     """The message of a frame, built once for every spectator that gets the same frame (same
-    ``since`` and ``version``: :attr:`WatchFrame.memo`), its parts once per version."""
+    ``since`` and ``version``: :attr:`WatchFrame.memo`), its parts once per version; each build
+    counts in ``bummerl_watch_encodes_total{format="pb"}``."""
     key = ("update", f.since, f.version, f.summary["version"])
     got = f.memo.get(key) if f.memo is not None else None
     if got is None:
@@ -69,9 +72,23 @@ def _watch_update(f: WatchFrame) -> game_pb2.WatchUpdate:
             public_view=_encoded(f.public_view, lambda d: codec.information_set_to_pb(d, f.history_memo), f.memo),
             summary=_encoded(f.summary, _summary_pb, f.memo),
         )
+        metrics.watch_encoded("pb")
         if f.memo is not None:
             f.memo[key] = got
     return got
+
+
+def shared_watch_update(f: WatchFrame) -> SharedMessage:
+    """The frame's message for the REST gateway (:class:`bummerl.api.gateway.SharedMessage`):
+    one object per frame like :func:`_watch_update`, so its JSON is rendered once per framing for
+    every spectator that gets the frame over REST."""
+    key = ("rest", f.since, f.version, f.summary["version"])
+    got = f.memo.get(key) if f.memo is not None else None
+    if got is None:
+        got = SharedMessage(_watch_update(f))
+        if f.memo is not None:
+            f.memo[key] = got
+    return cast(SharedMessage, got)
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -229,9 +246,17 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                                 game_pb2.MatchRecord)
 
     @map_errors
-    async def WatchMatch(self, request: game_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.WatchUpdate]:
-        async for f in self.spectators.watch(request.match_id, bearer_token(context), request.from_version):
-            yield _watch_update(f)
+    async def WatchMatch(self, request: game_pb2.WatchMatchRequest,
+                         context: grpc.aio.ServicerContext) -> AsyncIterator[game_pb2.WatchUpdate | SharedMessage]:
+        """The spectator stream (:meth:`bummerl.core.spectate.Spectators.watch`), counted per
+        client address (the gRPC peer or the REST client). Every spectator of a frame gets the
+        same message object (over REST the same rendered JSON). RESOURCE_EXHAUSTED (REST 429,
+        ``bummerl-retry-after-ms`` and ``Retry-After``) for the caps and when the server sheds
+        spectators to keep its seats fast."""
+        rest = hasattr(context, "is_gateway")
+        async for f in self.spectators.watch(request.match_id, bearer_token(context), request.from_version,
+                                             peer=peer_host(context)):
+            yield shared_watch_update(f) if rest else _watch_update(f)
 
     @map_errors
     async def GetMatchReplay(self, request: game_pb2.GetMatchReplayRequest, context: grpc.aio.ServicerContext) -> game_pb2.MatchReplay:

@@ -14,16 +14,25 @@ token's hash) or a peer address, never by a secret.
 Kinds: ``create`` (CreateMatch per peer), ``action`` (SubmitAction per seat token) and ``auth``
 (failed authentications per peer: wrong or missing seat, bot or admin tokens; see
 :func:`bummerl.api.errors.map_errors`).
+
+Also here: :class:`OpenCounts` (open streams per key under a cap, in this process),
+:func:`address_key` (the key of a client address for such caps) and :class:`LoopLag` (how late this
+process's event loop runs: the overload signal that sheds spectators before seats slow down).
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import secrets
-from collections import Counter
+import time
+import urllib.parse
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from bummerl import metrics
 from bummerl.store import MatchStore
 from bummerl.store.keys import aux_key
 
@@ -106,3 +115,86 @@ class OpenCounts(Counter[Hashable]):
             self[key] -= 1
             if self[key] <= 0:
                 del self[key]
+
+
+def address_key(peer: str) -> str:
+    """The key under which a client address's streams are counted: the address of a peer in
+    grpc's format, with or without its port (``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``), for IPv6 its
+    /64 network (one host commonly holds a whole /64, so a cap per IPv6 address would cap
+    nothing); another text as it is ("" stays "": unknown).
+
+    >>> address_key("ipv4:10.0.0.7:5"), address_key("ipv6:[2001:db8::1:2]:5"), address_key("ipv6:%5B::1%5D")
+    ('10.0.0.7', '2001:db8::/64', '::1')
+    """
+    if peer.startswith("ipv6:"):
+        text = urllib.parse.unquote(peer[5:])  # grpc writes the brackets %5B, %5D
+        if text.startswith("[") and "]" in text:
+            text = text[1:text.index("]")]
+    elif peer.startswith("ipv4:"):
+        text = peer[5:].split(":")[0]
+    else:
+        text = peer
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return text
+    if ip.version == 6 and not ip.is_loopback:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class LoopLag:
+    """How late the running event loop runs a timer, **milliseconds**: a timer asks to run every
+    ``interval_s`` seconds and notes how much later it ran. That delay is what every callback
+    queued in the process waits (a seat's call first of all), so it rises exactly when the
+    process has more work than CPU; a queue of spectator updates only shows once it costs.
+    :attr:`lag_ms` is the mean over the last ``window_s`` seconds (one garbage collection pause
+    does not make an overload). The timer runs while somebody asks (:meth:`ensure`) and stops
+    after ``idle_s`` seconds without a question; it is a timer, not a task, so a loop that ends
+    leaves nothing pending. :attr:`forced_ms` (not None) replaces the measure (tests, drills)."""
+
+    def __init__(self, interval_s: float = 0.05, window_s: float = 1.0, idle_s: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s = interval_s
+        self.idle_s = idle_s
+        self.clock = clock
+        self.forced_ms: float | None = None
+        self._samples: deque[float] = deque(maxlen=max(1, round(window_s / interval_s)))
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._due = 0.0
+        self._asked = 0.0
+
+    @property
+    def lag_ms(self) -> float:
+        """The lag, ms: :attr:`forced_ms` when set, else the mean of the last window (0 before
+        the first measure)."""
+        if self.forced_ms is not None:
+            return self.forced_ms
+        return sum(self._samples) / len(self._samples) if self._samples else 0.0
+
+    def ensure(self) -> float:
+        """Keep measuring (start the timer on the running loop if it is not running there) and
+        return :attr:`lag_ms`. Call it from the event loop."""
+        loop = asyncio.get_running_loop()
+        self._asked = self.clock()
+        if self._handle is None or self._loop is not loop:
+            self._loop, self._samples = loop, deque(maxlen=self._samples.maxlen)
+            self._schedule(loop)
+        return self.lag_ms
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._due = self.clock() + self.interval_s
+        self._handle = loop.call_later(self.interval_s, self._tick, loop)
+
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        now = self.clock()
+        self._samples.append(max(0.0, (now - self._due) * 1000))
+        metrics.set_loop_lag(self.lag_ms / 1000)
+        if loop is not self._loop or now - self._asked > self.idle_s or loop.is_closed():
+            if loop is self._loop:
+                self._handle = None
+                self._samples.clear()
+                metrics.set_loop_lag(0.0)
+            return
+        self._schedule(loop)

@@ -10,7 +10,16 @@ finished match (``GetMatchReplay``).
   §14.3) at the version shown, with the public events since the last update and the match's
   public summary (seat names, teams, options). A view of a version is built once per process and
   shared by every spectator of that version (clocks, which change with time, are added per
-  update). Under a delay the state of an older version is rebuilt by replaying the match's log.
+  update), and so is each frame (one per version and first version of its events): a watched
+  match has one follower per process (:mod:`bummerl.core.watchfeed`), however many watch it; a
+  spectator slow to read gets the newest version next, with every event since, nothing queues.
+  Under a delay the state of an older version is rebuilt by replaying the match's log.
+* **Seats first** (issue 38): open streams are capped per match and per client address; the
+  process sends at most :data:`UPDATE_BUDGET_PER_S` updates a second at full rate (each spectator
+  its share, the newest version when its turn comes); while its event loop lags
+  (:data:`SHED_LAG_MS`, :class:`bummerl.core.limits.LoopLag`) and spectators are many
+  (:data:`SHED_MIN_WATCHERS`) new ones are refused and open ones throttled, past
+  :data:`CLOSE_LAG_MS` ended, always with a retry hint. Seats' streams are never shed.
 * **The replay** (:meth:`Spectators.replay`, :func:`build_replay`): every version of a finished
   match with every card open: the public view, each hand, the talon in order, laid-away cards and,
   on request, each seat's information set. Served only when :func:`replay_public` says so: once the
@@ -26,6 +35,7 @@ import asyncio
 import hmac
 import random
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -36,7 +46,6 @@ import orjson
 from bummerl import metrics
 from bummerl.rules import DealState, MatchState, events_between, information_set, initial_events, public_view
 from bummerl.rules.base.cards import card_code, cards_of
-from bummerl.rules.base.events import upgrade_event
 from bummerl.rules.base.views import Event, InformationSet
 from bummerl.store.keys import META_PREFIX, aux_key
 
@@ -46,12 +55,14 @@ from .errors import (
     InvalidArgumentError,
     PermissionDeniedError,
     ReplayNotAvailableError,
+    ResourceExhaustedError,
     UnauthenticatedError,
 )
-from .limits import OpenCounts
+from .limits import LoopLag, OpenCounts, address_key
 from .log import OutcomeAction, log_actions
 from .matches import MatchService
 from .record import match_summary
+from .watchfeed import FRAME_VERSIONS, Feeds, MatchFeed
 
 ACCESS = ("public", "token")
 """The values of ``WatchSettings.access``."""
@@ -69,6 +80,47 @@ updates of many spectators do not all queue ahead of the seats' next calls (peop
 not see 50 ms; a bot waiting for its answer does)."""
 MAX_WATCHERS = 2000
 """Default cap of open WatchMatch streams per match and process (RESOURCE_EXHAUSTED beyond)."""
+MAX_WATCHERS_PER_ADDRESS = 32
+"""Default cap of open WatchMatch streams per client address and process (gRPC and REST together;
+an IPv6 address counts per /64, :func:`bummerl.core.limits.address_key`); RESOURCE_EXHAUSTED beyond."""
+SHED_LAG_MS = 10.0
+"""Event-loop lag (:attr:`bummerl.core.limits.LoopLag.lag_ms`, the mean over the last second, ms)
+from which spectators give way to seats: a new WatchMatch stream is refused (RESOURCE_EXHAUSTED with
+a retry hint) and the open ones get at most one frame every :data:`THROTTLE_S` (the newest version,
+with every event since their last frame). The lag is what every queued call waits before it runs,
+so it rises as soon as the process has more work than CPU, whatever the work is; a seat's answer
+takes about that lag plus its own ~1 ms. 10 ms: seats answered in ~3 ms (p99) when idle are then
+already past twice that on average; 1,000 gRPC spectators taking 8,000 updates/s (0.7 cores) left
+the lag at 0.5-0.9 ms (``bummerl bench watchers``), so spectators within the CPU do not trip it."""
+CLOSE_LAG_MS = 50.0
+"""Event-loop lag (ms) from which open spectator streams are ended too: each frame due is instead,
+with probability :data:`CLOSE_SHARE`, the end of its stream (RESOURCE_EXHAUSTED, retry hint of
+:data:`CLOSE_RETRY_MS` with jitter), so the spectators thin out fast while the overload lasts and come
+back spread out."""
+SHED_MIN_WATCHERS = 200
+"""Spectators give way (:data:`SHED_LAG_MS`) only while this process has at least this many open
+WatchMatch streams: an update costs ~65 us of CPU, so 200 spectators of bot matches (~8 updates/s
+each) take ~10% of a core, and shedding fewer would not bring the seats' time back when something
+else makes the process lag (another program on the machine, a burst of seats)."""
+UPDATE_BUDGET_PER_S = 3000
+"""Spectator updates per second a process sends at most at full rate: each spectator gets at most
+one frame every (open WatchMatch streams / this) seconds, the newest version with every event
+since (100 spectators: 33 ms, so a match at a human's pace or a bot's is followed version by
+version; 1,000: 0.33 s). At ~70-100 us of CPU per update (``bummerl bench watchers``) that bounds
+what spectators take to about a quarter of a core, whatever their number; 0 = no budget."""
+THROTTLE_S = 1.0
+"""Least time between two frames of a spectator while the lag is over :data:`SHED_LAG_MS`, seconds."""
+CLOSE_SHARE = 0.25
+"""Share of the frames due that end their stream instead while the lag is over :data:`CLOSE_LAG_MS`."""
+REFUSE_RETRY_MS = 3000
+"""Retry hint of a WatchMatch refused for the lag, ms (a random 1..2x of it is sent)."""
+CLOSE_RETRY_MS = 10_000
+"""Retry hint of a WatchMatch ended for the lag, ms (a random 1..2x of it is sent)."""
+ADDRESS_RETRY_MS = 10_000
+"""Retry hint of a WatchMatch refused for its address's cap, ms."""
+CLOCK_REUSE_S = 0.2
+"""A live frame with clocks is shared with spectators for this long after it was built, seconds
+(its clocks are the time left when it was built)."""
 _LISTED_META = (b"variant", b"seats", b"created_at_ms", b"over", b"watch", b"ladder_id")
 
 
@@ -218,15 +270,31 @@ class WatchFrame:
 class Spectators:
     """The spectator use cases over a :class:`~bummerl.core.matches.MatchService` (same store,
     same cache of loaded versions). ``max_watchers``: open watch streams per match in this
-    process (0 = no cap); ``spread_s``: :data:`SPREAD_S`."""
+    process (0 = no cap); ``max_per_address``: open watch streams per client address in this
+    process (0 = no cap; :data:`MAX_WATCHERS_PER_ADDRESS`); ``spread_s``: :data:`SPREAD_S`;
+    ``lag``: the overload signal (:class:`~bummerl.core.limits.LoopLag`, a new one by default;
+    see :data:`SHED_LAG_MS`), heeded from :attr:`shed_min_watchers` open streams
+    (:data:`SHED_MIN_WATCHERS`); :attr:`update_budget_per_s` (:data:`UPDATE_BUDGET_PER_S`) spaces
+    each spectator's frames by its share of a budget of updates. Each watched match has one follower in this process
+    (:class:`~bummerl.core.watchfeed.Feeds`, :attr:`feeds`) whatever the number of its spectators."""
 
-    def __init__(self, matches: MatchService, max_watchers: int = MAX_WATCHERS, spread_s: float = SPREAD_S) -> None:
+    def __init__(self, matches: MatchService, max_watchers: int = MAX_WATCHERS, spread_s: float = SPREAD_S,
+                 max_per_address: int = MAX_WATCHERS_PER_ADDRESS, lag: LoopLag | None = None) -> None:
         self.matches = matches
         self.max_watchers = max_watchers
+        self.max_per_address = max_per_address
         self.spread_s = spread_s
+        self.lag = lag if lag is not None else LoopLag()
+        self.shed_min_watchers = SHED_MIN_WATCHERS
+        self.update_budget_per_s = UPDATE_BUDGET_PER_S
+        self.open = 0
+        """Open WatchMatch streams of this process."""
         self._watching = OpenCounts()
+        self._by_address = OpenCounts()
         self._views: OrderedDict[tuple[str, int], tuple[InformationSet, dict[Any, Any]]] = OrderedDict()
-        self._events: OrderedDict[tuple[str, int, bytes], Event] = OrderedDict()
+        self.feeds = Feeds(lambda m: matches._load(m), lambda m, v: matches.store.events_since(m, v),
+                           lambda m, v, t: matches._wait_events(m, v, t), lambda m, v: matches.cache.settled(m, v),
+                           matches.stream_poll_ms)
 
     def _authorize(self, ld: Loaded, token: str | None) -> None:
         authorize_watch(ld.meta, token, self.matches.is_admin(token))
@@ -240,7 +308,11 @@ class Spectators:
 
     async def _check_ladder_game(self, ld: Loaded, token: str | None) -> None:
         """A ladder game is watched live only by the admin until its duplicate set is over: the
-        cards it shows are hidden cards of the set's other games, which may be running."""
+        cards it shows are hidden cards of the set's other games, which may be running. A game
+        that is its own set (no duplicate deals: arenas, most challenges; meta ``ladder_solo``)
+        shares no card with another game: anyone may watch it live."""
+        if ld.meta.get("ladder_solo"):
+            return
         if ld.meta.get("ladder_id") and not self.matches.is_admin(token) and \
                 not await self.matches.revealed(ld.meta, ld.state.over):
             raise ReplayNotAvailableError("a ladder game can be watched once its duplicate set is over (its cards "
@@ -309,88 +381,123 @@ class Spectators:
             memo[-1] = got
         return got
 
-    def _frame(self, match_id: str, ld: Loaded, version: int, events: list[Event], since: int) -> WatchFrame:
+    def _frame(self, feed: MatchFeed, ld: Loaded, version: int, since: int) -> WatchFrame:
+        """The frame of ``version`` (shown at ``ld``) with the events after ``since``: one object
+        per (``ld.version``, ``since``, ``version``) for every spectator of the feed that gets it
+        (:attr:`~bummerl.core.watchfeed.MatchFeed.frames`; a live frame with clocks for
+        :data:`CLOCK_REUSE_S`), so its encodings (:attr:`WatchFrame.memo`) are made once."""
+        key = (ld.version, since, version)
+        got = feed.frames.get(key) if ld.version > feed.ld.version - FRAME_VERSIONS else None
+        if got is not None and (got[1] is None or time.monotonic() - got[1] < CLOCK_REUSE_S):
+            return cast(WatchFrame, got[0])
+        match_id = feed.match_id
         view, memo = self.view(match_id, ld, version)
-        shared: dict[Any, Any] | None = memo
-        if ld.clocks is not None and version == ld.version:  # live: the clocks now
-            view, shared = self.matches.cache.stamp(dict(view), match_id, ld), None  # type: ignore[arg-type]
+        memo_of: dict[Any, Any] | None = memo
+        stamped = ld.clocks is not None and version == ld.version
+        if stamped:  # live: the clocks now, in a view of its own with a memo of its own
+            view, memo_of = self.matches.cache.stamp(dict(view), match_id, ld), {}  # type: ignore[arg-type]
         summary = self._summary(match_id, ld, version)
         deal = view.get("deal") or {}
         shares = bool(ld.history) and deal.get("history") is not None and bool(deal["history"]) \
             and deal["history"][0] is ld.history[0]
-        return WatchFrame(version, events, view, summary, version == ld.version and ld.state.over, shared, since,
-                          ld.history_memo if shares else None)
+        frame = WatchFrame(version, feed.events_between(since, version), view, summary,
+                           version == ld.version and ld.state.over, memo_of, since,
+                           ld.history_memo if shares else None)
+        if ld.version > feed.ld.version - FRAME_VERSIONS:
+            feed.frames[key] = (frame, time.monotonic() if stamped else None)
+        return frame
 
-    def _decode(self, match_id: str, ld: Loaded, got: list[tuple[int, bytes]]) -> list[Event]:
-        """Stored events as ``Event`` dicts, decoded once per process (shared by the spectators).
-        A version without a public event (a card laid away face down, TS-TAL-1, HU3S-TAL-1) has
-        one empty payload (:data:`bummerl.store.keys.NO_EVENT`): skipped, it decodes to nothing."""
-        spec = ld.state.rules.spec
-        sizes = [spec.hand_size] * spec.num_players
-        out: list[Event] = []
-        for v, p in got:
-            if not p:
-                continue
-            key = (match_id, v, p)
-            e = self._events.get(key)
-            if e is None:
-                e = self._events[key] = upgrade_event(orjson.loads(p), sizes)
-                while len(self._events) > VIEW_CACHE * 4:
-                    self._events.popitem(last=False)
-            out.append(e)
-        return out
+    def _lag_ms(self) -> float:
+        """The event loop's lag (ms) while spectators are many enough to matter
+        (:attr:`shed_min_watchers`), else 0."""
+        return self.lag.ensure() if self.open >= self.shed_min_watchers else 0.0
 
-    async def watch(self, match_id: str, token: str | None, from_version: int = 0) -> AsyncIterator[WatchFrame]:
+    def _admit(self) -> None:
+        """Refuse a new spectator while the process lags (:data:`SHED_LAG_MS`)."""
+        lag = self._lag_ms()
+        if lag >= SHED_LAG_MS:
+            metrics.watcher_shed("overload_refused")
+            raise ResourceExhaustedError(
+                f"this server is busy with its matches (event loop {lag:.0f} ms late): spectators wait; "
+                "retry later", retry_after_ms=round(REFUSE_RETRY_MS * (1 + random.random())))
+
+    async def watch(self, match_id: str, token: str | None, from_version: int = 0,
+                    peer: str = "") -> AsyncIterator[WatchFrame]:
         """Frames of the public view: first the version shown now with the events after
         ``from_version`` (up to it), then one frame per newly shown version, until the frame that
-        shows the end of the match. Waits on the match's event stream (no polling of the state)
-        and reads the match again only when this process does not hold the version the events
-        name. Raises NotFoundError, InvalidArgumentError, UnauthenticatedError,
-        PermissionDeniedError, ResourceExhaustedError (:attr:`max_watchers`) before the first frame;
-        InvalidArgumentError for a negative ``from_version``."""
+        shows the end of the match. A spectator slow to take its frames, one whose share of the
+        update budget (:data:`UPDATE_BUDGET_PER_S`) is used, or one throttled while the process
+        lags (:data:`SHED_LAG_MS`) gets the newest version with every event since its last frame:
+        nothing queues for it. All spectators of a match in this process share one
+        follower of its events (:attr:`feeds`) and the frames of each version (:meth:`_frame`).
+        ``peer``: the client's address (grpc's ``ipv4:1.2.3.4`` form; "" = not counted).
+
+        Raises NotFoundError, InvalidArgumentError, UnauthenticatedError, PermissionDeniedError,
+        ReplayNotAvailableError (a ladder game), and ResourceExhaustedError with
+        ``retry_after_ms`` (:attr:`max_watchers` of the match, :attr:`max_per_address` of the
+        address, or the process lags while it has :attr:`shed_min_watchers` spectators) before
+        the first frame; InvalidArgumentError for a negative ``from_version``; later ResourceExhaustedError (with ``retry_after_ms``) when the stream is
+        ended to keep the seats fast (:data:`CLOSE_LAG_MS`), and the Redis errors of the follower."""
         if from_version < 0:
             raise InvalidArgumentError(f"from_version must be at least 0 (0 = from the start), got {from_version}")
-        with self._watching.hold(match_id, self.max_watchers, "this match has as many spectators on this server as "
-                                 "it takes; retry later", retry_after_ms=5000):
+        address = address_key(peer) if peer else ""
+        cap = self.max_per_address if address else 0
+        if cap and self._by_address[address] >= cap:
+            metrics.watcher_shed("address")
+        with self._by_address.hold(address, cap, f"this address has {cap} WatchMatch streams open on this server "
+                                   "already; close one, or retry later", retry_after_ms=ADDRESS_RETRY_MS), \
+                self._watching.hold(match_id, self.max_watchers, "this match has as many spectators on this server "
+                                    "as it takes; retry later", retry_after_ms=5000):
+            self._admit()
             metrics.spectator(1)
+            self.open += 1
             try:
                 async for frame in self._watch(match_id, token, from_version):
                     yield frame
             finally:
+                self.open -= 1
                 metrics.spectator(-1)
 
     async def _watch(self, match_id: str, token: str | None, from_version: int) -> AsyncIterator[WatchFrame]:
         ld = await self.matches._load(match_id)
         self._authorize(ld, token)
         await self._check_ladder_game(ld, token)
-        shown = self.shown_version(ld)
-        stored = await self.matches.store.events_since(match_id, max(0, from_version))
-        pending = [(v, p) for v, p in stored if v > from_version]
-        seen = max([ld.version, *(v for v, _ in pending)])
-        yield self._frame(match_id, ld, shown, self._decode(match_id, ld, [(v, p) for v, p in pending if v <= shown]),
-                          from_version)
-        last = max(shown, from_version)
-        pending = [(v, p) for v, p in pending if v > last]
-        while not (ld.state.over and shown == ld.version):
-            got = await self.matches._wait_events(match_id, seen, self.matches.stream_poll_ms)
-            if not got:
-                continue
-            pending += [(v, p) for v, p in got if v > seen]
-            seen = max(seen, *(v for v, _ in got))
-            held = self.matches.cache.at_least(match_id, seen)  # a version this process holds is immutable: no read
-            ld = held if held is not None else await self.matches._load(match_id)
-            if ld.version > seen:  # commits landed after the events we were handed: no gap
-                pending += [(v, p) for v, p in await self.matches.store.events_since(match_id, seen) if v <= ld.version]
-                seen = ld.version
+        feed = await self.feeds.join(match_id, ld)
+        try:
+            ld = feed.ld
             shown = self.shown_version(ld)
-            if shown <= last:
-                continue
-            evs = self._decode(match_id, ld, [(v, p) for v, p in pending if last < v <= shown])
-            pending = [(v, p) for v, p in pending if v > shown]
-            if self.spread_s:
-                await asyncio.sleep(self.spread_s * random.random())
-            yield self._frame(match_id, ld, shown, evs, last)
-            last = shown
+            yield self._frame(feed, ld, shown, from_version)
+            last = max(shown, from_version)
+            sent_at = time.monotonic()
+            while not (ld.state.over and shown == ld.version):
+                ld = await feed.newer_than(ld.version)
+                shown = self.shown_version(ld)
+                if shown <= last:
+                    continue
+                lag = self._lag_ms()
+                if lag >= CLOSE_LAG_MS and random.random() < CLOSE_SHARE:
+                    metrics.watcher_shed("overload_closed")
+                    raise ResourceExhaustedError(
+                        f"this server is busy with its matches (event loop {lag:.0f} ms late): spectators give way; "
+                        f"watch again later with from_version {last}",
+                        retry_after_ms=round(CLOSE_RETRY_MS * (1 + random.random())))
+                # the least time between two frames of this spectator: THROTTLE_S while the process
+                # lags, else its share of the update budget (0.3 s each for 1,000 spectators)
+                gap = THROTTLE_S if lag >= SHED_LAG_MS else \
+                    self.open / self.update_budget_per_s if self.update_budget_per_s else 0.0
+                spread = self.spread_s * random.random()
+                held = gap - (time.monotonic() - sent_at)
+                if held > spread:  # the newest version once the gap is over, with every event since
+                    await asyncio.sleep(held)
+                    ld = feed.ld
+                    shown = self.shown_version(ld)
+                elif spread > 0:  # the version due, a little later (what comes meanwhile: the next frame)
+                    await asyncio.sleep(spread)
+                yield self._frame(feed, ld, shown, last)
+                last = shown
+                sent_at = time.monotonic()
+        finally:
+            self.feeds.leave(feed)
 
     async def remember(self, match_id: str) -> None:
         """Note a match created through CreateMatch for the ``recent`` list (capped at :data:`RECENT`)."""

@@ -85,7 +85,7 @@ from bummerl.api.gateway.server import (
     Gateway,
     start_gateway,
 )
-from bummerl.api.gateway.transcode import MAX_JSON_DEPTH, build_request
+from bummerl.api.gateway.transcode import MAX_JSON_DEPTH, SharedMessage, build_request
 
 __all__ = [
     "BODY_TIMEOUT_SECONDS",
@@ -105,6 +105,7 @@ __all__ = [
     "GatewayAbort",
     "GatewayContext",
     "Route",
+    "SharedMessage",
     "build_request",
     "build_routes",
     "compile_template",

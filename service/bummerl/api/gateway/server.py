@@ -33,7 +33,14 @@ from bummerl.api.gateway.connections import (
 )
 from bummerl.api.gateway.context import GatewayContext, _status_from
 from bummerl.api.gateway.routing import Route, build_routes
-from bummerl.api.gateway.transcode import _error_body, _frame, _json_bytes, _render, build_request
+from bummerl.api.gateway.transcode import (
+    _error_body,
+    _frame,
+    _json_bytes,
+    _render,
+    _stream_bytes,
+    build_request,
+)
 from bummerl.api.interceptors import Recorder
 
 log = logging.getLogger("bummerl.api.gateway")  # the package's logger: log lines keep their name
@@ -176,6 +183,9 @@ class Gateway:
         headers = list(status.trailing_metadata)
         if status.code == grpc.StatusCode.UNAUTHENTICATED:
             headers.append(("WWW-Authenticate", "Bearer"))
+        retry = next((v for k, v in headers if k == errors.RETRY_AFTER_KEY and v.isdigit()), None)
+        if retry is not None:  # the standard header too (whole seconds, rounded up)
+            headers.append(("Retry-After", str(max(1, -(-int(retry) // 1000)))))
         return self._json(request, status.http_status, _error_body(status), headers)
 
     # -- dispatch -------------------------------------------------------------------------
@@ -346,7 +356,7 @@ class Gateway:
             await resp.prepare(request)
             code = grpc.StatusCode.OK
             if first is not None:
-                await resp.write(_frame({"result": _render(route, first)}, sse))
+                await resp.write(_stream_bytes(route, first, sse))
                 rec.sent.inc()
                 while True:
                     try:
@@ -358,7 +368,7 @@ class Gateway:
                         code = status.code
                         await resp.write(_frame({"error": _error_body(status)}, sse))
                         break
-                    await resp.write(_frame({"result": _render(route, item)}, sse))
+                    await resp.write(_stream_bytes(route, item, sse))
                     rec.sent.inc()
             await resp.write_eof()
             return resp, code

@@ -1,8 +1,9 @@
 """HTTP <-> RPC messages: :func:`build_request` (the request message from a route's path
 variables, query string and JSON body, checked by :mod:`bummerl.api.gateway.checks`),
 :func:`_render` (a response message as proto3 JSON), :func:`_error_body` (the JSON body of an error
-status), :func:`_json_bytes` (compact UTF-8 JSON) and :func:`_frame` (one message of a server
-stream: an NDJSON line or a Server-Sent Event)."""
+status), :func:`_json_bytes` (compact UTF-8 JSON), :func:`_frame` (one message of a server
+stream: an NDJSON line or a Server-Sent Event) and :class:`SharedMessage` (a stream message many
+calls send: rendered once)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from bummerl import metrics
 from bummerl.api import errors
 from bummerl.api.codec import to_json_dict
 from bummerl.api.gateway.checks import BadRequest, _check_json, _json_error_text, _parse_scalar
@@ -156,3 +158,36 @@ def _frame(obj: dict[str, Any], sse: bool) -> bytes:
     if not sse:
         return _json_bytes(obj) + b"\n"
     return (b"event: error\n" if "error" in obj else b"") + b"data: " + _json_bytes(obj) + b"\n\n"
+
+
+class SharedMessage:
+    """A server-stream message that many calls send unchanged (one spectator update of a match
+    version, :func:`bummerl.api.servicer.shared_watch_update`): a handler yields it instead of
+    the message, and the gateway renders its JSON once and each framing (NDJSON line, Server-Sent
+    Event) once, on first use, for every stream that sends it (:meth:`frame`)."""
+
+    __slots__ = ("message", "_obj", "_frames")
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self._obj: Any = None
+        self._frames: dict[bool, bytes] = {}
+
+    def frame(self, route: Route, sse: bool) -> bytes:
+        """The message as ``route`` streams it (``{"result": <message>}`` in the framing of
+        :func:`_frame`), made once per framing; counted in ``bummerl_watch_encodes_total{format="json"}``."""
+        got = self._frames.get(sse)
+        if got is None:
+            if self._obj is None:
+                self._obj = {"result": _render(route, self.message)}
+            got = self._frames[sse] = _frame(self._obj, sse)
+            metrics.watch_encoded("json")
+        return got
+
+
+def _stream_bytes(route: Route, item: Any, sse: bool) -> bytes:
+    """One item a streaming handler yielded, framed (a :class:`SharedMessage` as it was framed
+    already, another message rendered for this stream)."""
+    if isinstance(item, SharedMessage):
+        return item.frame(route, sse)
+    return _frame({"result": _render(route, item)}, sse)
