@@ -1,6 +1,7 @@
 // The pages: Home, Match (live and replay, match.js), Play (play.js), Ladder (ladder.js). Hash
 // routes (#/match/ID ...); only the public REST API under /v1/ is used.
 import { CARD_LANGS, chooseLang, chosenLang, esc } from "./cards.js";
+import { challengesPage } from "./competition.js";
 import { ladderPage } from "./ladder.js";
 import { matchPage } from "./match.js";
 import { api, markContent, ndjson, onCleanup, runCleanup, setTitle, variants } from "./net.js";
@@ -36,6 +37,7 @@ async function homePage() {
     <section><h2>Recent matches</h2>${matches.recent?.length ? `<ul id="recent">${listing(matches.recent)}</ul>`
       : '<p class="muted">None yet: <a href="#/play">play one</a>.</p>'}</section></div>
     <h2>Ladders</h2>${lrows ? `<ul class="ladders">${lrows}</ul>` : '<p class="muted">No ladders on this server.</p>'}
+    <p><a href="#/challenges">Challenges between bots</a></p>
     <h2>Variants</h2><div class="scroll" tabindex="0" role="region" aria-label="variants"><table class="variants"><thead><tr><th>variant</th><th>seats</th><th>rules</th><th><span class="sr-only">play</span></th></tr></thead>
     <tbody>${rows}</tbody></table></div>`;
   markContent();
@@ -69,6 +71,7 @@ async function route() {
     if (parts[0] === "match" && parts[1]) await matchPage(app, parts[1], params, route);
     else if (parts[0] === "play") await playPage(app, params, parts[1]);
     else if (parts[0] === "ladder" && parts[1]) await ladderPage(app, parts[1], { api, ndjson, onCleanup, setTitle, markContent });
+    else if (parts[0] === "challenges") await challengesPage(app, { api, onCleanup, setTitle, markContent });
     else await homePage();
   } catch (err) {
     app.innerHTML = `<h1>Bummerl</h1><p class="error">${esc(err.message)}</p>`;

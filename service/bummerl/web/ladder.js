@@ -4,6 +4,7 @@
 // over); it follows GET /v1/ladders/{id}/events: each result arrives in the stream and is added to
 // the games fetched once (GET .../matches and .../games at the start only).
 import { esc } from "./cards.js";
+import { competitionSection, laterLegCell, plannedAsItGoes } from "./competition.js";
 
 const f1 = (x) => Number(x).toFixed(1);
 /** Pairs (duplicate pairs, or games without them) an Elo needs before it is shown: the CLI's rule
@@ -109,6 +110,7 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup, setTitle, ma
   async function refresh() {
     const [l, lb] = await Promise.all([cached || api(base), api(`${base}/leaderboard`)]);
     cached = null;
+    const planned = plannedAsItGoes(l.format) ? await api(`${base}/pairings`).catch(() => null) : null;
     const played = Number(l.matches_played), total = Number(l.matches_total);
     seen.push([performance.now(), played]);
     const first = seen[0], rate = seen.length > 1 && played > first[1] ? (played - first[1]) / (performance.now() - first[0]) : 0;
@@ -128,8 +130,10 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup, setTitle, ma
       if (!p || !Number(p.games)) return "";
       return eloCell(p, p.a === e.bot_id ? 1 : -1, status === "finished");
     };
+    const later = entries.some((e) => Number(e.later_leg?.sets || 0) > 0);
     const standings = entries.map((e) => `<tr><td>${e.rank}</td><td>${esc(e.name)}</td><td>${f2(e.mu)}</td><td>${f2(e.sigma)}</td>`
-      + `<td>${f2(e.ordinal)}</td><td>${vsLeader(e)}</td><td>${e.games}</td><td>${e.wins}/${e.draws}/${e.losses}</td><td>${f1(e.score)}</td></tr>`).join("");
+      + `<td>${f2(e.ordinal)}</td><td>${vsLeader(e)}</td><td>${e.games}</td><td>${e.wins}/${e.draws}/${e.losses}</td><td>${f1(e.score)}</td>`
+      + `${later ? `<td>${laterLegCell(e)}</td>` : ""}</tr>`).join("");
     const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${eloCell(p, 1, status === "finished")}</td>`
       + `<td>${(Number(p.los) * 100).toFixed(1)}%</td><td>${p.games}</td><td>${p.deal_pairs}</td><td>${f2(p.sprt_llr)}</td><td>${esc(p.sprt_result || "")}</td></tr>`).join("");
     let sprt = "";
@@ -145,13 +149,20 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup, setTitle, ma
       + `<td>${r.bots.map((b) => esc(names[b] || b)).join(" · ")}</td><td>${(r.scores || []).map(f1).join(" : ")}</td>`
       + `<td>${esc(r.reason)}</td><td>${matchLink(r)}</td></tr>`).join("");
     const runningRows = [...gameState.values()].filter((g) => g.state === "running").map((g) => {
+      if (!l.duplicate_deals && g.match_id) {  // its own set (an arena, a challenge without duplicates): watch it live
+        return `<tr data-game="${g.game}"><td>${g.game}</td><td>${g.pair}/${g.leg}</td><td>${(g.bots || []).map((b) => esc(names[b] || b)).join(" · ")}</td>`
+          + `<td><a href="#/match/${encodeURIComponent(g.match_id)}?ladder=${encodeURIComponent(id)}">watch live</a></td></tr>`;
+      }
       const left = setOver(g.pair).filter((x) => x.state !== "finished" && x.game !== g.game).map((x) => x.game);
       return `<tr data-game="${g.game}"><td>${g.game}</td><td>${g.pair}/${g.leg}</td><td>${(g.bots || []).map((b) => esc(names[b] || b)).join(" · ")}</td>`
         + `<td>watchable once it ends${left.length ? ` and game${left.length > 1 ? "s" : ""} ${left.join(", ")} of its set` : ""}</td></tr>`;
     }).join("");
     const cross = crossTable(l.bot_ids || [], names, ms.results || []);
-    body.innerHTML = `<h2>Standings</h2><div class="scroll"><table id="standings"><thead><tr><th>#</th><th>bot</th><th>mu</th><th>sigma</th><th>ordinal</th>`
-      + `<th>Elo vs leader (95%)</th><th>games</th><th>W/D/L</th><th>score</th></tr></thead><tbody>${standings}</tbody></table></div>`
+    body.innerHTML = competitionSection(l.format, planned, names)
+      + `<h2>Standings</h2><div class="scroll"><table id="standings"><thead><tr><th>#</th><th>bot</th><th>mu</th><th>sigma</th><th>ordinal</th>`
+      + `<th>Elo vs leader (95%)</th><th>games</th><th>W/D/L</th><th>score</th>`
+      + `${later ? '<th title="score in the later legs of its duplicate sets minus the earlier ones, 95% interval">later leg</th>' : ""}`
+      + `</tr></thead><tbody>${standings}</tbody></table></div>`
       + sprt
       + cross
       + `<h2>Pairs</h2><div class="scroll"><table id="pairs"><thead><tr><th>pair</th><th>Elo (95%)</th><th>LOS</th><th>games</th>`
