@@ -30,7 +30,7 @@ def test_play_rejects_a_bad_time_control_in_one_line() -> None:
                           timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == ["bummerl play: --tc: bad time control part '5+x': expected BASE[+INC] "
-                                                "in seconds, move=S, lag=S or scope=match|deal"]
+                                                "in seconds, move=S, lag=S, bank=S or scope=match|deal"]
 
 
 SLOW_ONCE = """
