@@ -6,15 +6,13 @@ per hour. Real server, connected bots in this process."""
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from test_ladder_api import call  # tests/api is on the path (rootdir conftest)
 
 from bummerl.app import Runtime
 from bummerl.bots import make_bot
@@ -107,33 +105,22 @@ async def test_a_policy_declines_with_its_reason_and_a_house_bot_accepts_at_once
             await asyncio.gather(*runners, return_exceptions=True)
 
 
-def rest(rt: Runtime, method: str, path: str, body: dict[str, Any] | None, token: str | None) -> tuple[int, Any]:
-    headers = {"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})}
-    req = urllib.request.Request(f"http://127.0.0.1:{rt.http_port}{path}", method=method, headers=headers,
-                                 data=json.dumps(body).encode() if body is not None else None)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 async def test_challenges_over_rest(rt: Runtime) -> None:
     async with AsyncClient(rt.target) as c:
         a, b = await register(c, 2)
-    status, ch = await asyncio.to_thread(rest, rt, "POST", "/v1/challenges",
+    status, ch = await asyncio.to_thread(call, rt, "POST", "/v1/challenges",
                                          {"challenged": b["name"], "variant": "santase", "pairs": 3}, a["bot_token"])
     assert status == 200 and ch["state"] == "pending" and ch["pairs"] == 3
-    status, err = await asyncio.to_thread(rest, rt, "POST", f"/v1/challenges/{ch['challenge_id']}/answer",
+    status, err = await asyncio.to_thread(call, rt, "POST", f"/v1/challenges/{ch['challenge_id']}/answer",
                                           {"accept": False, "reason": "too_slow"}, a["bot_token"])
     assert status == 403  # only the challenged bot answers
-    status, err = await asyncio.to_thread(rest, rt, "POST", f"/v1/challenges/{ch['challenge_id']}/answer",
+    status, err = await asyncio.to_thread(call, rt, "POST", f"/v1/challenges/{ch['challenge_id']}/answer",
                                           {"accept": False, "reason": "because"}, b["bot_token"])
     assert status == 400 and "reason must be one of" in err["message"]
-    status, got = await asyncio.to_thread(rest, rt, "POST", f"/v1/challenges/{ch['challenge_id']}/answer",
+    status, got = await asyncio.to_thread(call, rt, "POST", f"/v1/challenges/{ch['challenge_id']}/answer",
                                           {"accept": False, "reason": "too_slow"}, b["bot_token"])
     assert status == 200 and got["state"] == "declined" and got["decline_reason"] == "too_slow"
-    status, listed = await asyncio.to_thread(rest, rt, "GET", f"/v1/challenges?bot_id={b['bot_id']}", None, None)
+    status, listed = await asyncio.to_thread(call, rt, "GET", f"/v1/challenges?bot_id={b['bot_id']}", None, None)
     assert status == 200 and listed["challenges"][0]["challenge_id"] == ch["challenge_id"]
 
 

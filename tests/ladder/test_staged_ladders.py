@@ -25,6 +25,7 @@ from bummerl.store import MatchStore
 from bummerl.store.keys import KeyLayout, ladder_key
 
 from .test_ladder_service import register
+from .test_versions import play_running
 
 
 @pytest.fixture
@@ -55,15 +56,7 @@ async def race(services: list[LadderService], bots: list[dict[str, str]], lid: s
         await asyncio.gather(*tasks, return_exceptions=True)
         if (await svc.ladder(lid))["status"] != "running":
             return
-        for raw in (await svc.redis.hgetall(ladder_key(lid, "running"))).values():
-            game = json.loads(raw)
-            mid = game["match_id"]
-            while game.get("assigned") and not await svc.store.is_over(mid):
-                info = await svc.matches.information_set(mid, 0, token_of[game["bots"][0]])
-                seat = info["deal"]["to_act"]
-                info = await svc.matches.information_set(mid, seat, token_of[game["bots"][seat]])
-                await svc.matches.submit_action(mid, seat, token_of[game["bots"][seat]], info["version"],
-                                                rng.choice(info["legal_actions"])["id"])
+        await play_running(svc, token_of, lid, rng)
     raise AssertionError("the ladder did not finish")
 
 
