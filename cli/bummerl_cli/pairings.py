@@ -59,7 +59,7 @@ def standings_table(p: Mapping[str, Any]) -> Table:
 
 def round_table(rnd: Mapping[str, Any]) -> Table:
     """One Swiss round: each pairing (table) with its bots' total scores and points, and the byes."""
-    byes = ", ".join(rnd.get("byes") or ()) or "none"
+    byes = ", ".join(rnd.get("bye_names") or rnd.get("byes") or ()) or "none"
     t = SafeTable(title=f"{rnd.get('label') or 'round'} (byes: {byes})")
     add_columns(t, ("meeting", "bots", "total scores", "points", "games"))
     for m in rnd.get("meetings") or ():

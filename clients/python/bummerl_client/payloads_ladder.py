@@ -322,6 +322,7 @@ class PairingRound(TypedDict):
     label: str
     byes: list[str]
     meetings: list[PairingMeeting]
+    bye_names: list[str]
 
 
 class ArenaStanding(TypedDict):

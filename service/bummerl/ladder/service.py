@@ -576,6 +576,7 @@ class LadderService:
         for row in view.get("arena", ()):
             row.update(name=names.get(row["bot_id"], row["bot_id"]), connected=row["bot_id"] in connected)
         for rnd in view["rounds"]:
+            rnd["bye_names"] = [names.get(b, b) for b in rnd.get("byes") or ()]
             for m in rnd["meetings"]:
                 m["names"] = [names.get(b, b) if b else "" for b in m["bots"]]
         return {**out, **view}
