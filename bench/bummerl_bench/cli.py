@@ -163,8 +163,9 @@ def _web(args: argparse.Namespace) -> int:
     except (ImportError, RuntimeError) as e:
         page = {"skipped": f"{type(e).__name__}: {e}"}
     spec = asyncio.run(web.bench_spectators(args.spectators, args.seconds, rate=args.rate or 20.0))
+    analysis = web.bench_analysis(2)
     if args.json:
-        print(json.dumps({"page": page, "spectators": spec}))
+        print(json.dumps({"page": page, "spectators": spec, "analysis": analysis}))
     else:
         if "skipped" in page:
             print(f"web: match page first render: skipped ({page['skipped']})")
@@ -177,6 +178,11 @@ def _web(args: argparse.Namespace) -> int:
               f"p50 {w['p50_ms']} ms, "
               f"p99 {w['p99_ms']} ms ({w['actions']} actions); without: p50 {o['p50_ms']} ms, p99 {o['p99_ms']} ms "
               f"({o['actions']} actions); {spec['spectator_updates_per_s']:,.0f} spectator updates/s")
+        a = analysis
+        print(f"web: post-game analysis of {a['variant']} (greedy v random, {a['samples']} worlds, at most "
+              f"{a['budget_ms']:g} ms per decision): CPU p50 {a['cpu_ms_per_match_p50'] / 1000:.1f} s per match, "
+              f"{a['cpu_ms_per_decision_p50']:.0f} ms per valued decision ({len(a['matches'])} matches, "
+              f"{', '.join(str(m['valued']) for m in a['matches'])} valued decisions)")
     return 0
 
 

@@ -28,6 +28,7 @@ from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, MatchSettings, Reaper
 from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.core.limits import Limit, RateLimiter
+from bummerl.core.analysis_store import Analyses
 from bummerl.core.spectate import Spectators
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService
@@ -179,6 +180,7 @@ class Runtime:
             await self.server.stop(SHUTDOWN_GRACE_SECONDS)
             self.server = None
         if self.spectators is not None:
+            await Analyses.of(self.spectators).close()  # the match analyses' computations and workers
             await self.spectators.feeds.aclose()
             self.spectators = None
         if self.ladders is not None:

@@ -111,7 +111,8 @@ def test_game_service_rpcs() -> None:
     service = game_pb2.DESCRIPTOR.services_by_name["GameService"]
     names = {m.name: m for m in service.methods}
     assert set(names) == {"ListVariants", "CreateMatch", "GetInformationSet", "SubmitAction", "StreamMatch",
-                          "Play", "Resign", "GetMatchRecord", "WatchMatch", "GetMatchReplay", "ListMatches"}
+                          "Play", "Resign", "GetMatchRecord", "WatchMatch", "GetMatchReplay", "ListMatches",
+                          "GetMatchAnalysis"}
     assert names["StreamMatch"].server_streaming and not names["SubmitAction"].server_streaming
     assert names["Play"].server_streaming and names["Play"].client_streaming
     assert names["WatchMatch"].server_streaming and not names["GetMatchReplay"].server_streaming

@@ -1,6 +1,6 @@
 """The post-game analysis (bummerl.core.analysis, issue 39's last part): each decision with a choice
-valued from its seat's information set, the loss of the action taken, a summary per seat. (No API
-or page shows it yet.)"""
+valued from its seat's information set, the loss of the action taken, a summary per seat. (Served by
+GetMatchAnalysis: tests/api/test_analysis_api.py; shown in the replay: tests/web/test_analysis_page.py.)"""
 
 from __future__ import annotations
 

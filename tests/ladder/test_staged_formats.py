@@ -52,8 +52,8 @@ def test_swiss_pairs_without_rematches_while_avoidable_and_rotates_byes() -> Non
         bots = [f"b{i}" for i in range(n)]
         rng = random.Random(seed)
         strength = {b: rng.random() for b in bots}
-        history, _ = run(Swiss(), bots, 2, 5, lambda bs, leg: [1.0 if strength[b] == max(strength[x] for x in bs)
-                                                               else 0.0 for b in bs], seed=seed)
+        history, _ = run(Swiss(), bots, 2, 5, stronger_listed_first(sorted(bots, key=lambda b, s=strength: -s[b])),
+                         seed=seed)
         assert len(history) == 5
         met: set[frozenset[str]] = set()
         byes: list[str] = []
@@ -86,7 +86,9 @@ def test_swiss_first_rounds_pair_equal_scores() -> None:
 
 def test_swiss_is_deterministic_from_the_seed() -> None:
     bots = [f"b{i}" for i in range(10)]
-    draw: Outcome = lambda bs, leg: [0.5] * len(bs)  # everybody level: the seed decides the pairings
+    def draw(bs: list[str], leg: int) -> list[float]:
+        return [0.5] * len(bs)  # everybody level: the seed decides the pairings
+
     one = run(Swiss(), bots, 2, 4, draw, seed=3)[0]
     assert run(Swiss(), bots, 2, 4, draw, seed=3)[0] == one
     assert run(Swiss(), bots, 2, 4, draw, seed=4)[0] != one

@@ -30,6 +30,7 @@ from bummerl.wire import to_dict
 
 from .payloads import (
     InformationSet,
+    MatchAnalysis,
     MatchRecord,
     MatchReplay,
     MatchSummary,
@@ -306,6 +307,13 @@ class AsyncClient:
         FAILED_PRECONDITION while the match runs."""
         req = game_pb2.GetMatchReplayRequest(match_id=match_id, seat_views=seat_views)
         return cast(MatchReplay, await self._call(self.stub.GetMatchReplay, req, token))
+
+    async def analysis(self, match_id: str, token: str | None = None) -> MatchAnalysis:
+        """Where each seat lost its points (GetMatchAnalysis): ``state`` "done" with every decision's
+        values (expected game points) and loss and a summary per seat, or "pending" while the server
+        computes it (ask again after ``retry_after_ms``). FAILED_PRECONDITION as :meth:`match_replay`."""
+        req = game_pb2.GetMatchAnalysisRequest(match_id=match_id)
+        return cast(MatchAnalysis, await self._call(self.stub.GetMatchAnalysis, req, token))
 
     # ------------------------------------------------------------------ ladders (LadderService)
     async def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> RegisteredBot:
@@ -590,6 +598,10 @@ class Client:
     def match_replay(self, match_id: str, token: str | None = None, seat_views: bool = False) -> MatchReplay:
         """Blocking :meth:`AsyncClient.match_replay`."""
         return self._run(self.aio.match_replay(match_id, token, seat_views))
+
+    def analysis(self, match_id: str, token: str | None = None) -> MatchAnalysis:
+        """Blocking :meth:`AsyncClient.analysis`."""
+        return self._run(self.aio.analysis(match_id, token))
 
     def register_bot(self, name: str, description: str = "", admin_token: str | None = None) -> RegisteredBot:
         """Blocking :meth:`AsyncClient.register_bot`."""

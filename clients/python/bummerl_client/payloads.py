@@ -38,14 +38,15 @@ from typing import Literal, NotRequired, Required, TypedDict
 from bummerl.rules import views as _engine_views
 
 __all__ = [
-    "ActionRecord", "Auction", "Bid", "CardDrawn", "CardInfo", "CardPlayed", "CardsMoved", "CardsShown",
-    "Clock", "Contract", "DealEnded", "DealRecord", "DealResult", "DealStarted", "DealView", "Declared",
-    "Event", "InformationSet", "LadderFormat", "LadderStatus", "LegalAction", "MarriageAnnounced",
-    "MarriageView", "MatchEnded", "MatchRecord", "MatchReplay", "MatchResult", "MatchSummary", "MatchUpdate",
-    "MatchView", "OptionInfo", "OutcomeKind", "OwnTricks", "Passed", "Phase", "ReplayStep", "ResignResponse",
-    "Resigned", "ScoreDirection", "SeatCards", "SeatInfo", "SubmitActionResponse", "TalonClosed", "TalonState",
-    "TimeControl", "TimeControlScope", "Timeout", "TrickCard", "TrickCompleted", "TrumpExchanged",
-    "TrumpNamed", "VariantInfo", "WatchSettings", "WatchUpdate",
+    "ActionRecord", "ActionValue", "AnalysedDecision", "AnalysisSettings", "Auction", "Bid", "CardDrawn",
+    "CardInfo", "CardPlayed", "CardsMoved", "CardsShown", "Clock", "Contract", "DealEnded", "DealRecord",
+    "DealResult", "DealStarted", "DealView", "Declared", "Event", "InformationSet", "LadderFormat",
+    "LadderStatus", "LegalAction", "MarriageAnnounced", "MarriageView", "MatchAnalysis", "MatchEnded",
+    "MatchRecord", "MatchReplay", "MatchResult", "MatchSummary", "MatchUpdate", "MatchView", "OptionInfo",
+    "OutcomeKind", "OwnTricks", "Passed", "Phase", "PhaseMistakes", "ReplayStep", "ResignResponse",
+    "Resigned", "ScoreDirection", "SeatAnalysis", "SeatCards", "SeatInfo", "SubmitActionResponse",
+    "TalonClosed", "TalonState", "TimeControl", "TimeControlScope", "Timeout", "TrickCard",
+    "TrickCompleted", "TrumpExchanged", "TrumpNamed", "VariantInfo", "WatchSettings", "WatchUpdate",
 ]
 
 # The messages without int64 fields have one shape in the engine and on the wire: the engine's types.
@@ -414,3 +415,76 @@ class MatchReplay(TypedDict):
 
     record: MatchRecord
     steps: list[ReplayStep]
+
+
+class ActionValue(TypedDict):
+    """A legal action of an analysed decision: ``value`` its expected game points for the deciding
+    seat (won minus lost), the mean over worlds sampled from that seat's information set."""
+
+    action_id: int
+    action_text: str
+    value: float
+
+
+class AnalysedDecision(TypedDict):
+    """A decision of :meth:`AsyncClient.analysis`: the action taken at ``version`` by ``seat``;
+    ``phase`` ``"talon_open"``, ``"talon_closed"``, ``"endgame"`` or ``"contract"``; when ``valued``:
+    ``values`` best first, ``loss`` (game points given away against the best) and ``kind``
+    (``"blunder"``, ``"mistake"``, ``"inaccuracy"`` or ``""``)."""
+
+    version: str
+    seat: int
+    action_id: int
+    action_text: str
+    phase: str
+    legal_actions: int
+    valued: bool
+    values: list[ActionValue]
+    best_action_id: int
+    loss: float
+    kind: str
+
+
+class PhaseMistakes(TypedDict):
+    phase: str
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+
+
+class SeatAnalysis(TypedDict):
+    """A seat's summary: valued ``decisions``, ``mean_loss`` and ``total_loss`` (game points),
+    mistakes per phase."""
+
+    seat: int
+    name: str
+    decisions: int
+    mean_loss: float
+    total_loss: float
+    phases: list[PhaseMistakes]
+
+
+class AnalysisSettings(TypedDict):
+    """Worlds ``samples`` per decision, ``budget_ms`` of wall time per decision, the ``seed``, and
+    the loss thresholds (game points) of the kinds."""
+
+    samples: int
+    budget_ms: float
+    seed: int
+    inaccuracy: float
+    mistake: float
+    blunder: float
+
+
+class MatchAnalysis(TypedDict):
+    """:meth:`AsyncClient.analysis`: ``state`` ``"pending"`` (ask again after ``retry_after_ms``,
+    a decimal string of milliseconds) or ``"done"`` with every decision and a summary per seat;
+    ``cpu_ms`` the computation's CPU time."""
+
+    match_id: str
+    state: str
+    retry_after_ms: str
+    decisions: list[AnalysedDecision]
+    seats: list[SeatAnalysis]
+    cpu_ms: float
+    settings: AnalysisSettings

@@ -264,5 +264,19 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return codec.dict_to_pb(replay, game_pb2.MatchReplay)
 
     @map_errors
+    async def GetMatchAnalysis(self, request: game_pb2.GetMatchAnalysisRequest,
+                               context: grpc.aio.ServicerContext) -> game_pb2.MatchAnalysis:
+        """The post-game analysis (:meth:`bummerl.core.analysis_store.Analyses.get`): state "done",
+        or "pending" with ``retry_after_ms`` and the ``bummerl-retry-after-ms`` metadata (a REST
+        header) while one server computes it. Gated like GetMatchReplay."""
+        from bummerl.api.errors import RETRY_AFTER_KEY
+        from bummerl.core.analysis_store import Analyses
+
+        got = await Analyses.of(self.spectators).get(request.match_id, bearer_token(context))
+        if got["state"] == "pending":
+            context.set_trailing_metadata(((RETRY_AFTER_KEY, str(got["retry_after_ms"])),))
+        return codec.dict_to_pb(got, game_pb2.MatchAnalysis)
+
+    @map_errors
     async def ListMatches(self, request: game_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext) -> game_pb2.ListMatchesResponse:
         return codec.dict_to_pb(await self.spectators.list_matches(request.limit), game_pb2.ListMatchesResponse)

@@ -1,8 +1,9 @@
 // The Match page: live (a paced queue per viewer: each completed trick and each deal's result held
 // for a moment, a speed control, catch up to live) and the replay of a finished match (every
 // completed trick and deal result a step of its own, the position and view in the URL, a clickable
-// move list, the record and a transcript to download).
-import { esc, langOf } from "./cards.js";
+// move list, the record and a transcript to download), with the server's post-game analysis beside
+// each move (the game points it gave away, from what its seat knew) and a summary per seat.
+import { cardName, esc, langOf } from "./cards.js";
 import { announce, api, apiProgress, download, markRendered, ndjson, onCleanup, setTitle, variants } from "./net.js";
 import { completedTrickModel, eventText, seatNames, tableHTML, tickClocks } from "./table.js";
 
@@ -202,6 +203,45 @@ export async function matchPage(app, id, params, reroute) {
 
 // Replays (finished matches never change) and their seat views, kept for this page's life.
 const replays = new Map();
+// Done analyses, likewise.
+const analyses = new Map();
+
+const fmtLoss = (x) => Number(x).toFixed(2);
+/** An action's text with its card codes in local names (plain text: esc() it). */
+const localText = (text, lang) => String(text).replace(/(?<![A-Za-z0-9])([ATKQJ9][CSHD])(?![A-Za-z0-9])/g, (c) => cardName(c, lang));
+
+/** The badge beside a move: its loss in game points and its kind (nothing for a move not valued). */
+function lossBadge(d, lang) {
+  if (!d.valued) return "";
+  const best = (d.values || []).find((v) => v.action_id === d.best_action_id) || {};
+  const played = (d.values || []).find((v) => v.action_id === d.action_id) || {};
+  const title = `expected game points: played ${localText(d.action_text, lang)} ${fmtLoss(played.value)}, `
+    + `best ${localText(best.action_text, lang)} ${fmtLoss(best.value)}`;
+  const text = Number(d.loss) > 0.005 ? `−${fmtLoss(d.loss)}${d.kind ? ` ${d.kind}` : ""}` : "best";
+  return ` <span class="loss ${esc(d.kind || "ok")}" title="${esc(title)}">${esc(text)}</span>`;
+}
+
+/** The summary panel of a done analysis: a row per seat, each seat's worst moves as links. */
+function analysisHTML(a, names, lang, hrefOfVersion) {
+  const st = a.settings || {};
+  const valued = (a.decisions || []).filter((d) => d.valued);
+  if (!valued.length) return '<p class="muted" id="analysis-done">No decision of this match is valued (contract deals are not analysed yet).</p>';
+  const phases = ["talon_open", "talon_closed", "endgame"];
+  const rows = (a.seats || []).map((s) => {
+    const by = Object.fromEntries((s.phases || []).map((p) => [p.phase, `${p.inaccuracies} / ${p.mistakes} / ${p.blunders}`]));
+    const worst = valued.filter((d) => d.seat === s.seat && Number(d.loss) > 0.005).sort((x, y) => y.loss - x.loss).slice(0, 3)
+      .map((d) => `<a href="${hrefOfVersion(d.version)}" data-v="${esc(d.version)}">${esc(localText(d.action_text, lang))} −${fmtLoss(d.loss)}</a>`).join(", ");
+    return `<tr><th scope="row">${esc(names[s.seat] ?? s.name)}</th><td>${esc(s.decisions)}</td><td>${fmtLoss(s.mean_loss)}</td>
+      <td>${fmtLoss(s.total_loss)}</td>${phases.map((p) => `<td>${esc(by[p] || "")}</td>`).join("")}<td>${worst || "–"}</td></tr>`;
+  }).join("");
+  return `<div class="scroll"><table class="analysis" id="analysis-done"><caption>Game points lost per decision, from what each seat knew
+    (${esc(st.samples)} worlds sampled per decision${Number(st.budget_ms) ? `, at most ${esc(st.budget_ms)} ms each` : ""})</caption>
+    <thead><tr><th scope="col">seat</th><th scope="col">decisions</th><th scope="col">mean loss</th><th scope="col">total loss</th>
+    <th scope="col">talon open</th><th scope="col">talon closed</th><th scope="col">endgame</th><th scope="col">worst moves</th></tr></thead>
+    <tbody>${rows}</tbody></table></div>
+    <p class="muted">Per phase: inaccuracies / mistakes / blunders (a loss of at least ${esc(st.inaccuracy)}, ${esc(st.mistake)},
+    ${esc(st.blunder)} game points).</p>`;
+}
 
 async function replayView(app, id, params) {
   const status = app.querySelector("#status"), board = app.querySelector("#board"), log = app.querySelector("#log");
@@ -246,12 +286,43 @@ async function replayView(app, id, params) {
   const scrub = app.querySelector("#scrub"), pos = app.querySelector("#pos"), playBtn = app.querySelector('[data-go="play"]');
   // the move list: every event, each a link to its moment
   const hrefOf = (key) => `#/match/${encodeURIComponent(id)}?replay&at=${key}&view=${mode}`;
-  const items = [];
+  const items = [], keyOfVersion = new Map();
   steps.forEach((st) => {
     const keys = eventKeys(st.version, st.events);
-    st.events.forEach((e, k) => items.push([keys[k], eventText(e, names, lang)]));
+    if (keys.length) keyOfVersion.set(String(st.version), keys[0]);
+    st.events.forEach((e, k) => items.push([keys[k], eventText(e, names, lang), st.version]));
   });
-  log.innerHTML = items.map(([key, text]) => `<li data-at="${key}"><a href="${hrefOf(key)}" data-at="${key}">${text}</a></li>`).join("");
+  log.innerHTML = items.map(([key, text, v]) => `<li data-at="${key}" data-v="${esc(v)}"><a href="${hrefOf(key)}" data-at="${key}">${text}</a></li>`).join("");
+  log.insertAdjacentHTML("afterend", '<h2 id="analysis-h">Analysis</h2><div id="analysis"><p class="muted">loading the analysis…</p></div>');
+  const panel = app.querySelector("#analysis");
+  const hrefOfVersion = (v) => hrefOf(keyOfVersion.get(String(v)) || String(v));
+  let analysisTimer = null, left = false;
+  onCleanup(() => { left = true; clearTimeout(analysisTimer); });
+  async function loadAnalysis() { // asked again as the server's retry hint says while it is being computed
+    let a = analyses.get(id);
+    try {
+      if (!a) a = await api(`/v1/matches/${encodeURIComponent(id)}/analysis`, { headers: watchAuth(id) });
+    } catch (err) {
+      if (!left) panel.innerHTML = `<p class="muted">no analysis: ${esc(err.message)}</p>`;
+      return;
+    }
+    if (left || !panel.isConnected) return;
+    if (a.state === "pending") {
+      panel.innerHTML = '<p class="muted" id="analysis-pending">The server is analysing this match… <progress></progress></p>';
+      document.body.dataset.analysis = "pending";
+      analysisTimer = setTimeout(loadAnalysis, Math.max(300, Number(a.retry_after_ms) || 2000));
+      return;
+    }
+    analyses.set(id, a);
+    while (analyses.size > 4) analyses.delete(analyses.keys().next().value);
+    for (const d of a.decisions || []) {
+      const li = log.querySelector(`li[data-v="${Number(d.version)}"]`);
+      if (li && d.valued) li.insertAdjacentHTML("beforeend", lossBadge(d, lang));
+    }
+    panel.innerHTML = analysisHTML(a, names, lang, hrefOfVersion);
+    document.body.dataset.analysis = "done";
+  }
+  loadAnalysis();
   let current = null;
   function highlight(key) {
     if (current) current.removeAttribute("aria-current");
@@ -319,10 +390,18 @@ async function replayView(app, id, params) {
     stop();
     show(byKey.get(a.dataset.at));
   });
+  panel.addEventListener("click", (ev) => { // a worst move: its moment
+    const a = ev.target.closest("a[data-v]"), key = a && keyOfVersion.get(a.dataset.v);
+    if (!key || !byKey.has(key)) return;
+    ev.preventDefault();
+    stop();
+    show(byKey.get(key));
+  });
   scrub.addEventListener("input", () => { stop(); show(Number(scrub.value)); });
   app.querySelector("#mode").addEventListener("change", (ev) => {
     mode = ev.target.value;
     for (const a of log.querySelectorAll("a[data-at]")) a.href = hrefOf(a.dataset.at);
+    for (const a of panel.querySelectorAll("a[data-v]")) a.href = hrefOfVersion(a.dataset.v);
     show(idx);
   });
   app.querySelector("#replay-speed").addEventListener("change", (ev) => { speed = ev.target.value; show(idx); });
