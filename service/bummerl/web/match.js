@@ -3,6 +3,7 @@
 // completed trick and deal result a step of its own, the position and view in the URL, a clickable
 // move list, the record and a transcript to download), with the server's post-game analysis beside
 // each move (the game points it gave away, from what its seat knew) and a summary per seat.
+import { chancesHTML } from "./chances.js";
 import { cardName, esc, langOf } from "./cards.js";
 import { announce, api, apiProgress, download, markRendered, ndjson, onCleanup, setTitle, variants } from "./net.js";
 import { completedTrickModel, eventText, seatNames, tableHTML, tickClocks } from "./table.js";
@@ -116,6 +117,8 @@ export async function matchPage(app, id, params, reroute) {
     }
     const u = item.u;
     draw({ view: u.public_view, names, lang, viewer: -1 });
+    const bar = app.querySelector("#chances-box");
+    if (bar) bar.innerHTML = chancesHTML(u.public_view, names, esc);
     const lines = u.events.map((e) => eventText(e, names, lang));
     log.insertAdjacentHTML("beforeend", lines.map((l) => `<li>${l}</li>`).join(""));
     log.scrollTop = log.scrollHeight;
@@ -162,7 +165,7 @@ export async function matchPage(app, id, params, reroute) {
         }
         controls.innerHTML = `<div class="row live-controls">${speedSelect("speed", speed)}
           <span id="behind" role="status">live</span> <button type="button" id="catch-up" hidden>catch up to live</button></div>`;
-        status.innerHTML = '<span id="live-state"></span>';
+        status.innerHTML = '<span id="live-state"></span><div id="chances-box" aria-live="off"></div>';
         app.querySelector("#speed").addEventListener("change", (ev) => {
           speed = ev.target.value;
           try { localStorage.setItem(SPEED_KEY, speed); } catch { /* private mode */ }
