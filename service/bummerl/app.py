@@ -26,9 +26,9 @@ from bummerl.api.server import SHUTDOWN_GRACE_SECONDS, build_server, start_gatew
 from bummerl.api.servicer import GameServicer
 from bummerl.config import EVENT_LOOPS, Settings
 from bummerl.core import MatchService, MatchSettings, Reaper
+from bummerl.core.analysis_store import Analyses
 from bummerl.core.house import HouseBots, HouseSettings
 from bummerl.core.limits import Limit, RateLimiter
-from bummerl.core.analysis_store import Analyses
 from bummerl.core.spectate import Spectators
 from bummerl.ladder.driver import LadderDriver
 from bummerl.ladder.service import LadderService
