@@ -31,7 +31,10 @@ def _rss_mb(pid: int) -> float | None:
 def _cpu_seconds(pid: int) -> float | None:
     """CPU time (user + system, all threads, seconds) of process ``pid`` and of its descendants
     but the embedded Valkey (``bummerl serve --workers N``: the workers), from Linux /proc; None
-    elsewhere or when the process is gone. Resolution: one clock tick (10 ms)."""
+    elsewhere or when the process is gone. Resolution: one clock tick (10 ms). Each process counts
+    its own time and that of its children it has reaped (``cutime``, ``cstime``), so a worker that
+    exits between two readings keeps its share (summing live processes only, the total could fall
+    between two readings: a negative CPU per action)."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0
     todo = [pid]
@@ -44,7 +47,7 @@ def _cpu_seconds(pid: int) -> float | None:
             if "valkey" in comm or "redis" in comm:
                 continue
             fields = stat[stat.rindex(")") + 2:].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime (fields 14-17 of stat)
             with open(f"/proc/{p}/task/{p}/children", encoding="ascii") as f:
                 todo.extend(int(c) for c in f.read().split())
     except (OSError, ValueError):

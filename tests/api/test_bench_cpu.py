@@ -55,3 +55,15 @@ def test_a_process_that_is_gone_has_no_figure() -> None:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     assert _cpu_seconds(child.pid) is None
+
+
+def test_a_child_that_exits_between_two_readings_keeps_its_cpu() -> None:
+    """A worker process that ends between two readings must not take its CPU with it (the sum of
+    live processes fell, and bench figures showed a negative CPU per action)."""
+    child = subprocess.Popen([sys.executable, "-c", BURN.replace("time.sleep(30)", "")], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline() == "burnt\n"
+    time.sleep(0.1)  # a zombie or still running: counted as a child either way
+    before = _cpu_seconds(os.getpid())
+    child.wait()  # reaped: its time moves to our cutime
+    after = _cpu_seconds(os.getpid())
+    assert before is not None and after is not None and after >= before - 0.02
