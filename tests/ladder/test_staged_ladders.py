@@ -131,3 +131,20 @@ async def test_staged_formats_refuse_what_they_cannot_play(three: list[LadderSer
     with pytest.raises(InvalidArgumentError, match="seeding"):
         await svc.create_ladder(LadderSpec("k", "schnapsen-at", ids, format="knockout", seeding="x"),
                                 admin_token="adm")
+
+
+async def test_a_knockout_seeded_by_rating_puts_the_pools_best_first(three: list[LadderService]) -> None:
+    """seeding=rating: the bots in order of their openskill ordinal over every ladder of the same
+    rating pool (variant, options, time control, deals per game), unrated bots last in listed order."""
+    svc = three[0]
+    bots = await register(svc, 4)
+    ids = [b["bot_id"] for b in bots]
+    rr = await svc.create_ladder(LadderSpec("rr", "santase", ids[:3], rounds=2, deals_per_game=1, concurrency=2,
+                                            seed=2), admin_token="adm")
+    await race(three, bots, rr["ladder_id"], 4)
+    pooled = await svc.leaderboard(rr["ladder_id"], pooled=True)
+    best_first = [e["bot_id"] for e in pooled["entries"] if e["games"] and e["bot_id"] in ids]  # other tests share the pool
+    ko = await svc.create_ladder(LadderSpec("ko", "santase", list(reversed(ids)), format="knockout",
+                                            deals_per_game=1, seeding="rating", seed=1), admin_token="adm")
+    assert ko["bot_ids"] == best_first + [ids[3]]  # the unrated bot (listed first) seeded last
+    assert ko["seeding"] == "rating"
