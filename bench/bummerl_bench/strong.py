@@ -30,7 +30,7 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
     (:mod:`bummerl.rules.base.views`), without the round trip through protobuf."""
     from bummerl.core.clocks import Clocks, TimeControl
     from bummerl.rules import MatchState, information_set
-    from bummerl_bench.oracle import OracleBot, bench_bot
+    from bummerl_bench.oracle import OracleBot
     from bummerl_client import InfoSet
 
     rules = find_variant(variant).configure({})
@@ -48,8 +48,8 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
         played = 0
         for leg in (0, 1):
             me = leg  # the bot's seat
-            b = bench_bot(bot, pair * 2 + leg)
-            o = bench_bot(opponent, pair * 2 + 1 - leg)
+            b = _bench_bot(bot, pair * 2 + leg)
+            o = _bench_bot(opponent, pair * 2 + 1 - leg)
             seats = [b, o] if leg == 0 else [o, b]
             m = MatchState(rules, seed, max_deals=deals, suit_perm=perm if leg else ())
             clocks = Clocks.start(control, 2, m.to_act, now_ms()) if control else None
@@ -85,6 +85,15 @@ def _duplicate_pairs(variant: str, bot: str, opponent: str, pair_seeds: list[tup
         out["gp"].append(margin / max(1, played))
         out["deals"] += played
     return out
+
+
+def _bench_bot(spec: str, seed: int | None) -> Any:
+    """A bot of a two-seat benchmark: :func:`bummerl_bench.oracle.bench_bot` (bundled bots and the
+    clairvoyant ``oracle``) or the plain ISMCTS reference ``ismcts-ref`` (:mod:`bummerl_bench.ismcts_ref`)."""
+    from bummerl_bench.ismcts_ref import is_ismcts_ref, make_ref
+    from bummerl_bench.oracle import bench_bot
+
+    return make_ref(spec, seed) if is_ismcts_ref(spec) else bench_bot(spec, seed)
 
 
 def seated_legs(num_players: int) -> list[list[int]]:
@@ -169,6 +178,7 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
     from bummerl.ladder.formats import fixed_suits, suit_perms
     from bummerl.ladder.stats import estimate, pentanomial
     from bummerl.rules import list_variants
+    from bummerl_bench.ismcts_ref import is_ismcts_ref
     from bummerl_bench.oracle import is_oracle
 
     if variant in ("all", "multi"):
@@ -177,6 +187,8 @@ def bench_strong(pairs: int = 200, variant: str = "all", bot: str = "strong:samp
         variants = [find_variant(variant).id]
     if (is_oracle(bot) or is_oracle(opponent)) and any(find_variant(v).num_players > 2 for v in variants):
         raise ValueError("the clairvoyant reference 'oracle' plays the two-seat variants only")
+    if (is_ismcts_ref(bot) or is_ismcts_ref(opponent)) and any(find_variant(v).num_players > 2 for v in variants):
+        raise ValueError("the plain ISMCTS reference 'ismcts-ref' plays the two-seat variants only")
     results = []
     for v in variants:
         rng = random.Random(f"bummerl/bench-strong/{seed}/{v}")

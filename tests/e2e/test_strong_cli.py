@@ -27,5 +27,5 @@ def test_play_rejects_an_unknown_strong_option_in_one_line() -> None:
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "bummerl play: unknown option 'budget' for bot 'strong'; known: blunder, budget_ms, close_lead, close_margin, exact_tricks, "
-        "hivo_exact, hivo_samples, horizon, infer, lay_model, level, min_samples, objective, prune, samples, seed, spread, "
-        "swindle, worlds"]
+        "exploration, hivo_exact, hivo_samples, horizon, infer, iterations, lay_model, leaf, level, min_samples, objective, "
+        "playout_close, prune, samples, search, seed, spread, swindle, worlds"]

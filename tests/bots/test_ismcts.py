@@ -1,0 +1,210 @@
+"""Information-set MCTS (issue 41): ``strong``'s ISMCTS search (``bummerl.bots.ismcts``,
+``strong:search=ismcts``) and the benchmark's plain reference (``bummerl_bench.ismcts_ref``,
+``ismcts-ref``). Both play only legal actions, are repeatable from a seed with a fixed number of
+iterations, stop at their deadline, and find the winning move of a position once they search it;
+``strong-v1`` and the levels keep PIMC. No timed assertions: strength is measured by
+``bummerl bench strong``, not here."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from bummerl.api.codec import information_set_to_pb
+from bummerl.bots import StrongBot, make_bot
+from bummerl.bots.endgame import plain_minimax
+from bummerl.bots.ismcts import Ismcts
+from bummerl.bots.strong import LEVELS, policy
+from bummerl.bots.utility import make_utility
+from bummerl.rules import DealOutcome, MatchState, find_variant, list_variants
+from bummerl.rules import actions as A
+from bummerl.rules import information_set as engine_infoset
+from bummerl.rules.search import OVER
+from bummerl.rules.worlds import PublicDeal
+from bummerl_bench.ismcts_ref import IsmctsRefBot, make_ref
+from bummerl_bench.strong import bench_strong
+from bummerl_client import InfoSet
+from bummerl_client.client import to_dict
+
+VARIANTS = [v.id for v in list_variants() if v.num_players == 2]
+ISMCTS = "strong:search=ismcts,iterations=60,seed=7"
+
+
+def served(m: MatchState, seat: int) -> InfoSet:
+    return InfoSet(to_dict(information_set_to_pb(engine_infoset(m, seat))))
+
+
+def positions(variant: str, count: int, seed: int, strict_only: bool = False) -> list[MatchState]:
+    """Random positions of one-deal matches (seat to act, not over); ``strict_only``: talon closed
+    or exhausted."""
+    rng = random.Random(seed)
+    out: list[MatchState] = []
+    while len(out) < count:
+        m = MatchState(find_variant(variant).configure({}), rng.randrange(2**62), max_deals=1)
+        for _ in range(rng.randrange(0, 24)):
+            if m.over:
+                break
+            legal = m.legal_actions()
+            m.apply(A.CLOSE if A.CLOSE in legal and rng.random() < 0.2
+                    else rng.choice([a for a in legal if a not in (A.DECLARE, A.CLOSE)] or legal))
+        while not m.over and strict_only and not m.deal.strict:
+            legal = m.legal_actions()
+            m.apply(A.CLOSE if A.CLOSE in legal else rng.choice([a for a in legal if a != A.DECLARE] or legal))
+        if not m.over:
+            out.append(m)
+    return out
+
+
+def play(variant: str, specs: tuple[str, str], seed: int, max_deals: int = 1,
+         options: dict[str, object] | None = None) -> MatchState:
+    bots = [make_ref(s, seed * 2 + i) if s.startswith("ismcts-ref") else make_bot(s, seed * 2 + i)
+            for i, s in enumerate(specs)]
+    m = MatchState(find_variant(variant).configure(options or {}), seed, max_deals=max_deals)
+    while not m.over:
+        s = m.to_act
+        a = bots[s].choose(served(m, s))
+        m.apply(a if isinstance(a, int) else A.parse_action(a))  # IllegalActionError for an illegal one
+    return m
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_ismcts_and_the_reference_play_only_legal_actions(variant: str) -> None:
+    assert play(variant, (ISMCTS, "ismcts-ref:iterations=60,seed=3"), seed=5, max_deals=2).over
+    assert play(variant, ("random", "strong:search=ismcts,iterations=40,leaf=policy"), seed=6).over
+
+
+@pytest.mark.parametrize(("variant", "options"), [
+    ("snaps-original66", {"marriages_per_lead": 2, "exchange_on_opponent_close": True}),
+    ("schnapsen-at", {"marriages_per_lead": 2, "false_declaration_penalty": "remaining_possible"})])
+def test_ismcts_on_tables_with_other_paths_OPEN_GEN_5_OPEN_O66_5(variant: str, options: dict[str, object]) -> None:
+    """Two marriages per lead, the exchange offered after the opponent's close, another penalty."""
+    for seed in (1, 2):
+        specs = ("strong:search=ismcts,leaf=mixed,iterations=40,seed=1", "ismcts-ref:iterations=40")
+        assert play(variant, specs if seed == 1 else specs[::-1], seed, max_deals=2, options=options).over
+
+
+def test_ismcts_is_deterministic_from_its_seed() -> None:
+    a = play("schnapsen-at", (ISMCTS, "greedy"), seed=3, max_deals=2)
+    b = play("schnapsen-at", (ISMCTS, "greedy"), seed=3, max_deals=2)
+    assert a.actions == b.actions
+    c = play("santase", ("ismcts-ref:iterations=50,seed=1", "greedy"), seed=4)
+    d = play("santase", ("ismcts-ref:iterations=50,seed=1", "greedy"), seed=4)
+    assert c.actions == d.actions
+    m = positions("snapszer-hu-2p", 1, seed=9)[0]
+    info = served(m, m.to_act)
+    bot = make_bot(ISMCTS)
+    first = bot.choose(info)
+    for other in positions("snapszer-hu-2p", 3, seed=10):
+        bot.choose(served(other, other.to_act))  # nothing carried over between decisions
+    assert bot.choose(info) == first == make_bot(ISMCTS).choose(info)
+
+
+def _win(me: int):
+    def u(o: DealOutcome) -> float:
+        return 0.0 if o.winner < 0 else (1.0 if o.winner == me else -1.0)
+    return u
+
+
+def _fixed(layout: tuple[int, list[int]]):
+    return lambda rng: (layout[0], list(layout[1]))
+
+
+@pytest.mark.parametrize("leaf", ["policy", "solve", "random"])
+def test_ismcts_finds_the_forced_win_of_an_open_position(leaf: str) -> None:
+    """Shown the real layout (every determinization the true deal), the search is a plain MCTS
+    on open cards: in closed or exhausted positions where some move wins the deal by force and
+    another loses it (exhaustive minimax over the engine's own moves), it plays a winning one."""
+    found = 0
+    for m in positions("schnapsen-at", 80, seed=17, strict_only=True):
+        d = m.deal
+        if sum(1 for c in range(64) if d.hands[d.to_act] >> c & 1) > 3:
+            continue
+        me = d.to_act
+        util = _win(me)
+        values = {}
+        for a in d.legal_actions():
+            c = d.copy()
+            c.step(a)
+            values[a] = plain_minimax(c, me, util)
+        if max(values.values()) != 1.0 or min(values.values()) != -1.0:
+            continue
+        pub = PublicDeal(engine_infoset(m, me))
+        real = (d.hands[1 - me], list(d.talon[d.tpos:])[:-1])
+        tree = Ismcts(pub, sorted(values), util, policy, random.Random(1), _fixed(real), leaf=leaf)
+        choice = tree.run(iterations=600)
+        assert values[choice] == 1.0, (leaf, values, tree.stats())
+        found += 1
+    assert found >= 5
+
+
+def test_ismcts_stops_at_its_deadline_and_counts_availability() -> None:
+    m = positions("schnapsen-at", 1, seed=2)[0]
+    pub = PublicDeal(engine_infoset(m, m.to_act))
+    legal = m.legal_actions()
+    tree = Ismcts(pub, legal, make_utility("win", {}, pub.me), policy, random.Random(3))
+    choice = tree.run(deadline=0.0)  # a deadline already past: the minimum, checked every 8
+    assert tree.iterations == 16 and choice in legal
+    tree.run(iterations=200)
+    root = tree.root
+    assert root.visits == 200 and sum(k.visits for k in root.children.values()) == 200
+    assert all(k.avail >= k.visits for k in root.children.values())
+    with pytest.raises(ValueError, match="leaf"):
+        Ismcts(pub, legal, make_utility("win", {}, pub.me), policy, random.Random(3), leaf="oracle")
+
+
+def test_strong_v1_and_the_levels_keep_pimc() -> None:
+    assert make_bot("strong:search=ismcts").search == "ismcts"
+    assert all(make_bot(f"strong:level={k}").search == "pimc" for k in LEVELS)
+    assert make_bot("strong-v1").search == "pimc"
+    assert make_bot("strong:samples=8").search == "pimc"  # a count of sampled deals is PIMC's
+    assert make_bot("strong:playout_close=true").playout_close and make_bot("strong").playout_close is False
+    with pytest.raises(ValueError, match="unknown option 'search'"):
+        make_bot("strong-v1:search=ismcts")
+    for spec, msg in (("strong:search=alpha", "search must be"), ("strong:leaf=x", "leaf one of solve, policy, random"),
+                      ("strong:exploration=0", "exploration > 0")):
+        with pytest.raises(ValueError, match=msg):
+            make_bot(spec)
+    m = positions("schnapsen-at", 1, seed=4)[0]
+    bot = make_bot("strong:search=ismcts,iterations=30,seed=1")
+    assert isinstance(bot, StrongBot)
+    bot.choose(served(m, m.to_act))
+    assert bot.last_stats.get("iterations") in (None, 30)
+
+
+def test_reference_options_and_declaration() -> None:
+    ref = make_ref("ismcts-ref:budget_ms=20,iterations=7,exploration=1.5,seed=4", None)
+    assert (ref.budget_ms, ref.iterations, ref.c, ref.seed) == (20.0, 7, 1.5, 4)
+    with pytest.raises(ValueError, match="unknown option 'samples'"):
+        make_ref("ismcts-ref:samples=3", None)
+    with pytest.raises(ValueError, match="two-seat"):
+        bench_strong(1, "stockschnapsen", "strong", "ismcts-ref")
+    # it declares 66 when it is correct (DEF-DECL-1)
+    rng = random.Random(8)
+    declared = 0
+    for _ in range(200):
+        m = positions("schnapsen-at", 1, seed=rng.randrange(1 << 30))[0]
+        if A.DECLARE in m.legal_actions() and m.deal.deal_points(m.to_act) >= 66:
+            assert IsmctsRefBot(1, budget_ms=0, iterations=20).choose(served(m, m.to_act)) == A.DECLARE
+            declared += 1
+            if declared == 3:
+                break
+
+
+def test_bench_strong_plays_the_reference() -> None:
+    r = bench_strong(1, "schnapsen-at", "strong:search=ismcts,iterations=20,seed=1", "ismcts-ref:iterations=20")[0]
+    assert r["pairs"] == 1 and r["decisions"] > 0 and math.isfinite(r["mean_decision_ms"])
+    assert r.get("opponent_decision_ms") is not None  # the reference counts its decisions
+
+
+def test_ismcts_is_unused_once_every_card_is_known() -> None:
+    """With every card known the exact solver decides (a determined deal): as strong-v1 does."""
+    for m in positions("snaps-obican", 30, seed=12, strict_only=True):
+        info = served(m, m.to_act)
+        if not PublicDeal(info.raw).determined or len(m.legal_actions()) < 2:
+            continue
+        a = make_bot("strong:search=ismcts,iterations=30,seed=1").choose(info)
+        b = make_bot("strong-v1:samples=30,seed=1").choose(info)
+        assert a == b
+        assert m.deal.phase != OVER
