@@ -1,6 +1,7 @@
 // The pages: Home, Match (live and replay, match.js), Play (play.js), Ladder (ladder.js). Hash
 // routes (#/match/ID ...); only the public REST API under /v1/ is used.
 import { CARD_LANGS, chooseLang, chosenLang, esc } from "./cards.js";
+import { botPage } from "./botpage.js";
 import { challengesPage } from "./competition.js";
 import { ladderPage } from "./ladder.js";
 import { matchPage } from "./match.js";
@@ -72,6 +73,7 @@ async function route() {
     else if (parts[0] === "play") await playPage(app, params, parts[1]);
     else if (parts[0] === "ladder" && parts[1]) await ladderPage(app, parts[1], { api, ndjson, onCleanup, setTitle, markContent });
     else if (parts[0] === "challenges") await challengesPage(app, { api, onCleanup, setTitle, markContent });
+    else if (parts[0] === "bot" && parts[1]) await botPage(app, parts[1], { api, onCleanup, setTitle, markContent });
     else await homePage();
   } catch (err) {
     app.innerHTML = `<h1>Bummerl</h1><p class="error">${esc(err.message)}</p>`;

@@ -131,7 +131,7 @@ export async function ladderPage(app, id, { api, ndjson, onCleanup, setTitle, ma
       return eloCell(p, p.a === e.bot_id ? 1 : -1, status === "finished");
     };
     const later = entries.some((e) => Number(e.later_leg?.sets || 0) > 0);
-    const standings = entries.map((e) => `<tr><td>${e.rank}</td><td>${esc(e.name)}</td><td>${f2(e.mu)}</td><td>${f2(e.sigma)}</td>`
+    const standings = entries.map((e) => `<tr><td>${e.rank}</td><td><a href="#/bot/${encodeURIComponent(e.name)}">${esc(e.name)}</a></td><td>${f2(e.mu)}</td><td>${f2(e.sigma)}</td>`
       + `<td>${f2(e.ordinal)}</td><td>${vsLeader(e)}</td><td>${e.games}</td><td>${e.wins}/${e.draws}/${e.losses}</td><td>${f1(e.score)}</td>`
       + `${later ? `<td>${laterLegCell(e)}</td>` : ""}</tr>`).join("");
     const pairRows = pairs.map((p) => `<tr><td>${esc(p.a_name)} – ${esc(p.b_name)}</td><td>${eloCell(p, 1, status === "finished")}</td>`
