@@ -85,7 +85,8 @@ async def test_each_completed_trick_and_deal_result_is_a_replay_step(page: Any, 
     took it), each deal's end a step with its result (deal points, game points, why); a later
     state shows the deal's last trick on request."""
     created = await _rest(server, "POST", "/v1/matches", {"variant": "snapszer-hu-2p", "seats": [
-        {"name": "house:random"}, {"name": "house:greedy"}], "options": {"match_format": "points", "match_target": "4"}})
+        {"name": "house:random"}, {"name": "house:greedy"}], "options": {"match_format": "points", "match_target": "4"},
+        "seed": 3})
     mid = created["match_id"]
     await _finished(server, mid)
     steps = (await _rest(server, "GET", f"/v1/matches/{mid}/replay"))["steps"]
@@ -113,7 +114,10 @@ async def test_each_completed_trick_and_deal_result_is_a_replay_step(page: Any, 
             lasts += 1
         await page.keyboard.press("ArrowRight")
     ended = sum(1 for st in steps for e in st["events"] if "deal_ended" in e)
-    assert tricks >= 5 and deals == ended and lasts >= 1, (tricks, deals, lasts)
+    taken = sum(1 for st in steps for e in st["events"] if "trick_completed" in e)
+    # every completed trick and every deal's end was a step of its own (a random match may have few:
+    # a deal can end on a declaration after one trick)
+    assert tricks == taken >= 1 and deals == ended and lasts >= 1, (tricks, taken, deals, lasts)
 
 
 async def test_live_view_holds_tricks_paces_and_catches_up(page: Any, server: Runtime) -> None:
