@@ -4,7 +4,6 @@ match; the function reads only what every spectator's frame holds."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from bummerl.app import Runtime
@@ -12,6 +11,22 @@ from bummerl_client import AsyncClient
 from bummerl_client.runner import play_seat
 
 from .test_pages import PagePaced, _rest
+
+
+class ChancesPaced(PagePaced):
+    """:class:`PagePaced` that also reads the page's chances each time the page shows the version
+    it decides at (samples tied to versions, not to a clock)."""
+
+    def __init__(self, page: Any, spec: str, delay: float, seed: int = 0) -> None:
+        super().__init__(page, spec, delay, seed)
+        self.seen: list[tuple[str | None, str | None]] = []
+
+    async def achoose(self, info: Any) -> int | str:
+        await self.page.wait_for_function("v => Number(document.body.dataset.version || 0) >= v", arg=info.version,
+                                          timeout=30000)
+        self.seen.append(await self.page.evaluate(
+            "() => { const m = document.querySelector('#chances'); return m ? [m.dataset.p0, m.dataset.p1] : [null, null]; }"))
+        return await super().achoose(info)
 
 
 async def test_a_live_match_shows_the_chances_of_each_side(page: Any, server: Runtime) -> None:
@@ -25,21 +40,9 @@ async def test_a_live_match_shows_the_chances_of_each_side(page: Any, server: Ru
     label = await page.get_attribute("#chances", "aria-label") or ""
     assert "house:greedy" in label and "slowpoke" in label and "percent" in label
     await page.select_option("#speed", "live")
-    seen: set[str] = set()
-
-    async def watch() -> None:
-        while True:
-            p0 = await page.get_attribute("#chances", "data-p0")
-            p1 = await page.get_attribute("#chances", "data-p1")
-            if p0 is not None and p1 is not None:
-                assert int(p0) + int(p1) == 100
-                seen.add(p0)
-            await asyncio.sleep(0.05)
-
-    watcher = asyncio.create_task(watch())
-    try:
-        async with AsyncClient(server.target) as client:
-            await play_seat(client, mid, 1, created["seat_tokens"][1]["token"], PagePaced(page, "random", 0.01, 1))
-    finally:
-        watcher.cancel()
-    assert len(seen) > 2  # it moves with the match
+    bot = ChancesPaced(page, "random", 0.01, 1)
+    async with AsyncClient(server.target) as client:
+        await play_seat(client, mid, 1, created["seat_tokens"][1]["token"], bot)
+    shown = [(int(a), int(b)) for a, b in bot.seen if a is not None and b is not None]
+    assert len(shown) > 5 and all(a + b == 100 for a, b in shown)
+    assert len({a for a, _ in shown}) > 2  # it moves with the match (the tricks taken, the game points)
