@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 __all__ = ["spawn_server"]
@@ -17,15 +17,17 @@ __all__ = ["spawn_server"]
 
 @contextmanager
 def spawn_server(extra_args: Sequence[str] = (), own_redis: bool = True, *,
-                 drain: collections.deque[str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+                 drain: collections.deque[str] | None = None,
+                 env_extra: Mapping[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """Run ``bummerl serve --port 0`` (no gateway, no metrics) in a subprocess; yield
     ``(process, "host:port")`` once it listens; SIGTERM and wait (20 s) on exit. ``own_redis``
     drops ``BUMMERL_REDIS_URL`` so that the server starts its own embedded Valkey.
     ``drain``: a thread reads the server's output after the listening line into this deque (give
     it a ``maxlen``), so that a server that logs much under a long load never blocks on a full
-    pipe; without it the output is left unread.
+    pipe; without it the output is left unread. ``env_extra``: settings (``BUMMERL_...``) for this
+    server on top of the environment.
     Raises RuntimeError if the server exits before listening."""
-    env = dict(os.environ)
+    env = {**os.environ, **(env_extra or {})}
     if own_redis:
         env.pop("BUMMERL_REDIS_URL", None)
     proc = subprocess.Popen(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -24,12 +25,13 @@ import re
 import socket
 import statistics
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
+
+from .figures import _cpu_seconds
+from .servers import spawn_server
 
 TARGET_ACTIONS_RATIO = 0.90
 """Least SubmitAction/s with the watchers over without (issue 38: at most 10% fewer)."""
@@ -50,13 +52,9 @@ def _free_port() -> int:
 
 
 def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process so far (Linux /proc; 0 elsewhere)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
+    """User + system CPU seconds of a process and its children so far (:func:`figures._cpu_seconds`;
+    0 elsewhere than Linux)."""
+    return _cpu_seconds(pid) or 0.0
 
 
 @contextlib.contextmanager
@@ -64,33 +62,11 @@ def _server(watchers: int) -> Iterator[tuple[subprocess.Popen[str], str, str, in
     """``bummerl serve`` with its own embedded Valkey, REST gateway and metrics, every watcher
     allowed from one address; yields (process, gRPC target, REST base URL, metrics port)."""
     http_port, metrics_port = _free_port(), _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "BUMMERL_REDIS_URL"}
-    env.update(BUMMERL_MAX_WATCHERS_PER_ADDRESS="0", BUMMERL_HTTP_MAX_CONNECTIONS_PER_ADDRESS="0",
-               BUMMERL_HTTP_MAX_CONNECTIONS=str(watchers + 200), BUMMERL_HOUSE_WORKERS="0")
-    proc = subprocess.Popen([sys.executable, "-m", "bummerl_cli", "serve", "--ephemeral", "--port", "0", "--http-port",
-                             str(http_port), "--metrics-port", str(metrics_port)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=env)
-    try:
-        assert proc.stdout is not None
-        target = None
-        for line in proc.stdout:
-            m = re.search(r"gRPC listening on (\S+)", line)
-            if m:
-                target = m.group(1)
-                break
-        if target is None:
-            raise RuntimeError("bummerl serve exited before listening")
-        out = proc.stdout
-        threading.Thread(target=lambda: [None for _ in out], name="bench-server-drain", daemon=True).start()
+    env = {"BUMMERL_MAX_WATCHERS_PER_ADDRESS": "0", "BUMMERL_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0",
+           "BUMMERL_HTTP_MAX_CONNECTIONS": str(watchers + 200), "BUMMERL_HOUSE_WORKERS": "0"}
+    with spawn_server(["--ephemeral", "--http-port", str(http_port), "--metrics-port", str(metrics_port)],
+                      drain=collections.deque(maxlen=50), env_extra=env) as (proc, target):
         yield proc, target, f"http://127.0.0.1:{http_port}", metrics_port
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 # -- the watchers' process ------------------------------------------------------------------------

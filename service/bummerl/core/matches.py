@@ -247,6 +247,7 @@ class MatchService:
         match_id: str | None = None,
         ladder_id: str = "",
         ladder_set: int | None = None,
+        ladder_solo: bool = False,
         trusted: bool = False,
         watch_meta: Mapping[str, Any] | None = None,
     ) -> CreatedMatch:
@@ -267,7 +268,8 @@ class MatchService:
         ``suit_perm`` (see :class:`~bummerl.rules.MatchState`), ``seat_bot_hashes`` (SHA-256 of the
         bot token allowed to play each seat besides its seat token), a fixed ``match_id`` (raises
         the store's MatchExistsError if taken), ``ladder_id`` and ``ladder_set`` (the duplicate set,
-        kept in the meta: the record reveals hidden cards once the whole set is over); ``watch_meta``:
+        kept in the meta: the record reveals hidden cards once the whole set is over), ``ladder_solo``
+        (the game is its own set, no duplicate deals: anyone may watch it live); ``watch_meta``:
         who may watch (:func:`bummerl.core.spectate.new_watch`; None = public, no delay).
 
         Every match publishes a commitment to its decks (``deck_commitment`` in the summary and
@@ -321,6 +323,8 @@ class MatchService:
             meta["ladder_id"] = ladder_id
             if ladder_set is not None:
                 meta["ladder_set"] = ladder_set
+            if ladder_solo:  # its own set: no other game deals its cards (watchable live)
+                meta["ladder_solo"] = True
         if watch_meta:
             meta.update(watch_meta)
         clocks = Clocks.start(tc, spec.num_players, m.to_act, created) if tc else None

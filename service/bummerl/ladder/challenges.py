@@ -159,10 +159,7 @@ class Challenges:
         raw = await self.data.redis.get(aux_key("challenge", challenge_id))
         if raw is None:
             raise NotFoundError(f"no challenge {challenge_id!r}")
-        ch = dict(json.loads(raw))
-        if ch["state"] == "pending" and self.data.matches.now_ms() > int(ch["expires_at_ms"]):
-            ch["state"] = "expired"
-        return ch
+        return _read(raw, self.data.matches.now_ms())
 
     async def list(self, bot_id: str = "", state: str = "") -> list[dict[str, Any]]:
         """The newest challenges first (at most :data:`KEPT`), those of ``bot_id`` (as either
@@ -170,12 +167,15 @@ class Challenges:
         if state and state not in STATES:
             raise InvalidArgumentError(f"state must be one of {', '.join(STATES)} or empty")
         ids = [x.decode() for x in await self.data.redis.zrevrange(aux_key("challenges"), 0, KEPT - 1)]
-        out = []
+        pipe = self.data.redis.pipeline(transaction=False)  # one round trip (per node on Redis Cluster)
         for cid in ids:
-            try:
-                ch = await self.get(cid)
-            except NotFoundError:
+            pipe.get(aux_key("challenge", cid))
+        now = self.data.matches.now_ms()
+        out = []
+        for raw in (await pipe.execute() if ids else []):
+            if raw is None:
                 continue
+            ch = _read(raw, now)
             if bot_id and bot_id not in (ch["challenger"], ch["challenged"]):
                 continue
             if state and ch["state"] != state:
@@ -218,3 +218,11 @@ class Challenges:
             return bool((await self.get(ch["challenge_id"]))["state"] == "pending")
         except NotFoundError:
             return False
+
+
+def _read(raw: bytes | str, now_ms: int) -> dict[str, Any]:
+    """A stored challenge, its state read off the clock (``expired`` once past ``expires_at_ms``)."""
+    ch = dict(json.loads(raw))
+    if ch["state"] == "pending" and now_ms > int(ch["expires_at_ms"]):
+        ch["state"] = "expired"
+    return ch

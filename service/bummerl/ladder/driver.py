@@ -242,7 +242,7 @@ class Scheduler:
                 time_control=cfg["time_control"], timeout_policy=cfg["timeout_policy"], trusted=True,
                 max_deals=cfg["deals_per_game"], suit_perm=game.get("suit_perm") or (), seat_bot_hashes=hashes,
                 match_id=game["match_id"], ladder_id=cfg["ladder_id"], ladder_set=int(game["pair"]),
-                watch_meta=None if cfg["duplicate_deals"] else {"ladder_solo": True},  # its own set: watchable live
+                ladder_solo=not cfg["duplicate_deals"],
             )
             if house and self.house is not None:  # the server plays them (leased: another process plays on)
                 await self.house.start(created.match_id, house, created.tokens)
