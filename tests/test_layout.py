@@ -167,3 +167,26 @@ def test_the_circle_check_sees_a_circle_through_a_type_only_import() -> None:
     assert circles(graph) == [["a", "b", "c"]]
     src = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .service import LadderService\n"
     assert (3, "bummerl.ladder.service") in list(imports("bummerl.ladder.driver", src))
+
+
+#: The only imports inside functions of the server, each an optional extra or a platform module:
+#: uvloop (faster event loop, used when installed), OpenSpiel (the ``openspiel`` extra) and the
+#: adapter module that needs it, fcntl (POSIX only).
+LATE_IMPORTS_ALLOWED = {("bummerl.app", "uvloop"), ("bummerl.envs.adapters", "pyspiel"),
+                        ("bummerl.envs.adapters", "bummerl.envs.openspiel"), ("bummerl.store.embedded", "fcntl")}
+
+
+def late_imports(name: str) -> set[tuple[str, str]]:
+    """``(module, imported)`` for each import inside a function of module ``name``."""
+    tree = ast.parse(MODULES[name].read_text())
+    funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    inner = {id(s): s for f in funcs for s in ast.walk(f) if isinstance(s, (ast.Import, ast.ImportFrom))}
+    lines = {s.lineno for s in inner.values()}
+    return {(name, mod) for line, mod in imports(name) if line in lines}
+
+
+def test_the_server_imports_at_the_top_of_its_modules_except_optional_extras() -> None:
+    server = [m for m in MODULES if m.split(".")[0] == "bummerl"]
+    late = set().union(*(late_imports(m) for m in server))
+    assert late <= LATE_IMPORTS_ALLOWED, sorted(late - LATE_IMPORTS_ALLOWED)
+    assert ("bummerl.app", "uvloop") in late  # the check sees an import inside a function

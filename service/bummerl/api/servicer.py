@@ -12,10 +12,11 @@ import grpc.aio
 
 from bummerl import metrics
 from bummerl.api import codec
-from bummerl.api.errors import map_errors
+from bummerl.api.errors import RETRY_AFTER_KEY, map_errors
 from bummerl.api.gateway.transcode import SharedMessage
 from bummerl.api.metadata import bearer_token, peer_host
 from bummerl.core import MatchService, Update
+from bummerl.core.analysis_store import Analyses
 from bummerl.core.errors import InvalidArgumentError, PermissionDeniedError
 from bummerl.core.house import HouseBots
 from bummerl.core.limits import RateLimiter
@@ -269,9 +270,6 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """The post-game analysis (:meth:`bummerl.core.analysis_store.Analyses.get`): state "done",
         or "pending" with ``retry_after_ms`` and the ``bummerl-retry-after-ms`` metadata (a REST
         header) while one server computes it. Gated like GetMatchReplay."""
-        from bummerl.api.errors import RETRY_AFTER_KEY
-        from bummerl.core.analysis_store import Analyses
-
         got = await Analyses.of(self.spectators).get(request.match_id, bearer_token(context))
         if got["state"] == "pending":
             context.set_trailing_metadata(((RETRY_AFTER_KEY, str(got["retry_after_ms"])),))
