@@ -18,7 +18,8 @@ def test_one_shard_keeps_every_key_of_a_match_in_one_slot() -> None:
     assert layout.state_key("m1") == "bm:{s0}:m:m1:state"
     assert layout.events_key("m1") == "bm:{s0}:m:m1:events"
     assert layout.match_keys("m1") == ("bm:{s0}:m:m1:state", "bm:{s0}:m:m1:events")
-    assert layout.shard_keys("m1")[2:] == ("bm:{s0}:deadlines", "bm:{s0}:active", "bm:{s0}:feed")
+    assert layout.shard_keys("m1")[2:] == ("bm:{s0}:deadlines", "bm:{s0}:active", "bm:{s0}:m:m1:followers")
+    assert layout.inbox_key(0, "p1") == "bm:{s0}:inbox:p1"
 
 
 def test_shards_spread_matches_and_each_script_touches_one_slot() -> None:
@@ -28,9 +29,15 @@ def test_shards_spread_matches_and_each_script_touches_one_slot() -> None:
     assert min(counts) > 60 and max(counts) < 140  # crc32 spreads ids about evenly
     for i in range(200):
         mid = f"g{i}"
-        assert len({_slot_tag(k) for k in layout.shard_keys(mid)}) == 1
+        shard = layout.shard_of(mid)
+        assert len({_slot_tag(k) for k in (*layout.shard_keys(mid), layout.inbox_key(shard, "p1"))}) == 1
         assert _slot_tag(layout.state_key(mid)) == f"s{layout.shard_of(mid)}"
     assert keys.KeyLayout(16).shard_of("abc") == keys.KeyLayout(16).shard_of("abc")  # a pure function
+
+
+def test_an_inbox_names_its_process_with_letters_and_digits_only() -> None:
+    with pytest.raises(ValueError):
+        keys.KeyLayout().inbox_key(0, "a}b")
 
 
 @pytest.mark.parametrize("bad", ["", "a{b", "a}b", "a b", "a\nb", "x" * 201])

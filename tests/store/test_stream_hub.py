@@ -1,6 +1,8 @@
-"""StreamHub: one reader per process on the commit feed; a stream coming back for the next version
-waits without any Redis command, a waiter behind the reader's position still gets every event it
-missed, and a lost notification costs a timeout, not events."""
+"""StreamHub: one reader per process and shard on the process's inbox, to which each commit of a
+match the process follows is appended (issue 40); a stream coming back for the next version waits
+without any Redis command, a waiter behind the reader's position still gets every event it missed,
+a commit reaches only the processes that follow its match, and a lost notification or registration
+costs a timeout, not events."""
 
 from __future__ import annotations
 
@@ -109,7 +111,7 @@ async def test_many_streams_of_many_matches_each_get_every_version_once(store: M
 
 
 async def test_the_reader_reads_one_key_however_many_matches_are_followed(store: MatchStore, match_id: str) -> None:
-    """The hub blocks on the commit feed only: following 30 matches does not lengthen its XREAD."""
+    """The hub blocks on its inbox only: following 30 matches does not lengthen its XREAD."""
     ids = [f"{match_id}f{i}" for i in range(30)]
     for m in ids:
         await store.create(m, b"s1", {}, [b"v1"])
@@ -122,20 +124,93 @@ async def test_the_reader_reads_one_key_however_many_matches_are_followed(store:
             await store.commit(m, 1, b"s2", [b"v2"])
         assert await asyncio.wait_for(asyncio.gather(*waits), 5) == [[(2, b"v2")]] * 30
         assert any(r[0] == "XREAD" for r in reads)
-        feeds = {store.layout.feed_key(k) for k in range(store.layout.shards)}
-        assert all(r[0] in ("XREAD", "XRANGE") and feeds & set(r) and len(r) <= 8 for r in reads)
+        inboxes = {store.layout.inbox_key(k, hub.process) for k in range(store.layout.shards)}
+        assert all(r[0] in ("XREAD", "XRANGE") and inboxes & set(r) and len(r) <= 8 for r in reads)
         assert not any(store.layout.events_key(m) in r for r in reads for m in ids)
 
 
-async def test_a_commit_appends_its_events_to_the_feed(store: MatchStore, match_id: str) -> None:
-    """commit.lua: one feed entry per commit (match id, version, payloads in order; a commit without
-    public events has the one payload keys.NO_EVENT, so the hub wakes that version's streams)."""
+async def _inbox(store: MatchStore, match_id: str, process: str) -> list[dict[bytes, bytes]]:
+    """The entries of ``match_id`` in ``process``'s inbox on the match's shard, newest first."""
+    key = store.layout.inbox_key(store.layout.shard_of(match_id), process)
+    return [f for _, f in await store.client.xrevrange(key, count=50) if f.get(b"m") == match_id.encode()]
+
+
+async def test_a_commit_appends_its_events_to_each_following_process_inbox(store: MatchStore, match_id: str) -> None:
+    """commit.lua: one inbox entry per commit for every process registered as a follower (match id,
+    version, payloads in order; a commit without public events has the one payload keys.NO_EVENT, so
+    the hub wakes that version's streams); a process that does not follow, or whose registration ran
+    out, gets nothing."""
     await store.create(match_id, b"s1", {}, [b"a"])
+    await store.follow(match_id, "pa", 60_000)
+    await store.follow(match_id, "pb", 60_000)
+    await store.follow(match_id, "pgone", 1)
+    await asyncio.sleep(0.01)  # pgone's registration runs out
     await store.commit(match_id, 1, b"s2", [b"b0", b"b1"])
     await store.commit(match_id, 2, b"s3", [])
-    mine = [f for _, f in await store.client.xrevrange(store.layout.feed_key(store.layout.shard_of(match_id)), count=50) if f[b"m"] == match_id.encode()]
-    assert mine == [{b"m": match_id.encode(), b"v": b"3", b"0": keys.NO_EVENT},
-                    {b"m": match_id.encode(), b"v": b"2", b"0": b"b0", b"1": b"b1"}]
+    want = [{b"m": match_id.encode(), b"v": b"3", b"0": keys.NO_EVENT},
+            {b"m": match_id.encode(), b"v": b"2", b"0": b"b0", b"1": b"b1"}]
+    assert await _inbox(store, match_id, "pa") == want
+    assert await _inbox(store, match_id, "pb") == want
+    assert await _inbox(store, match_id, "pgone") == []
+    assert await _inbox(store, match_id, "pnever") == []
+
+
+async def test_a_commit_reaches_only_the_hubs_that_follow_its_match(store: MatchStore, match_id: str) -> None:
+    """Two processes' hubs, each streaming its own match: neither reads the other's commits (before
+    issue 40 every process read every commit of the shard, so the Redis work per action grew with the
+    number of servers)."""
+    mine, theirs = f"{match_id}a", f"{match_id}b"
+    for m in (mine, theirs):
+        await store.create(m, b"s1", {}, [b"a"])
+    async with StreamHub(store) as hub_a, StreamHub(store) as hub_b:
+        await _take_version_2(store, hub_a, mine)
+        await _take_version_2(store, hub_b, theirs)
+        for v in range(2, 6):
+            await store.commit(mine, v, b"s", [b"x"])
+        assert [f[b"v"] for f in await _inbox(store, mine, hub_a.process)] == [b"6", b"5", b"4", b"3", b"2"]
+        assert await _inbox(store, mine, hub_b.process) == []
+        assert await _inbox(store, theirs, hub_a.process) == []
+
+
+async def test_a_lost_registration_costs_one_timeout_then_the_hub_registers_again(
+        store: MatchStore, match_id: str) -> None:
+    """A registration the store lost (a failover to a replica that never got it): the waiter gets
+    the commit on its timeout, from the match's stream; its next wait registers again and is woken
+    by the next commit at once."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store) as hub:
+        await _take_version_2(store, hub, match_id)
+        await store.client.delete(store.layout.followers_key(match_id))
+        lost = asyncio.create_task(hub.wait_events(match_id, 2, 1500))
+        await _settle()
+        await store.commit(match_id, 2, b"s3", [b"c"])
+        await _settle()
+        assert not lost.done()  # no notification: it waits out its timeout
+        assert await asyncio.wait_for(lost, 5) == [(3, b"c")]
+        again = asyncio.create_task(hub.wait_events(match_id, 3, 10_000))
+        await _settle()
+        assert await store.client.exists(store.layout.followers_key(match_id))
+        await store.commit(match_id, 3, b"s4", [b"d"])
+        assert await asyncio.wait_for(again, 2) == [(4, b"d")]
+
+
+async def test_after_a_connection_failure_the_reader_registers_again_and_wakes_its_waiters(
+        store: MatchStore, match_id: str) -> None:
+    """The reader's connection failed (a failover may have lost registrations and inbox entries):
+    once it reads again it wakes the shard's waiters (each reads its match's stream) and the next
+    wait registers again."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store, block_ms=100) as hub:
+        await _take_version_2(store, hub, match_id)
+        await store.client.delete(store.layout.followers_key(match_id))
+        waiting = asyncio.create_task(hub.wait_events(match_id, 2, 10_000))
+        await _settle()
+        hub._shards[store.layout.shard_of(match_id)].broken = True  # as _run marks it on a RedisError
+        assert await asyncio.wait_for(waiting, 2) == []  # woken, nothing new in its stream
+        again = asyncio.create_task(hub.wait_events(match_id, 2, 10_000))
+        await _settle()
+        await store.commit(match_id, 2, b"s3", [b"c"])
+        assert await asyncio.wait_for(again, 2) == [(3, b"c")]
 
 
 async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(store: MatchStore, match_id: str) -> None:
@@ -156,7 +231,7 @@ async def test_a_waiter_that_missed_its_notification_reads_the_match_on_timeout(
 
 async def test_an_idle_reader_sends_nothing_and_resumes_where_it_stopped(
         store: MatchStore, match_id: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """With nobody waiting (a process only polled) the reader stops reading the feed; the next
+    """With nobody waiting (a process only polled) the reader stops reading its inbox; the next
     waiter gets what was committed meanwhile, even one the reader knew the match of."""
     import bummerl.store.hub as hub_module
 
@@ -178,7 +253,7 @@ async def test_an_idle_reader_sends_nothing_and_resumes_where_it_stopped(
 
 async def test_a_hub_follows_each_shard_with_waiters_and_only_those(redis_client: object, match_id: str) -> None:
     """With S shards (Redis Cluster's layout) every commit still reaches its waiters, and the hub
-    reads the feeds of the shards its waiters' matches live in, no other."""
+    reads its inboxes on the shards its waiters' matches live in, no other."""
     layout = keys.KeyLayout(4, tag=f"t{match_id[-12:]}")
     store = MatchStore(redis_client, layout=layout)
     ids: dict[int, str] = {}
@@ -197,8 +272,8 @@ async def test_a_hub_follows_each_shard_with_waiters_and_only_those(redis_client
                 await store.commit(m, 1, b"s2", [m.encode()])
             got = await asyncio.wait_for(asyncio.gather(*waits), 5)
             assert got == [[(2, m.encode())] for m in ids.values()]
-            followed = {a for r in reads if r[0] == "XREAD" for a in r if isinstance(a, str) and a.endswith(":feed")}
-            assert followed == {layout.feed_key(k) for k in ids}
+            followed = {a for r in reads if r[0] == "XREAD" for a in r if isinstance(a, str) and ":inbox:" in a}
+            assert followed == {layout.inbox_key(k, hub.process) for k in ids}
     finally:
         for m in ids.values():
             await store.delete(m)

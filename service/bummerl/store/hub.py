@@ -2,20 +2,26 @@
 
 Without it every open ``StreamMatch`` holds a Redis connection in ``XREAD BLOCK``; a few hundred
 streams exhaust a connection pool and shut every other request out. The :class:`StreamHub` keeps
-one dedicated connection per shard blocked on the shard's **commit feed**
-(:meth:`~bummerl.store.keys.KeyLayout.feed_key`; a single node has one shard), the stream to which
-``commit.lua`` appends, with the match, an entry per commit: match id, new
-version and the commit's event payloads. The reader hands each entry to the waiters of its match.
+one dedicated connection per shard blocked on the process's **inbox** on that shard
+(:meth:`~bummerl.store.keys.KeyLayout.inbox_key`; a single node has one shard). A process
+registers as a **follower** of a match the first time one of its streams waits on it
+(``follow.lua``: the match's followers set, :meth:`~bummerl.store.keys.KeyLayout.followers_key`,
+for :data:`FOLLOW_TTL_MS`, renewed while it waits); ``commit.lua`` appends each commit (match id,
+new version, the commit's event payloads) to the inbox of every registered follower. The reader
+hands each entry to the waiters of its match.
 
-So the read is one key per shard however many matches are followed: adding a match sends nothing, and a
-commit costs the reader one entry to parse, not a re-sent command naming every followed match.
-Every process reads every commit of the shards it has waiters on (entries are small; feeds are trimmed to about
-:data:`~bummerl.store.keys.FEED_MAXLEN`). The reader remembers the newest version it passed per
-match (:data:`SEEN_MATCHES` of them), so a stream coming back for the next version (the usual
-case: it just took the previous one) waits without any Redis command, while a waiter behind the
-reader (it wants versions the reader already passed) or on a match the reader has not seen reads
-its match's stream once. A waiter that times out reads its match's stream too, so a notification
-lost to a reconnect or to the feed's trimming delays events, never drops them.
+So a commit is read by the processes that follow its match (the seats' and the spectators'
+servers, usually one or two), not by every process: the Redis work per action does not grow with
+the number of servers (issue 40; before, every process read a per-shard feed of every commit).
+The read is one key per shard however many matches are followed. The reader remembers the newest
+version it passed per match (:data:`SEEN_MATCHES` of them), so a stream coming back for the next
+version (the usual case: it just took the previous one) waits without any Redis command, while a
+waiter behind the reader (it wants versions the reader already passed), on a match the reader has
+not seen, or whose registration is new or renewed reads its match's stream once. A waiter that
+times out reads its match's stream too, so a notification lost to a reconnect, a failover (a
+registration or an inbox entry the promoted replica never got) or the inbox's trimming delays
+events, never drops them; and the process then registers again. After its connection fails, a
+reader registers again for every match of the shard and wakes their waiters once it reads again.
 :meth:`StreamHub.wait_events` has the contract of :meth:`MatchStore.wait_events` (events of versions
 ``> after_version``, or ``[]`` after ``timeout_ms`` **milliseconds**), so the service can use either.
 """
@@ -26,6 +32,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections import OrderedDict
 from typing import Any
 
@@ -38,11 +45,17 @@ from bummerl.store.redis_store import MatchStore
 log = logging.getLogger(__name__)
 
 KEEP_S = 5.0
-"""Seconds the reader goes on reading the feed after its last waiter left; then it stops (a
+"""Seconds the reader goes on reading the inbox after its last waiter left; then it stops (a
 process that nobody streams from reads nothing) and resumes from where it stopped."""
 
 SEEN_MATCHES = 100_000
 """Matches whose newest passed version the reader remembers (least recently committed dropped)."""
+
+FOLLOW_TTL_MS = 60_000
+"""How long a registration as a match's follower lasts (**ms**, the Redis server's clock)."""
+
+RENEW_S = FOLLOW_TTL_MS / 3000
+"""Seconds after which a waiter registers again (a third of :data:`FOLLOW_TTL_MS`)."""
 
 _FEED_FIELDS = (b"m", b"v")
 
@@ -56,14 +69,15 @@ class _Waiter:
 
 
 class _ShardReader:
-    """The reader of one shard's feed: its position, whether anybody waits on its matches, its task."""
+    """The reader of one shard's inbox: its position, whether anybody waits on its matches, its task."""
 
-    __slots__ = ("feed_key", "last_waiter", "position", "shard", "task", "waiting", "wanted")
+    __slots__ = ("broken", "inbox_key", "last_waiter", "position", "shard", "task", "waiting", "wanted")
 
-    def __init__(self, shard: int, feed_key: str, position: bytes | str) -> None:
+    def __init__(self, shard: int, inbox_key: str, position: bytes | str) -> None:
         self.shard = shard
-        self.feed_key = feed_key
-        self.position = position  # the feed id read up to
+        self.inbox_key = inbox_key
+        self.position = position  # the inbox id read up to
+        self.broken = False  # its connection failed: register again and wake the waiters when it reads again
         self.wanted = asyncio.Event()  # set while somebody waits (or waited less than KEEP_S ago)
         self.last_waiter = time.monotonic()  # of the last waiter's arrival or departure on this shard
         self.waiting = 0  # pending waiters on matches of this shard
@@ -79,11 +93,12 @@ def _expire(fut: asyncio.Future[list[tuple[int, bytes]]]) -> None:
 class StreamHub:
     """Fan-out reader over ``store``'s client settings: one blocking connection per shard that has
     waiters (a single node has one shard; a cluster deployment S, see
-    :class:`~bummerl.store.keys.KeyLayout`). A shard's reader starts with the first waiter on one
-    of its matches and idles :data:`KEEP_S` seconds after the last left.
+    :class:`~bummerl.store.keys.KeyLayout`), reading this process's inbox there. A shard's reader
+    starts with the first waiter on one of its matches and idles :data:`KEEP_S` seconds after the
+    last left.
 
-    ``block_ms``: longest single ``XREAD BLOCK`` on a feed (ms); ``batch``: most feed entries
-    taken per read.
+    ``block_ms``: longest single ``XREAD BLOCK`` on an inbox (ms); ``batch``: most inbox entries
+    taken per read. :attr:`process` is the hub's random id (its inboxes' name).
     Start with :meth:`start` (or ``async with``); :meth:`aclose` stops it and fails no waiter: a
     waiter still pending then simply times out.
     """
@@ -95,6 +110,8 @@ class StreamHub:
         self._reader: Any = blocking_twin(store.client)
         self._waiters: dict[str, list[_Waiter]] = {}
         self._seen: OrderedDict[str, int] = OrderedDict()  # match -> newest version the reader passed
+        self._followed: OrderedDict[str, float] = OrderedDict()  # match -> when registered (monotonic s)
+        self.process = uuid.uuid4().hex
         self._shards: dict[int, _ShardReader] = {}
         self._starting: dict[int, asyncio.Task[_ShardReader]] = {}
         self._open = False
@@ -105,12 +122,12 @@ class StreamHub:
         return sum(len(w) for w in self._waiters.values())
 
     async def start(self) -> StreamHub:
-        """Open the hub; each shard's reader starts with its first waiter, from the feed's end then."""
+        """Open the hub; each shard's reader starts with its first waiter, from the inbox's end then."""
         self._open = True
         return self
 
     async def _shard(self, shard: int) -> _ShardReader:
-        """The reader of ``shard``, started on first use (one ``XREVRANGE`` for the feed's end).
+        """The reader of ``shard``, started on first use (one ``XREVRANGE`` for the inbox's end).
         The start runs as a task of its own that every caller awaits shielded: a caller cancelled
         meanwhile (a spectator hanging up) leaves it running for the others, who would otherwise
         get that caller's CancelledError and die without a word. Raises the start's Redis error."""
@@ -131,10 +148,10 @@ class StreamHub:
             start.exception()  # retrieved: a failure nobody awaited any more is not logged as lost
 
     async def _start_shard(self, shard: int) -> _ShardReader:
-        feed_key = self.store.layout.feed_key(shard)
+        inbox_key = self.store.layout.inbox_key(shard, self.process)
         await ensure_ready(self._reader)
-        tail: Any = await self.store.client.xrevrange(feed_key, count=1)
-        reader = _ShardReader(shard, feed_key, tail[0][0] if tail else "0-0")
+        tail: Any = await self.store.client.xrevrange(inbox_key, count=1)
+        reader = _ShardReader(shard, inbox_key, tail[0][0] if tail else "0-0")
         if self._open:
             reader.task = asyncio.create_task(self._run(reader), name=f"bummerl-stream-hub-{shard}")
         self._shards[shard] = reader
@@ -165,9 +182,11 @@ class StreamHub:
         """Events of versions ``> after_version`` as ``(version, payload)``, oldest first: at once
         if there are some, else as soon as a commit appends some, else ``[]`` after
         ``timeout_ms`` milliseconds. Sends no Redis command when the reader has passed exactly
-        ``after_version`` of the match (the stream that took the previous version); otherwise, and
-        on timeout, reads the match's stream once (``XRANGE``). Raises ``ValueError`` for a bad
-        argument, and the Redis errors of those reads."""
+        ``after_version`` of the match (the stream that took the previous version) and the
+        process's registration as the match's follower is younger than :data:`RENEW_S`; otherwise
+        registers (``follow.lua``) if it must, and reads the match's stream once (``XRANGE``), as
+        it does on timeout. Raises ``ValueError`` for a bad argument, and the Redis errors of those
+        commands."""
         if timeout_ms < 1:
             raise ValueError("timeout_ms must be >= 1")
         reader = await self._shard(self.store.layout.shard_of(match_id))
@@ -180,16 +199,30 @@ class StreamHub:
         reader.last_waiter = time.monotonic()
         reader.wanted.set()
         try:
+            since = self._followed.get(match_id)
+            fresh = since is not None and time.monotonic() - since < RENEW_S
+            if not fresh:  # commits from here on reach the inbox; those before, the stream read below
+                since = time.monotonic()
+                await self.store.follow(match_id, self.process, FOLLOW_TTL_MS)
+                self._followed[match_id] = since
+                self._followed.move_to_end(match_id)
+                while len(self._followed) > SEEN_MATCHES:
+                    self._followed.popitem(last=False)
             seen = self._seen.get(match_id)
-            if seen is None or seen > after_version:  # the reader may have passed what this waiter wants
+            if not fresh or seen is None or seen > after_version:  # the reader may have passed what this waiter wants
                 got = await self.store.events_since(match_id, after_version)
                 if got:
                     return got
             # the timeout ends the wait with [] (a notification may have been lost: reconnect,
-            # trimmed feed), as the reader does, so one timer and one future serve (no wait_for)
+            # failover, trimmed inbox), as the reader does, so one timer and one future serve (no wait_for)
             timer = loop.call_later(timeout_ms / 1000, _expire, fut)
             got = await fut
-            return got or await self.store.events_since(match_id, after_version)  # []: read the stream
+            if got:
+                return got
+            got = await self.store.events_since(match_id, after_version)  # []: read the stream
+            if got:  # a notification went missing (a registration lost to a failover?): register again
+                self._followed.pop(match_id, None)
+            return got
         finally:
             if timer is not None:
                 timer.cancel()
@@ -213,6 +246,7 @@ class StreamHub:
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as e:
+                reader.broken = True
                 log.warning("stream hub: redis unavailable (%s); retrying", type(e).__name__)
                 await asyncio.sleep(0.5)
             except Exception:  # noqa: BLE001 - the reader must not die
@@ -221,34 +255,48 @@ class StreamHub:
 
     async def _resume(self, reader: _ShardReader) -> None:
         """After idling the reader goes on from where it stopped, so it hands over what was
-        committed meanwhile. If the feed was trimmed past that point, what it remembers of each
-        match may be stale: it forgets it, and the waiters there now read their match's stream."""
-        first: Any = await self._reader.xrange(reader.feed_key, count=1)
-        if first and keys.stream_id_pair(first[0][0]) > keys.stream_id_pair(reader.position):
-            shard_of = self.store.layout.shard_of
-            for match_id in [m for m in self._seen if shard_of(m) == reader.shard]:
-                del self._seen[match_id]
-            for match_id, ws in self._waiters.items():
-                if shard_of(match_id) == reader.shard:
-                    for w in ws:
-                        if not w.future.done():
-                            w.future.set_result([])
+        committed meanwhile. If the inbox was trimmed past that point (or expired), what it
+        remembers of each match may be stale: it forgets it, and the waiters there now read their
+        match's stream."""
+        first: Any = await self._reader.xrange(reader.inbox_key, count=1)
+        if not first or keys.stream_id_pair(first[0][0]) > keys.stream_id_pair(reader.position):
+            self._forget(reader.shard, registrations=not first)
+
+    def _forget(self, shard: int, registrations: bool) -> None:
+        """Forget what the reader of ``shard`` passed (and, with ``registrations``, that the process
+        follows the shard's matches: their next waiter registers again), and wake the shard's waiters
+        with ``[]``: each reads its match's stream."""
+        shard_of = self.store.layout.shard_of
+        for match_id in [m for m in self._seen if shard_of(m) == shard]:
+            del self._seen[match_id]
+        if registrations:
+            for match_id in [m for m in self._followed if shard_of(m) == shard]:
+                del self._followed[match_id]
+        for match_id, ws in self._waiters.items():
+            if shard_of(match_id) == shard:
+                for w in ws:
+                    if not w.future.done():
+                        w.future.set_result([])
 
     async def _xread(self, reader: _ShardReader) -> Any:
-        """One ``XREAD COUNT batch BLOCK block_ms`` on the shard's feed. On a cluster it goes
-        straight to the node that holds the feed's slot (from the client's slot map, learnt again
+        """One ``XREAD COUNT batch BLOCK block_ms`` on the process's inbox on the shard. On a cluster it goes
+        straight to the node that holds the inbox's slot (from the client's slot map, learnt again
         first after a connection error): redis-py's cluster client would otherwise ask a node
         ``COMMAND GETKEYS`` twice before every ``XREAD`` (its keys move), three round trips a read
         instead of one. A ``MOVED`` reply is still followed."""
         if not self.store.cluster:
-            return await self._reader.xread({reader.feed_key: reader.position}, count=self.batch, block=self.block_ms)
+            return await self._reader.xread({reader.inbox_key: reader.position}, count=self.batch, block=self.block_ms)
         await ensure_ready(self._reader)  # after a connection error: the slots again, before choosing the node
-        node = self._reader.get_node_from_key(reader.feed_key)
+        node = self._reader.get_node_from_key(reader.inbox_key)
         return await self._reader.execute_command("XREAD", "COUNT", self.batch, "BLOCK", self.block_ms, "STREAMS",
-                                                  reader.feed_key, reader.position, keys=(reader.feed_key,),
+                                                  reader.inbox_key, reader.position, keys=(reader.inbox_key,),
                                                   target_nodes=node)
 
     async def _read_once(self, reader: _ShardReader) -> None:
+        if reader.broken:  # back after a connection error: registrations or entries may be lost
+            await ensure_ready(self._reader)
+            reader.broken = False
+            self._forget(reader.shard, registrations=True)
         reply: Any = await self._xread(reader)
         if not reply:
             return
@@ -261,7 +309,10 @@ class StreamHub:
         seen = self._seen
         news: dict[str, list[tuple[int, bytes]]] = {}
         for _eid, fields in entries:
-            match_id = fields[b"m"].decode()
+            m = fields.get(b"m")
+            if m is None:
+                continue  # the entry that opened the inbox
+            match_id = m.decode()
             version = int(fields[b"v"])
             if seen.get(match_id, 0) < version:
                 seen[match_id] = version

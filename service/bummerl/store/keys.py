@@ -5,10 +5,9 @@ keys of one hash slot, and the commit script writes the match together with the 
 set of running matches and the commit feed.  So matches are spread over ``S`` **shards** (``S``
 fixed per deployment, stored in :data:`LAYOUT_KEY`), and every key of shard ``k`` carries the
 hash tag ``{<tag><k>}`` (``tag`` is ``s`` in a deployment): the match keys *and* the shard's
-deadlines, active set and feed live in one slot, on one node.  A match's shard is a pure function
+deadlines, active set and the processes' inboxes live in one slot, on one node.  A match's shard is a pure function
 of its id, :meth:`KeyLayout.shard_of` (CRC-32 of the UTF-8 id, modulo ``S``), so any id works and
-every process finds every match.  A single Redis/Valkey runs ``S = 1`` (one shard, one feed, as
-before); a cluster spreads ``S`` slots (default :data:`CLUSTER_SHARDS`) over its masters.
+every process finds every match.  A single Redis/Valkey runs ``S = 1`` (one shard); a cluster spreads ``S`` slots (default :data:`CLUSTER_SHARDS`) over its masters.
 
 Shard keys (``p`` = ``bm:{s<k>}:``)
 -----------------------------------
@@ -35,9 +34,13 @@ that has seen version ``v`` resumes with ``XRANGE key (v+1)-0 +`` or
 ``XREAD ... <v>-18446744073709551615``.  Each entry has a single field
 ``e`` holding the opaque event payload (bytes).  The stream is not trimmed.
 
+``p m:<match_id>:followers`` -- SORTED SET, the processes that follow the match
+(:meth:`KeyLayout.followers_key`).
 ``p deadlines`` -- SORTED SET of the shard's turn deadlines (:meth:`KeyLayout.deadlines_key`).
 ``p active`` -- SET of the shard's matches not yet over (:meth:`KeyLayout.active_key`).
-``p feed`` -- STREAM of every commit of the shard (:meth:`KeyLayout.feed_key`).
+``p inbox:<process>`` -- STREAM, the commits of the matches one process follows (:meth:`KeyLayout.inbox_key`).
+``p feed`` -- (until 2026-11-29) a STREAM of every commit of the shard, read by every process; no
+longer written (:meth:`KeyLayout.feed_key`).
 
 Other keys
 ----------
@@ -92,8 +95,8 @@ CLUSTER_SHARDS = 16
 """Default number of shards on Redis Cluster (a single node uses 1): the shards' slots are what the
 cluster spreads over its masters, so S should be a few times the number of masters you expect."""
 
-FEED_MAXLEN = 10_000
-"""Approximate length each shard's feed is trimmed to (``XADD MAXLEN ~``): a hub that falls further
+INBOX_MAXLEN = 10_000
+"""Approximate length each process's inbox is trimmed to (``XADD MAXLEN ~``): a hub that falls further
 behind than this misses notifications, and its waiters read their match's stream on timeout."""
 
 
@@ -163,19 +166,36 @@ class KeyLayout:
         return self._prefixes[shard] + "active"
 
     def feed_key(self, shard: int) -> str:
-        """``bm:{s<k>}:feed``: STREAM of every commit of the shard (each has at least one payload,
-        :data:`NO_EVENT` when it made no public event): fields ``m`` (match id), ``v`` (the new
-        version) and ``0``, ``1``, ... (the event payloads). Written by ``commit.lua`` with the
-        match; each process's ``StreamHub`` follows the feeds of the shards it has waiters on.
-        Trimmed to about :data:`FEED_MAXLEN` entries: a notification feed, not the record."""
+        """``bm:{s<k>}:feed``: the shard's former commit feed (every commit, read by every process),
+        written by servers before 2026-11-29 and by none since (each process has an inbox,
+        :meth:`inbox_key`); named here so that ``bummerl migrate`` and tests can delete it."""
         return self._prefixes[shard] + "feed"
 
+    def followers_key(self, match_id: str) -> str:
+        """``bm:{s<k>}:m:<match_id>:followers``: SORTED SET, member = the inbox key
+        (:meth:`inbox_key`) of a process whose ``StreamHub`` follows the match, score = until when
+        (ms since the epoch, the Redis server's clock). Written by ``follow.lua`` (its time to live
+        is the registration's); ``commit.lua`` appends each commit to every inbox whose
+        registration has not run out and removes the others."""
+        return f"{self._prefixes[self.shard_of(match_id)]}m:{match_id}:followers"
+
+    def inbox_key(self, shard: int, process: str) -> str:
+        """``bm:{s<k>}:inbox:<process>``: STREAM, one entry per commit of a match of the shard that
+        the process follows: fields ``m`` (match id), ``v`` (the new version) and ``0``, ``1``,
+        ... (the event payloads, :data:`NO_EVENT` when the commit made no public event); an entry
+        without ``m`` opens the stream. Trimmed to about :data:`INBOX_MAXLEN` entries and expiring
+        a while after the process's last registration: a notification inbox, not the record.
+        ``process``: letters and digits (the hub's random id). Raises ``ValueError`` otherwise."""
+        if not process.isalnum():
+            raise ValueError(f"process id must be letters and digits, got {process!r}")
+        return f"{self._prefixes[shard]}inbox:{process}"
+
     def shard_keys(self, match_id: str) -> tuple[str, str, str, str, str]:
-        """``(state, events, deadlines, active, feed)`` of a match: the KEYS of ``commit.lua``."""
+        """``(state, events, deadlines, active, followers)`` of a match: the KEYS of ``commit.lua``."""
         k = self.shard_of(match_id)
         prefix = self._prefixes[k]
         return (f"{prefix}m:{match_id}:state", f"{prefix}m:{match_id}:events", prefix + "deadlines",
-                prefix + "active", prefix + "feed")
+                prefix + "active", f"{prefix}m:{match_id}:followers")
 
 
 def check_match_id(match_id: str) -> str:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -180,6 +181,7 @@ class MatchStore:
         self._commit_script = client.register_script(_lua("commit.lua"))
         self._claim_script = client.register_script(_lua("claim.lua"))
         self._load_if_changed_script = client.register_script(_lua("load_if_changed.lua"))
+        self._follow_script = client.register_script(_lua("follow.lua"))
         self._deadline_hints: dict[int, int] = {}  # shard -> earliest deadline this process indexed there
         self._on_slot_master: Any = getattr(client, "on_slot_master", None)  # our cluster client's short way
 
@@ -462,9 +464,10 @@ class MatchStore:
         (shallow, like ``dict.update``: listed keys are replaced, others kept)
         and appends ``events`` to the stream with ids ``<new_version>-0``,
         ``<new_version>-1``, ...  (no events: one :data:`~bummerl.store.keys.NO_EVENT` entry, so
-        that streams and the feed announce every version) and sets the match's entry in the deadlines
+        that streams and inboxes announce every version) and sets the match's entry in the deadlines
         sorted set to ``deadline_ms`` (ms since the epoch; -1 removes it); the commit
-        also appends them as one entry to the commit feed (``feed_key``).
+        also appends them as one entry to the inbox of each process that follows the match
+        (``followers_key``, ``inbox_key``: see :class:`~bummerl.store.hub.StreamHub`).
         ``ttl_ms`` > 0 sets the match keys to expire that many **milliseconds**
         later (retention of a finished match).  ``finished`` = this version ends the match: it
         leaves the active set (:meth:`active_count`).  Returns the new version.
@@ -493,8 +496,9 @@ class MatchStore:
             int(deadline_ms),
             max(0, int(ttl_ms)),
             "1" if finished else "0",
-            keys.FEED_MAXLEN,
+            keys.INBOX_MAXLEN,
             len(meta_args) // 2,
+            int(time.time() * 1000),
             *meta_args,
             *(_check_events(events) or [keys.NO_EVENT]),
         ]
@@ -572,12 +576,26 @@ class MatchStore:
         return [ev for entries in entry_lists for ev in _parse_entries(entries)]
 
     async def delete(self, match_id: str) -> bool:
-        """Delete the match's state and events (one DEL), its deadline and its place in the active
-        set.  True if the state or events were there."""
+        """Delete the match's state and events (one DEL), its followers, its deadline and its place
+        in the active set.  True if the state or events were there."""
         shard = self.layout.shard_of(match_id)
         await self._client.zrem(self.layout.deadlines_key(shard), match_id)
         await self._client.srem(self.layout.active_key(shard), match_id)
+        await self._client.delete(self.layout.followers_key(match_id))
         return int(await self._client.delete(*self.layout.match_keys(match_id))) > 0
+
+    async def follow(self, match_id: str, process: str, ttl_ms: int) -> None:
+        """Register ``process`` (letters and digits) as a follower of the match for ``ttl_ms``
+        **milliseconds** (by this process's clock: the servers' clocks may differ by less than
+        that): until then every commit of the match is also
+        appended to the process's inbox on the match's shard (:meth:`KeyLayout.inbox_key`), which is
+        created if missing and expires ``2 * ttl_ms`` after the last registration. One script call
+        (``follow.lua``). Raises ``ValueError`` for a bad id or ``ttl_ms < 1``, and Redis errors."""
+        if isinstance(ttl_ms, bool) or not isinstance(ttl_ms, int) or ttl_ms < 1:
+            raise ValueError(f"ttl_ms must be an int >= 1, got {ttl_ms!r}")
+        inbox = self.layout.inbox_key(self.layout.shard_of(match_id), process)
+        await self._run(self._follow_script, [self.layout.followers_key(match_id), inbox],
+                        [ttl_ms, int(time.time() * 1000)])
 
     # -- deadlines (docs/DESIGN.md §5: clocks, the reaper) -----------------------------------
 

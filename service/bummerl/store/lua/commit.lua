@@ -4,8 +4,9 @@
 -- KEYS[2]  bm:{s<k>}:m:<id>:events (stream)
 -- KEYS[3]  bm:{s<k>}:deadlines       (sorted set: match id -> deadline, ms since the epoch)
 -- KEYS[4]  bm:{s<k>}:active          (set of the ids of matches not yet over)
--- KEYS[5]  bm:{s<k>}:feed            (stream: one entry per commit with events, every match;
---                                   read by each process's StreamHub, trimmed to ~ARGV[7])
+-- KEYS[5]  bm:{s<k>}:m:<id>:followers (sorted set: inbox key of each process whose StreamHub
+--                                   follows the match -> until when, ms since the epoch;
+--                                   written by follow.lua)
 -- ARGV[1]  expected version (decimal), optionally followed by one space and the JSON of the
 --          expected meta "commit" token of that version: then a version of that number with
 --          another token (written again after a failover lost the first) is a conflict too
@@ -14,11 +15,14 @@
 -- ARGV[4]  deadline of the new version in ms since the epoch; "-1" = none (ZREM)
 -- ARGV[5]  time to live of the match keys in ms (retention of a finished match); "0" = keep
 -- ARGV[6]  "1" if the new version ends the match (SREM from KEYS[4]), else "0"
--- ARGV[7]  approximate length the feed KEYS[5] is trimmed to
+-- ARGV[7]  approximate length each follower's inbox is trimmed to
 -- ARGV[8]  n = number of meta fields to set
--- ARGV[9 .. 8+2n]       meta field name, JSON value, ... (names already "m:<key>")
--- ARGV[9+2n .. #ARGV]   event payloads, appended as stream ids <new>-0, <new>-1, ...,
---                       and together as one feed entry: m <match id> v <new> 0 <payload> 1 ...
+-- ARGV[9]  now, ms since the epoch (the caller's clock): followers registered until before it are skipped
+-- ARGV[10 .. 9+2n]      meta field name, JSON value, ... (names already "m:<key>")
+-- ARGV[10+2n .. #ARGV]  event payloads, appended as stream ids <new>-0, <new>-1, ...,
+--                       and together as one entry in the inbox (a stream) of each follower whose
+--                       registration has not run out: m <match id> v <new> 0 <payload> 1 ...
+--                       (run-out registrations go with the followers set's time to live)
 --
 -- Returns {status, version}:
 --   { 1, new_version}      committed
@@ -45,7 +49,7 @@ end
 local new = cur + 1
 
 local nmeta = tonumber(ARGV[8])
-local first_event = 9 + 2 * nmeta
+local first_event = 10 + 2 * nmeta
 if first_event <= #ARGV then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
   if #last > 0 then
@@ -57,7 +61,7 @@ if first_event <= #ARGV then
 end
 
 local fields = {'version', string.format('%d', new), 'state', ARGV[2]}
-for i = 9, 8 + 2 * nmeta do
+for i = 10, 9 + 2 * nmeta do
   fields[#fields + 1] = ARGV[i]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
@@ -73,15 +77,19 @@ if ARGV[6] == '1' then
 end
 
 local seq = 0
-local feed = {'XADD', KEYS[5], 'MAXLEN', '~', ARGV[7], '*', 'm', ARGV[3], 'v', string.format('%d', new)}
+local note = {'XADD', '', 'MAXLEN', '~', ARGV[7], '*', 'm', ARGV[3], 'v', string.format('%d', new)}
 for i = first_event, #ARGV do
   redis.call('XADD', KEYS[2], string.format('%d-%d', new, seq), 'e', ARGV[i])
-  feed[#feed + 1] = string.format('%d', seq)
-  feed[#feed + 1] = ARGV[i]
+  note[#note + 1] = string.format('%d', seq)
+  note[#note + 1] = ARGV[i]
   seq = seq + 1
 end
 if seq > 0 then
-  redis.call(unpack(feed))
+  local followers = redis.call('ZRANGEBYSCORE', KEYS[5], ARGV[9], '+inf')
+  for i = 1, #followers do
+    note[2] = followers[i]
+    redis.call(unpack(note))
+  end
 end
 
 if tonumber(ARGV[5]) > 0 then
