@@ -105,6 +105,45 @@ async def test_a_policy_declines_with_its_reason_and_a_house_bot_accepts_at_once
             await asyncio.gather(*runners, return_exceptions=True)
 
 
+async def test_a_house_seat_is_played_when_the_process_that_created_its_game_died_before_leasing_it(
+        rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The claimer of a ladder game against a house bot creates the match, then dies before it
+    leases the house seat: the process that takes the game over (after the claim's lease) finds the
+    match made and still leases and plays the house seat, with the seat's token derived from the
+    game (HouseBots.seat_token). Before, the seat tokens were lost with the claimer and the house
+    seat lost on time."""
+    import bummerl.ladder.driver as driver_mod
+
+    assert rt.house is not None
+    monkeypatch.setattr(driver_mod, "CLAIM_LEASE_MS", 300)
+    real_start = rt.house.start
+    died: list[str] = []
+
+    async def dies_once(match_id: str, seats: dict[int, str], tokens: Any) -> None:
+        if not died:
+            died.append(match_id)
+            raise RuntimeError("the process died after creating the match")  # nothing leased
+        await real_start(match_id, seats, tokens)
+
+    monkeypatch.setattr(rt.house, "start", dies_once)
+    async with AsyncClient(rt.target) as c:
+        (a,) = await register(c, 1)
+        stop = asyncio.Event()
+        runner = asyncio.create_task(run_bot(c, a["bot_token"], lambda: make_bot("greedy", 1), stop=stop))
+        try:
+            await asyncio.sleep(0.3)
+            ch = await c.challenge(a["bot_token"], "house:greedy", "santase", pairs=1, deals_per_game=1,
+                                   rated=False)
+            lad = await finished(c, ch["ladder_id"], timeout=40)
+            results = await c.ladder_matches(ch["ladder_id"])
+        finally:
+            stop.set()
+            await asyncio.gather(runner, return_exceptions=True)
+    assert died and lad["matches_played"] == 2
+    assert died[0] in {r["match_id"] for r in results}
+    assert all(r["reason"] != "timeout" for r in results), results  # the house seat was played
+
+
 async def test_challenges_over_rest(rt: Runtime) -> None:
     async with AsyncClient(rt.target) as c:
         a, b = await register(c, 2)

@@ -23,10 +23,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
+import hmac
 import logging
 import multiprocessing
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +48,7 @@ log = logging.getLogger(__name__)
 
 _LEASES = "bm:house:{h}:leases"
 _TOKENS = "bm:house:{h}:tokens"
+_SECRET = "bm:house:{h}:secret"
 # one hash tag: the seat is written to both in one MULTI, which Redis Cluster allows in one slot only
 
 PREFIX = "house:"
@@ -90,6 +93,7 @@ class HouseBots:
         self._held: set[str] = set()  # lease members this process plays
         self._pool: concurrent.futures.Executor | None = None
         self._claim: Any = None
+        self._secret: bytes | None = None
 
     @property
     def redis(self) -> Any:
@@ -175,17 +179,32 @@ class HouseBots:
                                          f"(at most {self.settings.max_seats}); retry later", retry_after_ms=5000)
         return out
 
-    async def start(self, match_id: str, seats: dict[int, str], tokens: Sequence[str]) -> None:
-        """Lease and play the planned ``seats`` (seat -> spec) of the new match with their seat
-        ``tokens`` (kept in Redis, so that another process can play on if this one stops)."""
+    async def start(self, match_id: str, seats: dict[int, str], tokens: Mapping[int, str] | Sequence[str]) -> None:
+        """Lease and play the planned ``seats`` (seat -> spec) of the match with their ``tokens``
+        (by seat; kept in Redis, so that another process can play on if this one stops). A seat
+        already leased (by any process, its lease running or run out) is left to its lease: so a
+        process that takes a ladder game over may call this again without playing a seat twice."""
         now = self.matches.now_ms()
         for seat, spec in seats.items():
             member = f"{match_id}|{seat}|{spec}"
             pipe = self.redis.pipeline(transaction=True)
             pipe.hset(_TOKENS, f"{match_id}|{seat}", tokens[seat])
-            pipe.zadd(_LEASES, {member: now + LEASE_MS})
-            await pipe.execute()
-            self._launch(match_id, seat, tokens[seat], spec, member)
+            pipe.zadd(_LEASES, {member: now + LEASE_MS}, nx=True)
+            _, added = await pipe.execute()
+            if added:
+                self._launch(match_id, seat, tokens[seat], spec, member)
+
+    async def seat_token(self, match_id: str, seat: int) -> str:
+        """The token of house seat ``seat`` of a ladder game's match ``match_id`` (64 hex
+        characters): HMAC-SHA256 of ``"<match_id>|<seat>"`` under a secret every process shares
+        (written once to Redis by the first that needs it). The ladder creates the match with its
+        hash as the seat's bot token, so a process taking over a game whose claimer died after
+        creating the match, before leasing its house seats, can still lease and play them."""
+        if self._secret is None:
+            await self.redis.set(_SECRET, secrets.token_hex(32), nx=True)
+            raw = await self.redis.get(_SECRET)
+            self._secret = raw if isinstance(raw, bytes) else str(raw).encode()
+        return hmac.new(self._secret, f"{match_id}|{seat}".encode(), hashlib.sha256).hexdigest()
 
     @property
     def active(self) -> int:

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from bummerl import metrics
+from bummerl.core.auth import hash_token
 from bummerl.core.house import PREFIX as HOUSE_PREFIX
 from bummerl.core.house import HouseBots
 from bummerl.rules import find_variant
@@ -236,18 +237,23 @@ class Scheduler:
         rows = [{} if seat in house else await self.ladders.bot(b) for seat, b in enumerate(bots)]
         hashes = [str(r.get("token_hash", "")) for r in rows]
         game["versions"] = [str(r.get("version", "")) for r in rows]  # as each bot said when the game started
+        house_tokens: dict[int, str] = {}
+        if house and self.house is not None:  # derived, not drawn: a process taking over knows them too
+            for seat in house:
+                house_tokens[seat] = await self.house.seat_token(game["match_id"], seat)
+                hashes[seat] = hash_token(house_tokens[seat])
         try:
-            created = await self.ladders.matches.create_match(
+            await self.ladders.matches.create_match(
                 cfg["variant"], cfg["options"], [cfg["bot_names"][b] for b in bots], game["seed"],
                 time_control=cfg["time_control"], timeout_policy=cfg["timeout_policy"], trusted=True,
                 max_deals=cfg["deals_per_game"], suit_perm=game.get("suit_perm") or (), seat_bot_hashes=hashes,
                 match_id=game["match_id"], ladder_id=cfg["ladder_id"], ladder_set=int(game["pair"]),
                 ladder_solo=not cfg["duplicate_deals"],
             )
-            if house and self.house is not None:  # the server plays them (leased: another process plays on)
-                await self.house.start(created.match_id, house, created.tokens)
         except MatchExistsError:
-            pass  # another process created it before it could mark the game started
+            pass  # another process created it before it could mark the game started (it may have died)
+        if house and self.house is not None:  # the server plays them (leased once: another process plays on)
+            await self.house.start(game["match_id"], house, house_tokens)
         for seat, b in enumerate(bots):
             if seat in house:
                 continue
