@@ -190,3 +190,12 @@ def test_the_server_imports_at_the_top_of_its_modules_except_optional_extras() -
     late = set().union(*(late_imports(m) for m in server))
     assert late <= LATE_IMPORTS_ALLOWED, sorted(late - LATE_IMPORTS_ALLOWED)
     assert ("bummerl.app", "uvloop") in late  # the check sees an import inside a function
+
+
+MAX_LINES = 700
+"""No module of the house is longer (issue 36: rooms one can read); tests are not counted."""
+
+
+def test_no_module_of_the_house_is_over_700_lines() -> None:
+    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert len(MODULES) > 150 and not long, long

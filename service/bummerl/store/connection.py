@@ -255,3 +255,11 @@ def raise_if_cancelled() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
+
+
+def is_closed_transport(exc: BaseException) -> bool:
+    """Is ``exc`` the ``RuntimeError`` uvloop raises for an operation on a transport that is
+    closed already (``unable to perform operation on <TCPTransport closed=True ...>; the handler is
+    closed``)? redis-py lets it through as it is when a Redis node went away under a connection (a
+    failover): a connection problem like its own ``ConnectionError``, so retryable."""
+    return isinstance(exc, RuntimeError) and "handler is closed" in str(exc)

@@ -52,7 +52,7 @@ SEEN_MATCHES = 100_000
 """Matches whose newest passed version the reader remembers (least recently committed dropped)."""
 
 FOLLOW_TTL_MS = 60_000
-"""How long a registration as a match's follower lasts (**ms**, the Redis server's clock)."""
+"""How long a registration as a match's follower lasts (**ms**, by the registering server's clock)."""
 
 RENEW_S = FOLLOW_TTL_MS / 3000
 """Seconds after which a waiter registers again (a third of :data:`FOLLOW_TTL_MS`)."""

@@ -49,7 +49,14 @@ from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptErr
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 import bummerl.store.keys as keys
-from bummerl.store.connection import QuickPool, blocking_twin, close_client, ensure_ready, open_client
+from bummerl.store.connection import (
+    QuickPool,
+    blocking_twin,
+    close_client,
+    ensure_ready,
+    is_closed_transport,
+    open_client,
+)
 from bummerl.store.errors import (
     MatchExistsError,
     MatchNotFoundError,
@@ -69,14 +76,6 @@ DURABILITIES = ("none", "replicated")
 
 _BLOCK_GRACE_S = 5.0
 """Extra seconds a blocking read may take beyond its server-side timeout before we give up."""
-
-
-def is_closed_transport(exc: BaseException) -> bool:
-    """Is ``exc`` the ``RuntimeError`` uvloop raises for an operation on a transport that is
-    closed already (``unable to perform operation on <TCPTransport closed=True ...>; the handler is
-    closed``)? redis-py lets it through as it is when a Redis node went away under a connection (a
-    failover): a connection problem like its own ``ConnectionError``, so retryable."""
-    return isinstance(exc, RuntimeError) and "handler is closed" in str(exc)
 
 
 def _lua(name: str) -> str:
@@ -644,13 +643,6 @@ class MatchStore:
         reaper learns its own deadlines without asking Redis (one reaper per store takes them)."""
         hints, self._deadline_hints = self._deadline_hints, {}
         return hints
-
-    async def next_deadline(self) -> int | None:
-        """The earliest deadline over every shard (ms since the epoch), or None if there is none."""
-        got: Any = await asyncio.gather(*(self._client.zrange(self.layout.deadlines_key(k), 0, 0, withscores=True)
-                                          for k in range(self.layout.shards)))
-        firsts = [int(g[0][1]) for g in got if g]
-        return min(firsts) if firsts else None
 
     async def deadline_of(self, match_id: str) -> int | None:
         """The indexed deadline of one match (ms since the epoch), or None."""
