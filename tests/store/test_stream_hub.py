@@ -194,6 +194,24 @@ async def test_a_lost_registration_costs_one_timeout_then_the_hub_registers_agai
         assert await asyncio.wait_for(again, 2) == [(4, b"d")]
 
 
+async def test_a_wait_longer_than_a_registration_is_woken_by_a_later_commit(
+        store: MatchStore, match_id: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The reader renews the registrations of the matches its waiters wait on: a waiter whose
+    timeout is longer than a registration still hears of a commit made after the first
+    registration would have run out (not only on its timeout)."""
+    import bummerl.store.hub as hub_module
+
+    monkeypatch.setattr(hub_module, "FOLLOW_TTL_MS", 600)
+    monkeypatch.setattr(hub_module, "RENEW_S", 0.2)
+    await store.create(match_id, b"s1", {}, [b"a"])
+    async with StreamHub(store, block_ms=100) as hub:
+        waiting = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await asyncio.sleep(1.5)  # more than twice the registration's 0.6 s
+        assert not waiting.done()
+        await store.commit(match_id, 1, b"s2", [b"b"])
+        assert await asyncio.wait_for(waiting, 1.0) == [(2, b"b")]
+
+
 async def test_after_a_connection_failure_the_reader_registers_again_and_wakes_its_waiters(
         store: MatchStore, match_id: str) -> None:
     """The reader's connection failed (a failover may have lost registrations and inbox entries):

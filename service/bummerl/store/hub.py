@@ -71,13 +71,14 @@ class _Waiter:
 class _ShardReader:
     """The reader of one shard's inbox: its position, whether anybody waits on its matches, its task."""
 
-    __slots__ = ("broken", "inbox_key", "last_waiter", "position", "shard", "task", "waiting", "wanted")
+    __slots__ = ("broken", "inbox_key", "last_waiter", "position", "renewed", "shard", "task", "waiting", "wanted")
 
     def __init__(self, shard: int, inbox_key: str, position: bytes | str) -> None:
         self.shard = shard
         self.inbox_key = inbox_key
         self.position = position  # the inbox id read up to
         self.broken = False  # its connection failed: register again and wake the waiters when it reads again
+        self.renewed = time.monotonic()  # when it last renewed the registrations of its waiters' matches
         self.wanted = asyncio.Event()  # set while somebody waits (or waited less than KEEP_S ago)
         self.last_waiter = time.monotonic()  # of the last waiter's arrival or departure on this shard
         self.waiting = 0  # pending waiters on matches of this shard
@@ -278,6 +279,19 @@ class StreamHub:
                     if not w.future.done():
                         w.future.set_result([])
 
+    async def _renew(self, reader: _ShardReader) -> None:
+        """Renew, at most once a second, the registrations older than :data:`RENEW_S` of the matches
+        of the shard that have waiters: a wait longer than a registration (a caller's timeout above
+        :data:`FOLLOW_TTL_MS` minus :data:`RENEW_S`) does not outlive it. The reader reads at least
+        every ``block_ms``, so a registration is renewed before it runs out."""
+        now = reader.renewed = time.monotonic()
+        shard_of = self.store.layout.shard_of
+        for match_id in [m for m in self._waiters if shard_of(m) == reader.shard]:
+            since = self._followed.get(match_id)
+            if since is not None and now - since >= RENEW_S:
+                await self.store.follow(match_id, self.process, FOLLOW_TTL_MS)
+                self._followed[match_id] = now
+
     async def _xread(self, reader: _ShardReader) -> Any:
         """One ``XREAD COUNT batch BLOCK block_ms`` on the process's inbox on the shard. On a cluster it goes
         straight to the node that holds the inbox's slot (from the client's slot map, learnt again
@@ -297,6 +311,8 @@ class StreamHub:
             await ensure_ready(self._reader)
             reader.broken = False
             self._forget(reader.shard, registrations=True)
+        if time.monotonic() - reader.renewed >= 1.0:
+            await self._renew(reader)
         reply: Any = await self._xread(reader)
         if not reply:
             return
