@@ -280,17 +280,19 @@ class StreamHub:
                         w.future.set_result([])
 
     async def _renew(self, reader: _ShardReader) -> None:
-        """Renew, at most once a second, the registrations older than :data:`RENEW_S` of the matches
-        of the shard that have waiters: a wait longer than a registration (a caller's timeout above
-        :data:`FOLLOW_TTL_MS` minus :data:`RENEW_S`) does not outlive it. The reader reads at least
-        every ``block_ms``, so a registration is renewed before it runs out."""
+        """Renew (at most once a second; 64 registrations at a time) the registrations older
+        than twice :data:`RENEW_S` of the shard's matches that have waiters, so that a wait longer
+        than a registration does not outlive it; a match whose streams keep coming back is renewed
+        by :meth:`wait_events` first. The reader reads at least every ``block_ms``, so a
+        registration is renewed before it runs out."""
         now = reader.renewed = time.monotonic()
         shard_of = self.store.layout.shard_of
-        for match_id in [m for m in self._waiters if shard_of(m) == reader.shard]:
-            since = self._followed.get(match_id)
-            if since is not None and now - since >= RENEW_S:
-                await self.store.follow(match_id, self.process, FOLLOW_TTL_MS)
-                self._followed[match_id] = now
+        due = [m for m in self._waiters if shard_of(m) == reader.shard
+               and now - self._followed.get(m, now) >= 2 * RENEW_S]
+        for i in range(0, len(due), 64):  # 64 at a time: a pool's worth of connections at most
+            await asyncio.gather(*(self.store.follow(m, self.process, FOLLOW_TTL_MS) for m in due[i:i + 64]))
+            for m in due[i:i + 64]:
+                self._followed[m] = now
 
     async def _xread(self, reader: _ShardReader) -> Any:
         """One ``XREAD COUNT batch BLOCK block_ms`` on the process's inbox on the shard. On a cluster it goes
@@ -311,7 +313,7 @@ class StreamHub:
             await ensure_ready(self._reader)
             reader.broken = False
             self._forget(reader.shard, registrations=True)
-        if time.monotonic() - reader.renewed >= 1.0:
+        if time.monotonic() - reader.renewed >= min(1.0, RENEW_S / 4):
             await self._renew(reader)
         reply: Any = await self._xread(reader)
         if not reply:
