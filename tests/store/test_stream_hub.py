@@ -328,3 +328,30 @@ async def test_a_waiter_cancelled_while_its_shard_reader_starts_does_not_stall_t
         await store.commit(match_id, 1, b"s2", [b"b"])
         assert await asyncio.wait_for(second, 5) == [(2, b"b")]
         assert first.cancelled()
+
+
+async def test_a_waiter_cancelled_during_a_redis_call_that_swallows_it_still_ends(
+        store: MatchStore, match_id: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """redis-py 8.1 sometimes returns normally from a command whose task was cancelled in the
+    middle of it; a stream being closed then waited on forever (a Play call that ended on a refused
+    action never finished). The hub raises the swallowed CancelledError after the call."""
+    await store.create(match_id, b"s1", {}, [b"a"])
+    entered = asyncio.Event()
+    real = store.follow
+
+    async def swallowing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        entered.set()
+        try:
+            await asyncio.sleep(0.5)
+        except asyncio.CancelledError:
+            pass  # what the library did
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "follow", swallowing)
+    async with StreamHub(store) as hub:
+        waiting = asyncio.create_task(hub.wait_events(match_id, 1, 10_000))
+        await asyncio.wait_for(entered.wait(), 2)
+        waiting.cancel()
+        done, _ = await asyncio.wait({waiting}, timeout=2)
+        assert done and waiting.cancelled()
+        assert hub.waiting == 0

@@ -34,7 +34,8 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 
@@ -58,6 +59,7 @@ RENEW_S = FOLLOW_TTL_MS / 3000
 """Seconds after which a waiter registers again (a third of :data:`FOLLOW_TTL_MS`)."""
 
 _FEED_FIELDS = (b"m", b"v")
+_T = TypeVar("_T")
 
 
 class _Waiter:
@@ -83,6 +85,20 @@ class _ShardReader:
         self.last_waiter = time.monotonic()  # of the last waiter's arrival or departure on this shard
         self.waiting = 0  # pending waiters on matches of this shard
         self.task: asyncio.Task[None] | None = None
+
+
+async def _redis(aw: Awaitable[_T]) -> _T:
+    """``await aw`` (a Redis call), then raise the ``CancelledError`` the call may have swallowed:
+    redis-py 8.1 sometimes returns normally when the calling task is cancelled in the middle of a
+    command (a plain client's PING, cancelled at a random point: about 1 in 16 times), so a stream
+    being closed (a Play call ending on a refused action) went on waiting forever. The task's count
+    of cancellation requests says whether one came during the call."""
+    task = asyncio.current_task()
+    before = task.cancelling() if task is not None else 0
+    result = await aw
+    if task is not None and task.cancelling() > before:
+        raise asyncio.CancelledError
+    return result
 
 
 def _expire(fut: asyncio.Future[list[tuple[int, bytes]]]) -> None:
@@ -204,14 +220,14 @@ class StreamHub:
             fresh = since is not None and time.monotonic() - since < RENEW_S
             if not fresh:  # commits from here on reach the inbox; those before, the stream read below
                 since = time.monotonic()
-                await self.store.follow(match_id, self.process, FOLLOW_TTL_MS)
+                await _redis(self.store.follow(match_id, self.process, FOLLOW_TTL_MS))
                 self._followed[match_id] = since
                 self._followed.move_to_end(match_id)
                 while len(self._followed) > SEEN_MATCHES:
                     self._followed.popitem(last=False)
             seen = self._seen.get(match_id)
             if not fresh or seen is None or seen > after_version:  # the reader may have passed what this waiter wants
-                got = await self.store.events_since(match_id, after_version)
+                got = await _redis(self.store.events_since(match_id, after_version))
                 if got:
                     return got
             # the timeout ends the wait with [] (a notification may have been lost: reconnect,
@@ -220,7 +236,7 @@ class StreamHub:
             got = await fut
             if got:
                 return got
-            got = await self.store.events_since(match_id, after_version)  # []: read the stream
+            got = await _redis(self.store.events_since(match_id, after_version))  # []: read the stream
             if got:  # a notification went missing (a registration lost to a failover?): register again
                 self._followed.pop(match_id, None)
             return got
