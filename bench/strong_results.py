@@ -105,6 +105,24 @@ def _row(first: str, r: dict[str, Any]) -> str:
             f"{r['mean_decision_ms']:.1f} ms | {r['seconds']:.0f} s |")
 
 
+def _two_player_rows(out: list[str], bot: str, label: str, pairs: int, jobs: int, log: Any) -> list[str]:
+    """``bot`` against ``strong-v1`` in every two-player variant: each run's command appended to
+    ``out``, and the table rows (``label `variant```, then ``label pooled (N pairs)`` from the
+    pooled pair scores)."""
+    rows, pooled = [], []
+    for v in [s.id for s in list_variants() if s.num_players == 2]:
+        out.append(_command(v, pairs, bot, jobs, V1_OPPONENT))
+        r = bench_strong(pairs, v, bot, V1_OPPONENT, jobs, 1)[0]
+        log(f"  {bot} {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])})")
+        rows.append(_row(f"{label} `{v}`", r))
+        pooled += [k / 4 for k, count in enumerate(r.get("pentanomial") or []) for _ in range(count)]
+    if pooled:
+        e = estimate(pooled)
+        rows.append(f"| {label} pooled ({len(pooled)} pairs) | {_elo(e.elo)} | {_elo(e.elo_low)} .. "
+                    f"{_elo(e.elo_high)} | {e.los:.3f} | {e.score:.3f} | | | | | |")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--pairs", type=int, default=100,
@@ -240,17 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                 "while valuing positions the same way gains at most about as much.", "", "```sh"]
         rows = []
         for bot in ORACLES:
-            pooled = []
-            for v in [s.id for s in list_variants() if s.num_players == 2]:
-                out.append(_command(v, v1_pairs, bot, jobs, V1_OPPONENT))
-                r = bench_strong(v1_pairs, v, bot, V1_OPPONENT, jobs, 1)[0]
-                log(f"  {bot} {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])})")
-                rows.append(_row(f"`{bot}` `{v}`", r))
-                pooled += [k / 4 for k, count in enumerate(r.get("pentanomial") or []) for _ in range(count)]
-            if pooled:
-                e = estimate(pooled)
-                rows.append(f"| `{bot}` pooled ({len(pooled)} pairs) | {_elo(e.elo)} | {_elo(e.elo_low)} .. "
-                            f"{_elo(e.elo_high)} | {e.los:.3f} | {e.score:.3f} | | | | | |")
+            rows += _two_player_rows(out, bot, f"`{bot}`", v1_pairs, jobs, log)
         out += ["```", "", HEAD.format(first="bot, variant", units="pairs"), *rows, ""]
 
     if "ismcts" in tables:
@@ -263,18 +271,7 @@ def main(argv: list[str] | None = None) -> int:
                 "random playouts, no part of `strong`'s valuation), 50 ms each.",
                 "Target of issue 41: >= +60 Elo over `strong-v1` pooled (lower bound > +25), no variant below +20;",
                 "against `ismcts-ref` in `schnapsen-at` a pair score whose lower 95% bound is above 0.5.", "", "```sh"]
-        rows = []
-        pooled = []
-        for v in [s.id for s in list_variants() if s.num_players == 2]:
-            out.append(_command(v, v1_pairs, PIMC_BOT, jobs, V1_OPPONENT))
-            r = bench_strong(v1_pairs, v, PIMC_BOT, V1_OPPONENT, jobs, 1)[0]
-            log(f"  pimc {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])})")
-            rows.append(_row(f"`search=pimc` vs `strong-v1`, `{v}`", r))
-            pooled += [k / 4 for k, count in enumerate(r.get("pentanomial") or []) for _ in range(count)]
-        if pooled:
-            e = estimate(pooled)
-            rows.append(f"| `search=pimc` vs `strong-v1`, pooled ({len(pooled)} pairs) | {_elo(e.elo)} | "
-                        f"{_elo(e.elo_low)} .. {_elo(e.elo_high)} | {e.los:.3f} | {e.score:.3f} | | | | | |")
+        rows = _two_player_rows(out, PIMC_BOT, "`search=pimc` vs `strong-v1`,", v1_pairs, jobs, log)
         for bot, label in ((V1_BOT, "`strong`"), (PIMC_BOT, "`search=pimc`")):
             out.append(_command(LEVEL_VARIANT, v1_pairs, bot, jobs, REF))
             r = bench_strong(v1_pairs, LEVEL_VARIANT, bot, REF, jobs, 1)[0]
