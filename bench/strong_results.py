@@ -5,33 +5,31 @@
 
 Tables (each one ``bummerl bench strong`` command, printed above its table):
 
-1. ``strong`` against ``greedy`` in every two-player variant (``--pairs`` duplicate deal pairs).
-2. ``strong:level=1..5`` against ``greedy`` in ``schnapsen-at`` (the ladder levels).
+1. ``strong:samples=32`` against ``greedy`` in every two-player variant (``--pairs`` duplicate deal
+   pairs; a count of ``samples`` means PIMC, issue 11's search, with no time limit: repeatable).
+2. ``strong:level=1..5`` against ``greedy`` in ``schnapsen-at`` (the ladder levels, PIMC presets).
 3. ``strong`` against ``greedy`` in the six three- and four-player games (``--pairs`` complete
    duplicate sets, one deal per seat a game).
-4. ``strong`` against ``strong-v1`` (issue 11's search, kept for reference) in every two-player
-   variant, both at the same time per decision (``budget_ms=50``), ``--v1-pairs`` duplicate deal
-   pairs (default 400) and pooled over the variants: issue 24's two-player target.
-5. The clairvoyant references against ``strong-v1`` at 50 ms (``--v1-pairs`` pairs a variant):
-   ``oracle`` (``strong-v1``'s search on the real hidden cards) and ``oracle:hand`` (the real
-   hand of the opponent, the talon's order sampled): what the hidden cards are worth to the
-   search, the most that inference or the end of strategy fusion could add (:mod:`bummerl_bench.oracle`).
-6. Information-set MCTS (issue 41; ``strong``'s two-player default, so table 4 measures it): the
-   PIMC it replaced, ``strong:search=pimc``, against ``strong-v1`` in every two-player variant at
-   50 ms (``--v1-pairs`` pairs a variant, pooled), and ``strong`` and ``strong:search=pimc`` against
-   the plain ISMCTS reference ``ismcts-ref`` (:mod:`bummerl_bench.ismcts_ref`) in ``schnapsen-at``.
+4. ``strong`` (its default: information-set MCTS at two seats, issue 41) against ``strong-v1``
+   (issue 11's search, kept for reference) in every two-player variant, both at the same time per
+   decision (``budget_ms=50``), ``--v1-pairs`` duplicate deal pairs (default 400) and pooled over
+   the variants: issue 41's two-player target.
+5. The clairvoyant references against today's ``strong`` at 50 ms (``--v1-pairs`` pairs a
+   variant): ``oracle`` (``strong-v1``'s search on the real hidden cards) and ``oracle:hand`` (the
+   real hand of the opponent, the talon's order sampled): what seeing the hidden cards is still
+   worth against the bot, the most that inference could add (:mod:`bummerl_bench.oracle`).
+6. ``strong`` and the PIMC it replaced (``strong:search=pimc``) against the plain ISMCTS reference
+   ``ismcts-ref`` (:mod:`bummerl_bench.ismcts_ref`) in ``schnapsen-at`` (``--v1-pairs`` pairs).
 
 Tables 1-3: every bot runs with a fixed number of sampled deals and no time limit, so the games
 (and so the Elo figures) are the same on any machine for the same ``--pairs``; only the time
 columns change. Table 4 is timed (50 ms of wall time per decision for both bots), so it depends on
 the machine and its load; both bots of a game play in the same process one after the other, under
 the same conditions.
-With ``--pairs 100`` and ``--jobs 2`` (and the default ``--v1-pairs 400``) the whole run took 33
-minutes on a quiet two-core machine (load average about 2; 59 minutes on a shared one before
-table 4 existed), table 4 about 19 of them; table 5 (``--tables oracle``) took 28 minutes more
-on its own, table 6 (``--tables ismcts``, seven rows of ``--v1-pairs``) about as long (estimated:
-not yet run in one piece); ``--pairs 30 --v1-pairs 100`` takes about a third,
-with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
+With ``--pairs 100`` and ``--jobs 2`` (and the default ``--v1-pairs 400``) tables 1-4 took 33
+minutes on a quiet two-core machine (load average about 2), table 4 about 19 of them; tables 5
+and 6 add about 35 minutes (``--tables oracle,ismcts``); ``--pairs 30 --v1-pairs 100`` takes
+about a third, with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
 over pair or set scores).
 """
 
@@ -58,6 +56,8 @@ V1_BOT = "strong:budget_ms=50,seed=1"
 V1_OPPONENT = "strong-v1:budget_ms=50,seed=2"
 #: table 5: the clairvoyant references (bench only: they are shown the real deal)
 ORACLES = ("oracle", "oracle:hand")
+#: ... played against today's strong (their lead is what is left to gain)
+ORACLE_OPPONENT = "strong:budget_ms=50,seed=2"
 #: table 6: strong's information-set MCTS, and the plain ISMCTS reference of the benchmark
 PIMC_BOT = "strong:budget_ms=50,seed=1,search=pimc"
 REF = "ismcts-ref:budget_ms=50,seed=2"
@@ -105,14 +105,15 @@ def _row(first: str, r: dict[str, Any]) -> str:
             f"{r['mean_decision_ms']:.1f} ms | {r['seconds']:.0f} s |")
 
 
-def _two_player_rows(out: list[str], bot: str, label: str, pairs: int, jobs: int, log: Any) -> list[str]:
-    """``bot`` against ``strong-v1`` in every two-player variant: each run's command appended to
-    ``out``, and the table rows (``label `variant```, then ``label pooled (N pairs)`` from the
-    pooled pair scores)."""
+def _two_player_rows(out: list[str], bot: str, label: str, pairs: int, jobs: int, log: Any,
+                     opponent: str = V1_OPPONENT) -> list[str]:
+    """``bot`` against ``opponent`` (default ``strong-v1``) in every two-player variant: each run's
+    command appended to ``out``, and the table rows (``label `variant```, then ``label pooled (N
+    pairs)`` from the pooled pair scores)."""
     rows, pooled = [], []
     for v in [s.id for s in list_variants() if s.num_players == 2]:
-        out.append(_command(v, pairs, bot, jobs, V1_OPPONENT))
-        r = bench_strong(pairs, v, bot, V1_OPPONENT, jobs, 1)[0]
+        out.append(_command(v, pairs, bot, jobs, opponent))
+        r = bench_strong(pairs, v, bot, opponent, jobs, 1)[0]
         log(f"  {bot} {v}: {_elo(r['elo'])} ({_elo(r['elo_low'])}..{_elo(r['elo_high'])})")
         rows.append(_row(f"{label} `{v}`", r))
         pooled += [k / 4 for k, count in enumerate(r.get("pentanomial") or []) for _ in range(count)]
@@ -248,30 +249,30 @@ def main(argv: list[str] | None = None) -> int:
         out.append("")
 
     if "oracle" in tables:
-        log("the clairvoyant references vs strong-v1")
-        out += ["## Two players: what the hidden cards are worth (clairvoyant references vs `strong-v1`)", "",
+        log("the clairvoyant references vs strong")
+        out += ["## Two players: what is left (clairvoyant references vs `strong`)", "",
                 "`oracle` is `strong-v1`'s search run on the one real layout of the hidden cards (the opponent's",
                 "hand and the talon in its order), shown to it by the benchmark (`bench/bummerl_bench/oracle.py`;",
                 "no served bot can be); `oracle:hand` sees the opponent's hand only and samples the talon's order",
-                "with `strong-v1`'s 50 ms a decision. Their lead over `strong-v1` is what the hidden cards are worth",
-                "to this search: a legal bot that infers the opponent's hand, or removes PIMC's strategy fusion,",
-                "while valuing positions the same way gains at most about as much.", "", "```sh"]
+                "with `strong-v1`'s 50 ms a decision. Here they play today's `strong` (information-set MCTS, 50 ms):",
+                "their lead is what seeing the hidden cards is still worth against it, i.e. what inference of the",
+                "opponent's hand could add at most. Against `strong-v1` (issue 24, `STRONG_NOTES.md`) `oracle:hand`",
+                "led by +62 pooled and `oracle` by +90.", "", "```sh"]
         rows = []
         for bot in ORACLES:
-            rows += _two_player_rows(out, bot, f"`{bot}`", v1_pairs, jobs, log)
+            rows += _two_player_rows(out, bot, f"`{bot}`", v1_pairs, jobs, log, ORACLE_OPPONENT)
         out += ["```", "", HEAD.format(first="bot, variant", units="pairs"), *rows, ""]
 
     if "ismcts" in tables:
-        log("information-set MCTS")
-        out += ["## Two players: information-set MCTS (issue 41)", "",
+        log("information-set MCTS against the plain reference")
+        out += ["## Two players: against a plain information-set MCTS (issue 41)", "",
                 "`strong` searches two-player deals by information-set MCTS (`service/bummerl/bots/ismcts.py`):",
-                "table 4 measures it. Here the PIMC it replaced, `strong:search=pimc`, against `strong-v1` at 50 ms",
-                "a decision for both, in every two-player variant and pooled; then `strong` and `strong:search=pimc`",
+                "table 4 measures it against `strong-v1`. Here `strong` and the PIMC it replaced, `strong:search=pimc`,",
                 "against the plain ISMCTS reference `ismcts-ref` of the benchmark (`bench/bummerl_bench/ismcts_ref.py`:",
-                "random playouts, no part of `strong`'s valuation), 50 ms each.",
-                "Target of issue 41: >= +60 Elo over `strong-v1` pooled (lower bound > +25), no variant below +20;",
-                "against `ismcts-ref` in `schnapsen-at` a pair score whose lower 95% bound is above 0.5.", "", "```sh"]
-        rows = _two_player_rows(out, PIMC_BOT, "`search=pimc` vs `strong-v1`,", v1_pairs, jobs, log)
+                "random playouts, no part of `strong`'s valuation), 50 ms each, in `schnapsen-at`. Target of issue 41:",
+                "a pair score whose lower 95% bound is above 0.5. (PIMC `strong` against `strong-v1`, 400 pairs a",
+                "variant: +17.0 pooled, `STRONG_NOTES.md`.)", "", "```sh"]
+        rows = []
         for bot, label in ((V1_BOT, "`strong`"), (PIMC_BOT, "`search=pimc`")):
             out.append(_command(LEVEL_VARIANT, v1_pairs, bot, jobs, REF))
             r = bench_strong(v1_pairs, LEVEL_VARIANT, bot, REF, jobs, 1)[0]

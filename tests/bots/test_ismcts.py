@@ -208,3 +208,87 @@ def test_ismcts_is_unused_once_every_card_is_known() -> None:
         b = make_bot("strong-v1:samples=30,seed=1").choose(info)
         assert a == b
         assert m.deal.phase != OVER
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_mixed_playout_follows_as_the_engine_and_the_rule_policy_DEF_PLAY_STRICT(variant: str) -> None:
+    """The ``mixed`` playout picks a trick's second card from bitmasks: the cards it may choose
+    among are the engine's legal actions (free while the talon is open, DEF-PLAY-STRICT once it is
+    closed or exhausted) and its policy half plays the rule policy's card."""
+    from bummerl.bots.ismcts import _follow_policy
+    from bummerl.rules.search import FOLLOW, HIGHER, SUIT_MASK, cards_of
+
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(150):
+        d = MatchState(find_variant(variant).configure({}), rng.randrange(2**62), max_deals=1).deal.search_copy()
+        while d.phase != OVER:
+            acts = d.legal_actions()
+            if d.phase == FOLLOW:
+                p, lc = d.to_act, d.lead_card
+                h = d.hands[p]
+                same = h & SUIT_MASK[lc // 6]
+                legal = ((same & HIGHER[lc] or same) if same else (h & SUIT_MASK[d.trump] or h)) if d.strict else h
+                assert cards_of(legal) == acts
+                assert _follow_policy(h, legal, lc, lc // 6, d.trump, d.strict, d.rules.points) == policy(d)
+                checked += 1
+            d.step(rng.choice([a for a in acts if a != A.DECLARE] or acts) if rng.random() < 0.7 else policy(d))
+    assert checked > 500
+    # and whole playouts end every deal with an outcome, never on a false declaration
+    m = positions(variant, 1, seed=5)[0]
+    pub = PublicDeal(engine_infoset(m, m.to_act))
+    tree = Ismcts(pub, m.legal_actions(), make_utility("win", {}, pub.me), policy, random.Random(2), leaf="mixed")
+    for _ in range(50):
+        d = pub.deal_state(*pub.sample(tree.rng))
+        tree._mixed(d)
+        assert d.phase == OVER and d.outcome is not None
+
+
+def test_time_management_stops_clear_decisions_and_goes_on_with_unclear_ones() -> None:
+    """``Ismcts.run`` with ``clear``: past ``early`` it stops once the most visited root action has
+    ``clear`` times the visits of the next; past ``deadline`` it goes on while that is not so, up to
+    ``late``. Deadlines in the past or never reached make it count-driven (no timing asserted)."""
+    m = positions("schnapsen-at", 1, seed=2)[0]
+    pub = PublicDeal(engine_infoset(m, m.to_act))
+    legal = m.legal_actions()
+    util = make_utility("win", {}, pub.me)
+    tree = Ismcts(pub, legal, util, policy, random.Random(3))
+    tree.run(deadline=math.inf, early=-math.inf, late=math.inf, clear=1.5)  # stops only when clear
+    assert tree.is_clear(1.5) and tree.iterations % 8 == 0
+    tree = Ismcts(pub, legal, util, policy, random.Random(3))
+    tree.run(deadline=-math.inf, early=-math.inf, late=-math.inf, clear=1e9)  # never clear: `late` ends it
+    assert tree.iterations == 16 and not tree.is_clear(1e9)
+    assert not tree.is_clear(0.0)
+    bot = make_bot("strong:budget_ms=5,clear=3,bank=1,seed=1")
+    assert isinstance(bot, StrongBot) and (bot.clear, bot.bank) == (3.0, 1.0)
+    for other in positions("schnapsen-at", 4, seed=10):
+        assert other.legal_actions().count(bot.choose(served(other, other.to_act))) == 1
+        assert 0.0 <= bot._bank_s <= 4 * 0.005  # what it banks is capped
+
+
+def test_draws_merge_keys_no_node_by_the_card_drawn() -> None:
+    """``draws``: ``observe`` keys the node after a draw step (santase: the winner of a trick may
+    close before drawing, SAN-CLOSE-1) by the card the deciding seat drew (``OBSERVED + card``),
+    ``merge`` tells no drawn card apart (one node for all), ``first`` only the first draw below the
+    root."""
+    from bummerl.bots.ismcts import OBSERVED
+
+    m = next(m for m in positions("santase", 40, seed=21) if not m.deal.strict and m.deal.trick_no <= 1)
+    pub = PublicDeal(engine_infoset(m, m.to_act))
+    util = make_utility("win", {}, pub.me)
+
+    def observed(node: object, depth: int = 0) -> list[int]:
+        out = []
+        for key, kid in node.children.items():  # type: ignore[attr-defined]
+            out += ([depth] if key >= OBSERVED else []) + observed(kid, depth + 1)
+        return out
+
+    trees = {}
+    for draws in ("observe", "first", "merge"):
+        tree = Ismcts(pub, m.legal_actions(), util, policy, random.Random(5), leaf="mixed", draws=draws)
+        tree.run(iterations=600)
+        trees[draws] = observed(tree.root)
+    assert trees["observe"] and not trees["merge"]
+    assert len(trees["first"]) < len(trees["observe"])
+    with pytest.raises(ValueError, match="draws"):
+        make_bot("strong:draws=some")

@@ -9,22 +9,29 @@ that each play one *determinization* (a world sampled from the information set b
    this determinization, the one with the best UCB1 value, counting for each action the times it
    was *available* (legal in the iteration's determinization) instead of the parent's visits.
    Both seats' choices are nodes of the one tree (the opponent's averaged over the hands the
-   deciding seat cannot tell apart). A draw from the talon is a step of its own: the node after it
-   is keyed by the card the deciding seat drew (what it observes), not by the opponent's card.
+   deciding seat cannot tell apart). Where a draw is a step of its own (the games whose trick
+   winner may close before drawing: ``santase``, ``snaps-original66``, SAN-CLOSE-1, O66-CLOSE-2)
+   the node after it is keyed by the card the deciding seat drew (what it observes), never by the
+   opponent's card (``draws=observe``; ``first``: only the first draw below the root; ``merge``:
+   none). Where the draw is part of the trick's second card (``schnapsen-at``, ``snaps-obican``,
+   ``snapszer-hu-2p``), the drawn cards are not told apart: every card drawn is one node, an
+   abstraction that pools the statistics of the seat's later choices.
 2. **Expansion**: the first action of a node not yet tried in this determinization is added.
 3. **Evaluation** of the new node's position on the determinization (``leaf``): ``solve`` = the
    valuation of PIMC's search (the rule-based :func:`~bummerl.bots.strong.policy` while the talon
    is open, then the exact :class:`~bummerl.bots.endgame.EndgameSolver` once it is closed or
    exhausted); ``policy`` = the rule policy to the end of the deal (cheaper, no open-card search);
    ``random`` = uniformly random moves to the end ("66" declared when correct, never falsely);
-   ``mixed`` = each move by the rule policy or at random, half and half. A random move never
+   ``mixed`` = each move by the rule policy (chance ``mix``, default 1/2) or at random. A random move never
    closes the talon unless ``playout_close`` (the rule policy never closes): random closes in the
    playouts cost 85 Elo in ``santase`` (``bench/STRONG_NOTES.md``).
 4. **Backpropagation**: the deal's utility for the deciding seat (``utility``: the bot's objective)
    is added along the path, negated at the opponent's nodes (the utilities are antisymmetric).
 
 The action played is the root's most visited one. The search is repeatable from its generator when
-it runs a fixed number of ``iterations`` (no deadline).
+it runs a fixed number of ``iterations`` (no deadline). With a deadline, :meth:`Ismcts.run` can
+manage time (``clear``): stop a clear decision early (the most visited root action far ahead of the
+next), go on with one that is not clear; the caller banks what was saved (:mod:`.strong`).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from typing import Any
 
 from bummerl.rules import DealOutcome, DealState
 from bummerl.rules import actions as A
-from bummerl.rules.search import DRAW, OVER
+from bummerl.rules.search import DRAW, FOLLOW, HIGHER, OVER, SUIT_MASK, cards_of
 from bummerl.rules.worlds import PublicDeal
 
 from .endgame import EndgameSolver
@@ -45,6 +52,9 @@ from .endgame import EndgameSolver
 #: Keys of the observation nodes after a draw: ``OBSERVED + card`` drawn by the deciding seat.
 OBSERVED = 1000
 LEAVES = ("solve", "policy", "random", "mixed")
+#: what the node after a draw is keyed by (``draws``): the card the deciding seat drew, that card
+#: for the first draw below the root only, or nothing (every card drawn in one node)
+DRAWS = ("observe", "first", "merge")
 
 Sampler = Callable[[random.Random], tuple[int, list[int]]]
 Policy = Callable[[DealState], int]
@@ -72,9 +82,9 @@ class Ismcts:
 
     def __init__(self, pub: PublicDeal, legal: list[int], utility: Callable[[DealOutcome], float], policy: Policy,
                  rng: random.Random, sampler: Sampler | None = None, exploration: float = 0.7,
-                 leaf: str = "solve", playout_close: bool = False) -> None:
-        if leaf not in LEAVES:
-            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {leaf!r}")
+                 leaf: str = "solve", playout_close: bool = False, draws: str = "observe", mix: float = 0.5) -> None:
+        if leaf not in LEAVES or draws not in DRAWS:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {leaf!r}; draws one of {', '.join(DRAWS)}")
         self.pub = pub
         self.me = pub.me
         self.legal = legal
@@ -85,20 +95,44 @@ class Ismcts:
         self.c = exploration
         self.leaf = leaf
         self.playout_close = playout_close
+        self.draws = draws
+        self.mix = mix
         self.root = Node()
         self.iterations = 0
         self.solvers: dict[tuple[Any, ...], EndgameSolver] = {}
 
-    def run(self, iterations: int = 0, deadline: float = math.inf, min_iterations: int = 16) -> int:
+    def run(self, iterations: int = 0, deadline: float = math.inf, min_iterations: int = 16,
+            early: float = math.inf, late: float = math.inf, clear: float = 0.0) -> int:
         """Iterate until ``iterations`` (when > 0) or the ``deadline`` (``time.perf_counter``, once
-        ``min_iterations`` are done); without either, 1000 iterations. Returns the action chosen."""
+        ``min_iterations`` are done); without either, 1000 iterations. Returns the action chosen.
+
+        Time management (``clear`` > 0, deadlines only): from ``early`` on, stop as soon as the
+        decision is clear (:meth:`is_clear`: the most visited root action has ``clear`` times the
+        visits of the next); past ``deadline`` go on while it is not clear, up to ``late``."""
         cap = iterations if iterations > 0 else (1000 if deadline == math.inf else 1 << 30)
         while self.iterations < cap:
             self.iterate()
-            if (self.iterations >= min_iterations and self.iterations % 8 == 0
-                    and time.perf_counter() >= deadline):
-                break
+            if self.iterations >= min_iterations and self.iterations % 8 == 0:
+                now = time.perf_counter()
+                if now >= early and (now >= late or self.is_clear(clear) or (now >= deadline and late <= deadline)):
+                    break
+                if now >= deadline and clear <= 0.0:
+                    break
         return self.best()
+
+    def is_clear(self, ratio: float) -> bool:
+        """Whether the root's most visited action has at least ``ratio`` times the visits of the next
+        (``ratio`` <= 0: never)."""
+        if ratio <= 0.0:
+            return False
+        top = second = 0
+        for n in self.root.children.values():
+            v = n.visits
+            if v > top:
+                top, second = v, top
+            elif v > second:
+                second = v
+        return top >= ratio * max(second, 1)
 
     def best(self) -> int:
         """The root's most visited legal action (ties: the higher mean, then the first legal)."""
@@ -128,7 +162,7 @@ class Ismcts:
             kids = node.children
             untried = [a for a in acts if a not in kids]
             if untried:
-                a = untried[self.rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                a = untried[int(self.rng.random() * len(untried))] if len(untried) > 1 else untried[0]
                 for b in acts:
                     k = kids.get(b)
                     if k is not None:
@@ -164,6 +198,8 @@ class Ismcts:
         me = self.me
         before = d.hands[me]
         d.step(a)
+        if self.draws == "merge" or (self.draws == "first" and path and any(p < 0 for _, p in path)):
+            return node  # the card drawn is not told apart below this node (an abstraction)
         got = d.hands[me] & ~before
         key = OBSERVED + (got.bit_length() - 1 if got else -1)
         child = node.children.get(key)
@@ -175,13 +211,12 @@ class Ismcts:
     def evaluate(self, d: DealState) -> float:
         """The value for the deciding seat of a determinization's position (``leaf``)."""
         policy = self.policy
-        if self.leaf in ("random", "mixed"):
+        leaf = self.leaf
+        if leaf == "mixed":
+            self._mixed(d)
+        elif leaf == "random":
             rng = self.rng
-            mixed = self.leaf == "mixed"
             while d.phase != OVER:
-                if mixed and rng.random() < 0.5:
-                    d.step(policy(d))
-                    continue
                 acts = d.legal_actions()
                 if A.DECLARE in acts:
                     if d.deal_points(d.to_act) >= 66:
@@ -191,7 +226,7 @@ class Ismcts:
                 if not self.playout_close and A.CLOSE in acts:
                     acts = [a for a in acts if a != A.CLOSE] or acts
                 d.step(acts[rng.randrange(len(acts))] if len(acts) > 1 else acts[0])
-        elif self.leaf == "policy":
+        elif leaf == "policy":
             while d.phase != OVER:
                 d.step(policy(d))
         else:
@@ -206,7 +241,78 @@ class Ismcts:
             solver = self.solvers[key] = EndgameSolver(d, self.me, self.utility)
         return solver.solve(d)
 
+    def _mixed(self, d: DealState) -> None:
+        """The ``mixed`` playout, in place, to the end of the deal: each move the rule policy's (with
+        chance ``mix``) or a uniformly random legal one (no false "66", no close unless
+        ``playout_close``). A trick's second card (half the moves) is picked from the hand's
+        bitmask here, among the cards the engine's ``legal_actions`` allows and as the rule policy
+        would (tested against both), without building their lists."""
+        rnd = self.rng.random
+        mix = self.mix
+        policy = self.policy
+        no_close = not self.playout_close
+        pts = d.rules.points
+        talon = d.talon
+        while d.phase != OVER:
+            if d.phase == FOLLOW:
+                p = d.to_act
+                h = d.hands[p]
+                lc = d.lead_card
+                ls = lc // 6
+                trump = d.trump
+                strict = d.closed_by >= 0 or d.tpos >= len(talon)
+                if strict:  # DEF-PLAY-STRICT, as TalonDeal.legal_actions
+                    legal = h & SUIT_MASK[ls]
+                    legal = (legal & HIGHER[lc] or legal) if legal else (h & SUIT_MASK[trump] or h)
+                else:
+                    legal = h
+                if rnd() < mix:
+                    d.step(_follow_policy(h, legal, lc, ls, trump, strict, pts))
+                else:
+                    cards = cards_of(legal)
+                    d.step(cards[int(rnd() * len(cards))])
+                continue
+            if rnd() < mix:
+                d.step(policy(d))
+                continue
+            acts = d.legal_actions()
+            if A.DECLARE in acts:
+                if d.deal_points(d.to_act) >= 66:
+                    d.step(A.DECLARE)
+                    continue
+                acts = [a for a in acts if a != A.DECLARE] or acts
+            if no_close and A.CLOSE in acts:
+                acts = [a for a in acts if a != A.CLOSE] or acts
+            d.step(acts[int(rnd() * len(acts))])
+
     @property
     def nodes(self) -> int:
         """Nodes searched by the endgame solvers (a profile figure)."""
         return sum(s.nodes for s in self.solvers.values())
+
+
+def _follow_policy(h: int, legal: int, lc: int, ls: int, trump: int, strict: bool, pts: tuple[int, ...]) -> int:
+    """The rule policy's second card of a trick (:func:`bummerl.bots.strong.policy`'s follow branch,
+    the same card) from bitmasks: ``h`` the hand, ``legal`` the cards it may play to the led card
+    ``lc`` (suit ``ls``)."""
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    same = legal & HIGHER[lc]
+    winners = same | (legal & SUIT_MASK[trump] if ls != trump else 0)
+    if winners and (same or strict or pts[lc] >= 10):
+        best = -1
+        key = (99, 0)
+        for c in cards_of(same or winners):
+            k = (pts[c], -c)
+            if k < key:
+                best, key = c, k
+        return best
+    best = -1
+    key2 = (True, True, 99, 99)
+    for c in cards_of(legal):
+        r = c % 6
+        paired = bool(h & (1 << (c + 1))) if r == 2 else (bool(h & (1 << (c - 1))) if r == 3 else False)
+        k2 = (c // 6 == trump, paired, pts[c], c)
+        if k2 < key2:
+            best, key2 = c, k2
+    return best

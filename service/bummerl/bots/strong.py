@@ -108,7 +108,17 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   utility scale) and ``leaf`` (a new node's playout: ``mixed``, the default: each move the rule
   policy's or random, half and half; ``solve``: the policy playout then the exact endgame, as
   ``pimc`` values a sampled deal; ``policy``: the rule policy to the end; ``random``: random moves
-  to the end), ``playout_close`` (default false: a random move of a playout never closes the talon).
+  to the end), ``playout_close`` (default false: a random move of a playout never closes the talon),
+  ``mix`` (default 0.5: the chance that a ``mixed`` playout's move is the rule policy's, else random),
+  ``draws`` (``observe``, the default: where a draw is a step of its own, santase and
+  snaps-original66, the tree tells apart the cards the seat draws; ``first``: only its first draw;
+  ``merge``: none, as the other variants' trees, where the draw comes with the trick's second card),
+  and time management: ``clear`` (default 0 = off) and ``bank`` (default 1.0). With a
+  time budget and no ``iterations``, a decision whose most visited action has ``clear`` times the
+  visits of the next ends from half its budget on, and the time it did not use is banked (at most
+  ``4 * bank`` budgets); a decision not clear at its deadline goes on by what the bank holds, up to
+  ``bank`` budgets more. The mean time per decision stays at most the budget; under a server clock
+  nothing is spent from the bank (the cap of a 20th of the move time left stays).
   The levels keep ``pimc`` (their meaning is unchanged); ``close_margin``, ``close_lead``,
   ``prune`` and ``min_samples`` are PIMC's. ISMCTS is the default since issue 41: over 200 duplicate
   pairs a variant at 50 ms it beat ``strong-v1`` by +39.1 Elo pooled (+25.8 .. +52.4), ahead of PIMC
@@ -138,7 +148,7 @@ from .contract_search import EXACT_TRICKS, SPREAD, ContractSearch, greedy_choice
 from .elimination import pick_by_weight, sampling_done
 from .elimination import survivors as _survivors
 from .endgame import EndgameSolver
-from .ismcts import LEAVES, Ismcts
+from .ismcts import DRAWS, LEAVES, Ismcts
 from .utility import make_rotation_utility, make_utility
 
 OBJECTIVES = ("match", "points", "win")
@@ -253,7 +263,8 @@ class StrongBot(Bot):
                  horizon: int | None = None, spread: float = SPREAD, lay_model: float = 0.0,
                  hivo_exact: int = 0, hivo_samples: int = 0, blunder: float = 0.0, search: str | None = None,
                  iterations: int = 0, exploration: float = EXPLORATION, leaf: str = LEAF,
-                 playout_close: bool = False) -> None:
+                 playout_close: bool = False, clear: float = 0.0, bank: float = 1.0, draws: str = "observe",
+                 mix: float = 0.5) -> None:
         super().__init__(seed)
         #: the search was not named: the default, PIMC in the 3-seat rotation and play-off deals
         self._search_default = search is None
@@ -273,6 +284,8 @@ class StrongBot(Bot):
             (search in SEARCHES and leaf in LEAVES, f"search must be one of {', '.join(SEARCHES)}, leaf one of "
                                                     f"{', '.join(LEAVES)}"),
             (iterations >= 0 and exploration > 0, "iterations must be >= 0 and exploration > 0"),
+            (clear >= 0 and bank >= 0 and 0.0 <= mix <= 1.0, "clear and bank must be >= 0, mix in 0..1"),
+            (draws in DRAWS, f"draws must be one of {', '.join(DRAWS)}, not {draws!r}"),
         ):
             if not ok:
                 raise ValueError(f"bot '{self.name}': {rule}")
@@ -300,6 +313,11 @@ class StrongBot(Bot):
         self.exploration = exploration
         self.leaf = leaf
         self.playout_close = playout_close
+        self.clear = clear
+        self.bank = bank
+        self.draws = draws
+        self.mix = mix
+        self._bank_s = 0.0
         self._memory: dict[str, Any] = {}
         self.decisions = 0
         self.think_s = 0.0
@@ -314,7 +332,8 @@ class StrongBot(Bot):
             "min_samples": int, "prune": _bool, "swindle": _bool, "exact_tricks": int, "level": int,
             **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float,
                   "lay_model": float, "hivo_exact": int, "hivo_samples": int, "blunder": float, "search": str,
-                  "iterations": int, "exploration": float, "leaf": str, "playout_close": _bool}
+                  "iterations": int, "exploration": float, "leaf": str, "playout_close": _bool,
+                  "clear": float, "bank": float, "draws": str, "mix": float}
                if cls.INFERENCE else {}),
         }
         for k, v in options.items():
@@ -409,7 +428,7 @@ class StrongBot(Bot):
         rng = self._rng(info)
         infer = self._inference(pub)
         if (search or self.search) == "ismcts" and not pub.determined:
-            return self._ismcts(pub, legal, utility, rng, deadline, infer)
+            return self._ismcts(pub, legal, utility, rng, deadline, infer, t0, budget, clock is not None)
         k = len(legal)
         bias = [0.0] * k  # PIMC overrates closing: a close must win by close_margin
         if A.CLOSE in legal:
@@ -475,12 +494,23 @@ class StrongBot(Bot):
         return min(cands, key=lambda a: (a >= A.MARRIAGE, pub.rules.points[a] if a < A.MARRIAGE else 0, a))
 
     def _ismcts(self, pub: PublicDeal, legal: list[int], utility: Callable[[DealOutcome], float],
-                rng: random.Random, deadline: float, infer: Inference | None) -> int:
+                rng: random.Random, deadline: float, infer: Inference | None, t0: float = 0.0,
+                budget: float = 0.0, clocked: bool = False) -> int:
         """The two-player decision by information-set MCTS (:mod:`.ismcts`), determinizations drawn
-        by :meth:`_world` (with inference when ``infer`` is on)."""
+        by :meth:`_world` (with inference when ``infer`` is on). Time management (``clear`` > 0,
+        a time budget and no ``iterations``): a decision that is clear (the most visited action has
+        ``clear`` times the visits of the next) ends from half its ``budget`` (seconds) on and banks
+        the time it did not use; one that is not clear at its deadline goes on, by what the bank
+        holds, up to ``bank`` times its budget more (never under a server clock, whose cap stays)."""
         tree = Ismcts(pub, legal, utility, policy, rng, lambda r: self._world(pub, r, infer), self.exploration, self.leaf,
-                      self.playout_close)
-        choice = tree.run(self.iterations, deadline if not self.iterations else math.inf)
+                      self.playout_close, self.draws, self.mix)
+        if self.iterations or deadline == math.inf or self.clear <= 0.0:
+            choice = tree.run(self.iterations, deadline if not self.iterations else math.inf)
+        else:
+            extra = 0.0 if clocked else min(self._bank_s, self.bank * budget)
+            choice = tree.run(0, deadline, early=t0 + budget / 2, late=deadline + extra, clear=self.clear)
+            used = time.perf_counter() - t0
+            self._bank_s = min(max(0.0, self._bank_s + budget - used), 4 * self.bank * budget)
         self.last_stats = {"iterations": tree.iterations, "nodes": tree.nodes, "root": tree.stats()}
         return choice
 

@@ -46,6 +46,8 @@ __all__ = [
 
 _K_BITS = sum(1 << (s * 6 + K.KING) for s in range(4))  # the kings; (h >> 1) aligns queens on them
 _KQ = tuple(BIT[s * 6 + K.KING] | BIT[s * 6 + K.QUEEN] for s in range(4))
+#: _SUITS_KQ[m]: the kings and queens of the suits in the 4-bit suit set ``m`` (announced, pending)
+_SUITS_KQ = tuple(sum(_KQ[s] for s in range(4) if m >> s & 1) for m in range(16))
 
 
 class TalonDeal(TalonViewMixin, TalonSearchMixin):
@@ -278,15 +280,8 @@ class TalonDeal(TalonViewMixin, TalonSearchMixin):
         h = self.hands[p]
         r = self.rules
         pend = self.pending
-        if pend:
-            kq = 0
-            for s in range(4):
-                if pend >> s & 1:
-                    kq |= _KQ[s]
-            acts = cards_of(h & kq)
-        else:
-            acts = cards_of(h)
-        pairs = h & (h >> 1) & _K_BITS & ~sum(_KQ[s] for s in range(4) if self.announced >> s & 1)
+        acts = cards_of(h & _SUITS_KQ[pend]) if pend else cards_of(h)
+        pairs = h & (h >> 1) & _K_BITS & ~_SUITS_KQ[self.announced]
         if (
             pairs
             and self.turn_marriages < r.marriages_per_lead
