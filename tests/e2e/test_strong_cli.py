@@ -26,6 +26,6 @@ def test_play_rejects_an_unknown_strong_option_in_one_line() -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        "bummerl play: unknown option 'budget' for bot 'strong'; known: blunder, budget_ms, close_lead, close_margin, exact_tricks, "
-        "exploration, hivo_exact, hivo_samples, horizon, infer, iterations, lay_model, leaf, level, min_samples, objective, "
-        "playout_close, prune, samples, search, seed, spread, swindle, worlds"]
+        "bummerl play: unknown option 'budget' for bot 'strong'; known: bank, blunder, budget_ms, clear, close_lead, close_margin, "
+        "draws, exact_tricks, exploration, hivo_exact, hivo_samples, horizon, infer, iterations, lay_model, leaf, level, "
+        "min_samples, mix, objective, playout_close, prune, samples, search, seed, spread, swindle, worlds"]
