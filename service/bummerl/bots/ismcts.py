@@ -215,17 +215,9 @@ class Ismcts:
         if leaf == "mixed":
             self._mixed(d)
         elif leaf == "random":
-            rng = self.rng
+            rnd = self.rng.random
             while d.phase != OVER:
-                acts = d.legal_actions()
-                if A.DECLARE in acts:
-                    if d.deal_points(d.to_act) >= 66:
-                        d.step(A.DECLARE)
-                        continue
-                    acts = [a for a in acts if a != A.DECLARE] or acts
-                if not self.playout_close and A.CLOSE in acts:
-                    acts = [a for a in acts if a != A.CLOSE] or acts
-                d.step(acts[rng.randrange(len(acts))] if len(acts) > 1 else acts[0])
+                d.step(self._random_move(d, rnd))
         elif leaf == "policy":
             while d.phase != OVER:
                 d.step(policy(d))
@@ -250,7 +242,6 @@ class Ismcts:
         rnd = self.rng.random
         mix = self.mix
         policy = self.policy
-        no_close = not self.playout_close
         pts = d.rules.points
         talon = d.talon
         while d.phase != OVER:
@@ -272,18 +263,19 @@ class Ismcts:
                     cards = cards_of(legal)
                     d.step(cards[int(rnd() * len(cards))])
                 continue
-            if rnd() < mix:
-                d.step(policy(d))
-                continue
-            acts = d.legal_actions()
-            if A.DECLARE in acts:
-                if d.deal_points(d.to_act) >= 66:
-                    d.step(A.DECLARE)
-                    continue
-                acts = [a for a in acts if a != A.DECLARE] or acts
-            if no_close and A.CLOSE in acts:
-                acts = [a for a in acts if a != A.CLOSE] or acts
-            d.step(acts[int(rnd() * len(acts))])
+            d.step(policy(d) if rnd() < mix else self._random_move(d, rnd))
+
+    def _random_move(self, d: DealState, rnd: Callable[[], float]) -> int:
+        """A uniformly random legal action of a playout: "66" declared when it is correct and never
+        falsely (DEF-DECL-1), no close of the talon unless ``playout_close``."""
+        acts = d.legal_actions()
+        if A.DECLARE in acts:
+            if d.deal_points(d.to_act) >= 66:
+                return A.DECLARE
+            acts = [a for a in acts if a != A.DECLARE] or acts
+        if not self.playout_close and A.CLOSE in acts:
+            acts = [a for a in acts if a != A.CLOSE] or acts
+        return acts[int(rnd() * len(acts))]
 
     @property
     def nodes(self) -> int:
