@@ -95,7 +95,7 @@ bench: setup  ## print engine and service figures
 	else echo "bench openspiel: skipped (needs the learning extra: .venv/bin/pip install -e '.[learning]')"; fi
 
 PAIRS ?= 100
-strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row, 400 pairs a row against strong-v1 or ismcts-ref; ~1.5 h on 2 quiet cores)
+strong-results: setup  ## regenerate bench/STRONG_RESULTS.md (PAIRS pairs or sets a row, 400 pairs a row against strong-v1, the clairvoyant references or ismcts-ref; about 65 min on 2 quiet cores)
 	$(PY) bench/strong_results.py --pairs $(PAIRS) --jobs 2
 
 clean:

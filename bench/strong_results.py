@@ -26,10 +26,10 @@ Tables 1-3: every bot runs with a fixed number of sampled deals and no time limi
 columns change. Table 4 is timed (50 ms of wall time per decision for both bots), so it depends on
 the machine and its load; both bots of a game play in the same process one after the other, under
 the same conditions.
-With ``--pairs 100`` and ``--jobs 2`` (and the default ``--v1-pairs 400``) tables 1-4 took 33
-minutes on a quiet two-core machine (load average about 2), table 4 about 19 of them; tables 5
-and 6 add about 35 minutes (``--tables oracle,ismcts``); ``--pairs 30 --v1-pairs 100`` takes
-about a third, with wider intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
+With ``--pairs 100`` and ``--jobs 2`` (and the default ``--v1-pairs 400``) the whole run took 65
+minutes on a quiet two-core machine (load average about 2): tables 1-3 17, table 4 17, table 5
+(``--tables oracle``) 24, table 6 8; ``--pairs 30 --v1-pairs 100`` takes about a third, with wider
+intervals. The intervals are 95% intervals of the Elo difference (``bummerl.ladder.stats.estimate``
 over pair or set scores).
 """
 

@@ -121,9 +121,9 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   ``bank`` budgets more. The mean time per decision stays at most the budget; under a server clock
   nothing is spent from the bank (the cap of a 20th of the move time left stays).
   The levels keep ``pimc`` (their meaning is unchanged); ``close_margin``, ``close_lead``,
-  ``prune`` and ``min_samples`` are PIMC's. ISMCTS is the default since issue 41: over 200 duplicate
-  pairs a variant at 50 ms it beat ``strong-v1`` by +39.1 Elo pooled (+25.8 .. +52.4), ahead of PIMC
-  ``strong``'s +22.7 in each variant (``bench/STRONG_NOTES.md``).
+  ``prune`` and ``min_samples`` are PIMC's. ISMCTS is the default since issue 41: over 400 duplicate
+  pairs a variant at 50 ms it beats ``strong-v1`` by +36.4 Elo pooled (+27.3 .. +45.6), +32 to +42 in
+  each variant (``bench/STRONG_RESULTS.md``, table 4).
 
 ``infer`` and ``close_lead`` are off by default: neither measured better than ``strong-v1`` at the
 same time per decision (issue 24, ``bench/STRONG_NOTES.md``). ``strong-v1`` takes neither option.
