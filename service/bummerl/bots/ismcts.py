@@ -114,9 +114,8 @@ class Ismcts:
             self.iterate()
             if self.iterations >= min_iterations and self.iterations % 8 == 0:
                 now = time.perf_counter()
-                if now >= early and (now >= late or self.is_clear(clear) or (now >= deadline and late <= deadline)):
-                    break
-                if now >= deadline and clear <= 0.0:
+                if (now >= late or (now >= deadline and (clear <= 0.0 or late <= deadline))
+                        or (now >= early and self.is_clear(clear))):
                     break
         return self.best()
 
