@@ -289,6 +289,7 @@ def test_draws_merge_keys_no_node_by_the_card_drawn() -> None:
         tree.run(iterations=600)
         trees[draws] = observed(tree.root)
     assert trees["observe"] and not trees["merge"]
+    assert make_bot("strong").draws == "merge"  # strong's default: it measured ahead in santase
     assert len(trees["first"]) < len(trees["observe"])
     with pytest.raises(ValueError, match="draws"):
         make_bot("strong:draws=some")

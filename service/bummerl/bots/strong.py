@@ -111,9 +111,11 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   to the end), ``playout_close`` (default false: a random move of a playout never closes the talon),
   ``mix`` (the chance that a ``mixed`` playout's move is the rule policy's, else a random one;
   default by the deck, :data:`MIX`: 0.7 with 20 cards, 0.5 with 24),
-  ``draws`` (``observe``, the default: where a draw is a step of its own, santase and
-  snaps-original66, the tree tells apart the cards the seat draws; ``first``: only its first draw;
-  ``merge``: none, as the other variants' trees, where the draw comes with the trick's second card),
+  ``draws`` (where a draw is a step of its own, santase and snaps-original66: ``merge``, the
+  default, tells no card the seat draws apart, as the other variants' trees, where the draw comes
+  with the trick's second card; ``observe`` keys the node after each draw by the card the seat
+  drew; ``first``: only its first draw. ``merge`` measured +40 Elo over ``observe`` in santase: the
+  nodes split by the card drawn got too few visits at 50 ms, ``bench/STRONG_NOTES.md``),
   and time management: ``clear`` (default 3; 0 = off) and ``bank`` (default 1.0). With a
   time budget and no ``iterations``, a decision whose most visited action has ``clear`` times the
   visits of the next ends from half its budget on, and the time it did not use is banked (at most
@@ -270,7 +272,7 @@ class StrongBot(Bot):
                  horizon: int | None = None, spread: float = SPREAD, lay_model: float = 0.0,
                  hivo_exact: int = 0, hivo_samples: int = 0, blunder: float = 0.0, search: str | None = None,
                  iterations: int = 0, exploration: float = EXPLORATION, leaf: str = LEAF,
-                 playout_close: bool = False, clear: float = CLEAR, bank: float = 1.0, draws: str = "observe",
+                 playout_close: bool = False, clear: float = CLEAR, bank: float = 1.0, draws: str = "merge",
                  mix: float | None = None) -> None:
         super().__init__(seed)
         #: the search was not named: the default, PIMC in the 3-seat rotation and play-off deals
