@@ -124,7 +124,7 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   nothing is spent from the bank (the cap of a 20th of the move time left stays).
   The levels keep ``pimc`` (their meaning is unchanged); ``close_margin``, ``close_lead``,
   ``prune`` and ``min_samples`` are PIMC's. ISMCTS is the default since issue 41: over 400 duplicate
-  pairs a variant at 50 ms it beats ``strong-v1`` by +36.4 Elo pooled (+27.3 .. +45.6), +32 to +42 in
+  pairs a variant at 50 ms it beats ``strong-v1`` by +47.4 Elo pooled (+38.3 .. +56.5), +28 to +69 in
   each variant (``bench/STRONG_RESULTS.md``, table 4).
 
 ``infer`` and ``close_lead`` are off by default: neither measured better than ``strong-v1`` at the
