@@ -114,7 +114,8 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   ``draws`` (where a draw is a step of its own, santase and snaps-original66: ``merge``, the
   default, tells no card the seat draws apart, as the other variants' trees, where the draw comes
   with the trick's second card; ``observe`` keys the node after each draw by the card the seat
-  drew; ``first``: only its first draw. ``merge`` measured +40 Elo over ``observe`` in santase: the
+  drew; ``first``: only its first draw. ``merge`` measured +32 to +40 Elo over ``observe`` in santase and
+  snaps-original66 (400 pairs each against ``strong-v1``, two runs): the
   nodes split by the card drawn got too few visits at 50 ms, ``bench/STRONG_NOTES.md``),
   and time management: ``clear`` (default 3; 0 = off) and ``bank`` (default 1.0). With a
   time budget and no ``iterations``, a decision whose most visited action has ``clear`` times the
@@ -125,7 +126,9 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   The levels keep ``pimc`` (their meaning is unchanged); ``close_margin``, ``close_lead``,
   ``prune`` and ``min_samples`` are PIMC's. ISMCTS is the default since issue 41: over 400 duplicate
   pairs a variant at 50 ms it beats ``strong-v1`` by +47.4 Elo pooled (+38.3 .. +56.5), +28 to +69 in
-  each variant (``bench/STRONG_RESULTS.md``, table 4).
+  each variant (``bench/STRONG_RESULTS.md``, table 4), and the benchmark's plain ISMCTS
+  ``ismcts-ref`` in ``schnapsen-at`` by +18.7 (+9.4 .. +28.0) over 1,600 pairs at 50 ms each
+  (``bench/STRONG_NOTES.md``, fourth stop).
 
 ``infer`` and ``close_lead`` are off by default: neither measured better than ``strong-v1`` at the
 same time per decision (issue 24, ``bench/STRONG_NOTES.md``). ``strong-v1`` takes neither option.
