@@ -13,9 +13,10 @@ that each play one *determinization* (a world sampled from the information set b
    winner may close before drawing: ``santase``, ``snaps-original66``, SAN-CLOSE-1, O66-CLOSE-2)
    the node after it is keyed by the card the deciding seat drew (what it observes), never by the
    opponent's card (``draws=observe``; ``first``: only the first draw below the root; ``merge``:
-   none, ``strong``'s default since it measured better). Where the draw is part of the trick's second card (``schnapsen-at``, ``snaps-obican``,
-   ``snapszer-hu-2p``), the drawn cards are not told apart: every card drawn is one node, an
-   abstraction that pools the statistics of the seat's later choices.
+   none, ``strong``'s default since it measured better). Where the draw is part of the trick's
+   second card (``schnapsen-at``, ``snaps-obican``, ``snapszer-hu-2p``), the drawn cards are not
+   told apart: every card drawn is one node, an abstraction that pools the statistics of the
+   seat's later choices.
 2. **Expansion**: the first action of a node not yet tried in this determinization is added.
 3. **Evaluation** of the new node's position on the determinization (``leaf``): ``solve`` = the
    valuation of PIMC's search (the rule-based :func:`~bummerl.bots.strong.policy` while the talon

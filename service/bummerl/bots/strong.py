@@ -114,9 +114,9 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   ``draws`` (where a draw is a step of its own, santase and snaps-original66: ``merge``, the
   default, tells no card the seat draws apart, as the other variants' trees, where the draw comes
   with the trick's second card; ``observe`` keys the node after each draw by the card the seat
-  drew; ``first``: only its first draw. ``merge`` measured +32 to +40 Elo over ``observe`` in santase and
-  snaps-original66 (400 pairs each against ``strong-v1``, two runs): the
-  nodes split by the card drawn got too few visits at 50 ms, ``bench/STRONG_NOTES.md``),
+  drew; ``first``: only its first draw. ``merge`` measured +32 to +40 Elo over ``observe`` in
+  santase and snaps-original66 (400 pairs each against ``strong-v1``, two runs): the nodes split
+  by the card drawn got too few visits at 50 ms, ``bench/STRONG_NOTES.md``),
   and time management: ``clear`` (default 3; 0 = off) and ``bank`` (default 1.0). With a
   time budget and no ``iterations``, a decision whose most visited action has ``clear`` times the
   visits of the next ends from half its budget on, and the time it did not use is banked (at most
