@@ -293,3 +293,65 @@ def test_draws_merge_keys_no_node_by_the_card_drawn() -> None:
     assert len(trees["first"]) < len(trees["observe"])
     with pytest.raises(ValueError, match="draws"):
         make_bot("strong:draws=some")
+
+
+def test_solve_talon_ends_mixed_playouts_in_the_exact_endgame_DEF_TAL_2() -> None:
+    """``solve_talon``: with at most that many cards in the talon at the root, a ``mixed`` playout
+    stops where strict play begins (talon exhausted, DEF-TAL-2, or closed, DEF-TAL-3) and the
+    position takes the exact endgame's value (the solver's window, the utility's bounds, keeps it
+    exact); with more cards at the root the playout goes on to the end of the deal."""
+    from bummerl.bots.endgame import EndgameSolver
+    from bummerl.rules.search import FOLLOW
+
+    checked = 0
+    for m in positions("schnapsen-at", 30, seed=23):
+        if m.deal.strict:
+            continue
+        me = m.to_act
+        pub = PublicDeal(engine_infoset(m, me))
+        util = _win(me)
+        on = Ismcts(pub, m.legal_actions(), util, policy, random.Random(4), leaf="mixed", solve_talon=pub.talon_size)
+        off = Ismcts(pub, m.legal_actions(), util, policy, random.Random(4), leaf="mixed", solve_talon=pub.talon_size - 1)
+        assert on.solve_strict and not off.solve_strict
+        rng = random.Random(9)
+        for _ in range(4):
+            world = pub.deal_state(*pub.sample(rng))
+            d = world.copy()
+            on._mixed(d)
+            assert d.phase == OVER or (d.strict and d.phase != FOLLOW)
+            if d.phase != OVER:
+                assert on.evaluate(d.copy()) == EndgameSolver(d, me, util).solve(d.copy())
+                checked += 1
+            d = world.copy()
+            off._mixed(d)
+            assert d.phase == OVER
+    assert checked >= 20
+    with pytest.raises(ValueError, match="solve_talon"):
+        Ismcts(pub, m.legal_actions(), util, policy, random.Random(4), solve_talon=-1)
+
+
+@pytest.mark.parametrize("objective", ["win", "points", "match"])
+def test_the_utility_bounds_window_keeps_the_endgame_exact(objective: str) -> None:
+    """The exact endgame searched within the utility's least and greatest values (the window of
+    ``solve_talon``'s searches) gives the value of the unbounded search on closed and exhausted
+    positions (DEF-TAL-2, DEF-TAL-3), for every objective's utility."""
+    from bummerl.bots.endgame import EndgameSolver
+    from bummerl.bots.ismcts import utility_bounds
+
+    info = {"match": {"game_points": [3, 5], "target": 7}}
+    assert utility_bounds(make_utility("win", info, 0)) == (-1.0, 1.0)
+    assert utility_bounds(make_utility("points", info, 0)) == (-3.0, 3.0)
+    for m in positions("schnapsen-at", 25, seed=29, strict_only=True):
+        d = m.deal
+        util = make_utility(objective, info, d.to_act)
+        assert (EndgameSolver(d, d.to_act, util).solve(d.copy(), *utility_bounds(util))
+                == EndgameSolver(d, d.to_act, util).solve(d.copy()))
+
+
+def test_solve_talon_option_and_its_default() -> None:
+    from bummerl.bots.strong import SOLVE_TALON
+
+    assert make_bot("strong:solve_talon=4").solve_talon == 4
+    assert make_bot("strong").solve_talon == SOLVE_TALON == 6
+    with pytest.raises(ValueError, match="solve_talon"):
+        make_bot("strong:solve_talon=-1")

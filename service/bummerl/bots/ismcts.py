@@ -25,7 +25,12 @@ that each play one *determinization* (a world sampled from the information set b
    ``random`` = uniformly random moves to the end ("66" declared when correct, never falsely);
    ``mixed`` = each move by the rule policy (chance ``mix``, default 1/2) or at random. A random move never
    closes the talon unless ``playout_close`` (the rule policy never closes): random closes in the
-   playouts cost 85 Elo in ``santase`` (``bench/STRONG_NOTES.md``).
+   playouts cost 85 Elo in ``santase`` (``bench/STRONG_NOTES.md``). With ``solve_talon`` > 0 and
+   at most that many cards in the talon at the root (the information set's ``talon_size``), a
+   ``mixed`` playout stops where strict play begins (the talon closed or exhausted) and the
+   position takes the exact endgame's value instead (:class:`~bummerl.bots.endgame.EndgameSolver`
+   on the determinization, searched within the utility's bounds: a win found ends a node's
+   search).
 4. **Backpropagation**: the deal's utility for the deciding seat (``utility``: the bot's objective)
    is added along the path, negated at the opponent's nodes (the utilities are antisymmetric).
 
@@ -43,7 +48,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bummerl.rules import DealOutcome, DealState
+from bummerl.rules import DealEnd, DealOutcome, DealState
 from bummerl.rules import actions as A
 from bummerl.rules.search import DRAW, FOLLOW, HIGHER, OVER, SUIT_MASK, cards_of
 from bummerl.rules.worlds import PublicDeal
@@ -79,13 +84,17 @@ class Ismcts:
     """One decision's search (module docstring). ``pub``: the public deal of the deciding seat;
     ``legal``: its legal actions now (the root's); ``utility``: a deal outcome's value in [-1, 1] for
     the deciding seat; ``policy``: the rule policy of the evaluations; ``sampler``: draws a
-    determinization (default: :meth:`PublicDeal.sample`); ``exploration``: the UCB1 constant."""
+    determinization (default: :meth:`PublicDeal.sample`); ``exploration``: the UCB1 constant;
+    ``solve_talon``: the talon size (cards, at the root) from which on ``mixed`` playouts end in
+    the exact endgame (0 = never; module docstring, step 3)."""
 
     def __init__(self, pub: PublicDeal, legal: list[int], utility: Callable[[DealOutcome], float], policy: Policy,
                  rng: random.Random, sampler: Sampler | None = None, exploration: float = 0.7,
-                 leaf: str = "solve", playout_close: bool = False, draws: str = "observe", mix: float = 0.5) -> None:
-        if leaf not in LEAVES or draws not in DRAWS:
-            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {leaf!r}; draws one of {', '.join(DRAWS)}")
+                 leaf: str = "solve", playout_close: bool = False, draws: str = "observe", mix: float = 0.5,
+                 solve_talon: int = 0) -> None:
+        if leaf not in LEAVES or draws not in DRAWS or solve_talon < 0:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {leaf!r}; draws one of {', '.join(DRAWS)}; "
+                             f"solve_talon >= 0")
         self.pub = pub
         self.me = pub.me
         self.legal = legal
@@ -98,6 +107,10 @@ class Ismcts:
         self.playout_close = playout_close
         self.draws = draws
         self.mix = mix
+        #: whether the ``mixed`` playouts stop where strict play begins (``solve_talon``)
+        self.solve_strict = 0 < pub.talon_size <= solve_talon
+        #: the utility's least and greatest values: the window of the exact endgame's searches
+        self.bounds = utility_bounds(utility)
         self.root = Node()
         self.iterations = 0
         self.solvers: dict[tuple[Any, ...], EndgameSolver] = {}
@@ -231,10 +244,11 @@ class Ismcts:
         solver = self.solvers.get(key)
         if solver is None:
             solver = self.solvers[key] = EndgameSolver(d, self.me, self.utility)
-        return solver.solve(d)
+        return solver.solve(d, *self.bounds)
 
     def _mixed(self, d: DealState) -> None:
-        """The ``mixed`` playout, in place, to the end of the deal: each move the rule policy's (with
+        """The ``mixed`` playout, in place, to the end of the deal (with ``solve_strict``: to the
+        first lead or draw of strict play, for the exact endgame): each move the rule policy's (with
         chance ``mix``) or a uniformly random legal one (no false "66", no close unless
         ``playout_close``). A trick's second card (half the moves) is picked from the hand's
         bitmask here, among the cards the engine's ``legal_actions`` allows and as the rule policy
@@ -244,7 +258,10 @@ class Ismcts:
         policy = self.policy
         pts = d.rules.points
         talon = d.talon
+        stop = self.solve_strict
         while d.phase != OVER:
+            if stop and d.phase != FOLLOW and (d.closed_by >= 0 or d.tpos >= len(talon)):
+                return
             if d.phase == FOLLOW:
                 p = d.to_act
                 h = d.hands[p]
@@ -281,6 +298,15 @@ class Ismcts:
     def nodes(self) -> int:
         """Nodes searched by the endgame solvers (a profile figure)."""
         return sum(s.nodes for s in self.solvers.values())
+
+
+def utility_bounds(utility: Callable[[DealOutcome], float]) -> tuple[float, float]:
+    """The least and greatest value of ``utility`` over a two-player deal's outcomes (either seat
+    or nobody winning, for 1 to 3 game points): the window in which
+    :meth:`~bummerl.bots.endgame.EndgameSolver.solve` still returns exact values."""
+    vals = [utility(DealOutcome(w, g, DealEnd.PLAYED_OUT)) for w in (0, 1) for g in (1, 2, 3)]
+    vals.append(utility(DealOutcome(-1, 0, DealEnd.DRAWN)))
+    return min(vals), max(vals)
 
 
 def _follow_policy(h: int, legal: int, lc: int, ls: int, trump: int, strict: bool, pts: tuple[int, ...]) -> int:

@@ -110,14 +110,14 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   ``pimc`` values a sampled deal; ``policy``: the rule policy to the end; ``random``: random moves
   to the end), ``playout_close`` (default false: a random move of a playout never closes the talon),
   ``mix`` (the chance that a ``mixed`` playout's move is the rule policy's, else a random one;
-  default by the deck, :data:`MIX`: 0.7 with 20 cards, 0.5 with 24),
+  default by the deck, :data:`MIX`: 0.7 with 20 cards, 0.5 with 24), ``solve_talon`` (default 6,
+  :data:`SOLVE_TALON`; 0 = never: with at most that many cards in the talon, a ``mixed`` playout
+  ends where strict play begins, valued by the exact endgame),
   ``draws`` (where a draw is a step of its own, santase and snaps-original66: ``merge``, the
   default, tells no card the seat draws apart, as the other variants' trees, where the draw comes
   with the trick's second card; ``observe`` keys the node after each draw by the card the seat
-  drew; ``first``: only its first draw. ``merge`` measured +32 to +40 Elo over ``observe`` in
-  santase and snaps-original66 (400 pairs each against ``strong-v1``, two runs): the nodes split
-  by the card drawn got too few visits at 50 ms, ``bench/STRONG_NOTES.md``),
-  and time management: ``clear`` (default 3; 0 = off) and ``bank`` (default 1.0). With a
+  drew; ``first``: only its first draw; ``merge`` measured +32 to +40 Elo over ``observe``), and
+  time management: ``clear`` (default 3; 0 = off) and ``bank`` (default 1.0). With a
   time budget and no ``iterations``, a decision whose most visited action has ``clear`` times the
   visits of the next ends from half its budget on, and the time it did not use is banked (at most
   ``4 * bank`` budgets); a decision not clear at its deadline goes on by what the bank holds, up to
@@ -166,6 +166,8 @@ LEAF = "mixed"
 #: ``mix`` by the size of the deck when not given: the rule policy's share of a playout's moves
 #: (``schnapsen-at`` 400 pairs against ``strong-v1``: 0.7 ahead of 0.5; ``santase``: 0.5 ahead of 0.7)
 MIX = {20: 0.7, 24: 0.5}
+#: ``solve_talon``: cards in the talon from which on the playouts end in the exact endgame (0 = never)
+SOLVE_TALON = 6
 #: ``clear``: a decision whose most visited action has this many times the visits of the next is
 #: clear (time management, :meth:`StrongBot._ismcts`)
 CLEAR = 3.0
@@ -276,7 +278,7 @@ class StrongBot(Bot):
                  hivo_exact: int = 0, hivo_samples: int = 0, blunder: float = 0.0, search: str | None = None,
                  iterations: int = 0, exploration: float = EXPLORATION, leaf: str = LEAF,
                  playout_close: bool = False, clear: float = CLEAR, bank: float = 1.0, draws: str = "merge",
-                 mix: float | None = None) -> None:
+                 mix: float | None = None, solve_talon: int | None = None) -> None:
         super().__init__(seed)
         #: the search was not named: the default, PIMC in the 3-seat rotation and play-off deals
         self._search_default = search is None
@@ -296,7 +298,8 @@ class StrongBot(Bot):
             (search in SEARCHES and leaf in LEAVES, f"search must be one of {', '.join(SEARCHES)}, leaf one of "
                                                     f"{', '.join(LEAVES)}"),
             (iterations >= 0 and exploration > 0, "iterations must be >= 0 and exploration > 0"),
-            (clear >= 0 and bank >= 0 and (mix is None or 0.0 <= mix <= 1.0), "clear and bank must be >= 0, mix in 0..1"),
+            (clear >= 0 and bank >= 0 and (mix is None or 0.0 <= mix <= 1.0) and (solve_talon is None or solve_talon >= 0),
+             "clear, bank and solve_talon must be >= 0, mix in 0..1"),
             (draws in DRAWS, f"draws must be one of {', '.join(DRAWS)}, not {draws!r}"),
         ):
             if not ok:
@@ -329,6 +332,7 @@ class StrongBot(Bot):
         self.bank = bank
         self.draws = draws
         self.mix = mix
+        self.solve_talon = SOLVE_TALON if solve_talon is None else solve_talon
         self._bank_s = 0.0
         self._memory: dict[str, Any] = {}
         self.decisions = 0
@@ -345,7 +349,7 @@ class StrongBot(Bot):
             **({"infer": float, "worlds": int, "close_lead": _bool, "horizon": int, "spread": float,
                   "lay_model": float, "hivo_exact": int, "hivo_samples": int, "blunder": float, "search": str,
                   "iterations": int, "exploration": float, "leaf": str, "playout_close": _bool,
-                  "clear": float, "bank": float, "draws": str, "mix": float}
+                  "clear": float, "bank": float, "draws": str, "mix": float, "solve_talon": int}
                if cls.INFERENCE else {}),
         }
         for k, v in options.items():
@@ -515,7 +519,8 @@ class StrongBot(Bot):
         the time it did not use; one that is not clear at its deadline goes on, by what the bank
         holds, up to ``bank`` times its budget more (never under a server clock, whose cap stays)."""
         tree = Ismcts(pub, legal, utility, policy, rng, lambda r: self._world(pub, r, infer), self.exploration, self.leaf,
-                      self.playout_close, self.draws, self.mix if self.mix is not None else MIX.get(len(pub.rules.deck), 0.5))
+                      self.playout_close, self.draws, self.mix if self.mix is not None else MIX.get(len(pub.rules.deck), 0.5),
+                      self.solve_talon)
         if self.iterations or deadline == math.inf or self.clear <= 0.0:
             choice = tree.run(self.iterations, deadline if not self.iterations else math.inf)
         else:
