@@ -28,4 +28,4 @@ def test_play_rejects_an_unknown_strong_option_in_one_line() -> None:
     assert proc.stderr.strip().splitlines() == [
         "bummerl play: unknown option 'budget' for bot 'strong'; known: bank, blunder, budget_ms, clear, close_lead, close_margin, "
         "draws, exact_tricks, exploration, hivo_exact, hivo_samples, horizon, infer, iterations, lay_model, leaf, level, "
-        "min_samples, mix, objective, playout_close, prune, samples, search, seed, spread, swindle, worlds"]
+        "min_samples, mix, objective, playout_close, prune, samples, search, seed, solve_talon, spread, swindle, worlds"]

@@ -71,13 +71,17 @@ async def test_four_seat_replay_names_contracts_and_shows_the_winner(page: Any, 
     assert await page.evaluate("(async () => (await import('/web/table.js')).contractName('einfacher_rufer'))()") \
         == "Einfacher Rufer"
     await page.keyboard.press("Home")
+    captioned = 0
     for _ in range(60):
         text = (await page.text_content(".center") or "") + (await page.text_content("#log") or "")
         assert not UNDERSCORED.search(text), UNDERSCORED.search(text)
         sizes = await page.eval_on_selector_all(".caption", "cs => cs.filter(c => c.offsetParent)"
                                                 ".map(c => parseFloat(getComputedStyle(c).fontSize))")
-        assert sizes and min(sizes) >= 11, sizes
+        # a random match's replay may hold a step with no card in view (a deal's result at its end)
+        assert min(sizes, default=11) >= 11, sizes
+        captioned += bool(sizes)
         await page.keyboard.press("ArrowRight")
+    assert captioned >= 20, captioned
 
 
 async def test_each_completed_trick_and_deal_result_is_a_replay_step(page: Any, server: Runtime) -> None:

@@ -125,10 +125,10 @@ Options (bot spec ``strong:budget_ms=50,samples=0,seed=1``):
   nothing is spent from the bank (the cap of a 20th of the move time left stays).
   The levels keep ``pimc`` (their meaning is unchanged); ``close_margin``, ``close_lead``,
   ``prune`` and ``min_samples`` are PIMC's. ISMCTS is the default since issue 41: over 400 duplicate
-  pairs a variant at 50 ms it beats ``strong-v1`` by +47.4 Elo pooled (+38.3 .. +56.5), +28 to +69 in
+  pairs a variant at 50 ms it beats ``strong-v1`` by +64.9 Elo pooled (+55.5 .. +74.5), +44 to +93 in
   each variant (``bench/STRONG_RESULTS.md``, table 4), and the benchmark's plain ISMCTS
-  ``ismcts-ref`` in ``schnapsen-at`` by +18.7 (+9.4 .. +28.0) over 1,600 pairs at 50 ms each
-  (``bench/STRONG_NOTES.md``, fourth stop).
+  ``ismcts-ref`` in ``schnapsen-at`` by +20.0 (+0.9 .. +39.2) over 400 pairs at 50 ms each
+  (table 6).
 
 ``infer`` and ``close_lead`` are off by default: neither measured better than ``strong-v1`` at the
 same time per decision (issue 24, ``bench/STRONG_NOTES.md``). ``strong-v1`` takes neither option.
