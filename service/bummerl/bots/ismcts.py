@@ -85,8 +85,8 @@ class Ismcts:
     ``legal``: its legal actions now (the root's); ``utility``: a deal outcome's value in [-1, 1] for
     the deciding seat; ``policy``: the rule policy of the evaluations; ``sampler``: draws a
     determinization (default: :meth:`PublicDeal.sample`); ``exploration``: the UCB1 constant;
-    ``solve_talon``: the talon size (cards, at the root) from which on ``mixed`` playouts end in
-    the exact endgame (0 = never; module docstring, step 3)."""
+    ``solve_talon``: with at most this many cards in the talon at the root, ``mixed`` playouts end
+    in the exact endgame (0 = never; module docstring, step 3)."""
 
     def __init__(self, pub: PublicDeal, legal: list[int], utility: Callable[[DealOutcome], float], policy: Policy,
                  rng: random.Random, sampler: Sampler | None = None, exploration: float = 0.7,

@@ -278,7 +278,7 @@ class StrongBot(Bot):
                  hivo_exact: int = 0, hivo_samples: int = 0, blunder: float = 0.0, search: str | None = None,
                  iterations: int = 0, exploration: float = EXPLORATION, leaf: str = LEAF,
                  playout_close: bool = False, clear: float = CLEAR, bank: float = 1.0, draws: str = "merge",
-                 mix: float | None = None, solve_talon: int | None = None) -> None:
+                 mix: float | None = None, solve_talon: int = SOLVE_TALON) -> None:
         super().__init__(seed)
         #: the search was not named: the default, PIMC in the 3-seat rotation and play-off deals
         self._search_default = search is None
@@ -298,7 +298,7 @@ class StrongBot(Bot):
             (search in SEARCHES and leaf in LEAVES, f"search must be one of {', '.join(SEARCHES)}, leaf one of "
                                                     f"{', '.join(LEAVES)}"),
             (iterations >= 0 and exploration > 0, "iterations must be >= 0 and exploration > 0"),
-            (clear >= 0 and bank >= 0 and (mix is None or 0.0 <= mix <= 1.0) and (solve_talon is None or solve_talon >= 0),
+            (clear >= 0 and bank >= 0 and (mix is None or 0.0 <= mix <= 1.0) and solve_talon >= 0,
              "clear, bank and solve_talon must be >= 0, mix in 0..1"),
             (draws in DRAWS, f"draws must be one of {', '.join(DRAWS)}, not {draws!r}"),
         ):
@@ -332,7 +332,7 @@ class StrongBot(Bot):
         self.bank = bank
         self.draws = draws
         self.mix = mix
-        self.solve_talon = SOLVE_TALON if solve_talon is None else solve_talon
+        self.solve_talon = solve_talon
         self._bank_s = 0.0
         self._memory: dict[str, Any] = {}
         self.decisions = 0
